@@ -1,0 +1,39 @@
+"""inplace_lab: a tensor library that makes views, in-place ops and autograd memory visible.
+
+PyTorch's names throughout (``tensor``, ``zeros``, ``Tensor.add_``, ``_version``,
+``grad_fn``...). Every op is an entry of ``inplace_lab.ops.table.OPS``.
+
+>>> import inplace_lab as il
+>>> x = il.zeros(2, 3)
+>>> v = x[0]
+>>> _ = v.add_(1)
+>>> x._version, v._base is x
+(1, True)
+"""
+from __future__ import annotations
+
+from . import backend, dtypes, errors, hooks, layout, memory  # noqa: F401
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
+                       set_grad_enabled)
+from .backend import device, set_simulated_gpu  # noqa: F401
+from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,  # noqa: F401
+                       full_like, linspace, manual_seed, ones, ones_like, rand, rand_like, randint,
+                       randint_like, randn, randn_like, randperm, seed, tensor, zeros, zeros_like)
+from .dtypes import (bool_ as bool, complex64, complex128, float16, float32,  # noqa: F401,A001
+                     float64, get_default_dtype, int8, int16, int32, int64, set_default_dtype,
+                     uint8)
+from .dtypes import dtype  # noqa: F401
+from .policy import get_inplace_policy, inplace_policy, set_inplace_policy  # noqa: F401
+from .storage import Storage  # noqa: F401
+from .tensor import Size, Tensor  # noqa: F401
+
+from . import ops as _ops  # noqa: E402
+
+_ops.install(Tensor)
+globals().update({k: v for k, v in _ops.functions.items() if k not in globals()})
+
+half, double, long, short = float16, float64, int64, int16
+cfloat, cdouble = complex64, complex128
+from . import autograd  # noqa: E402,F401
+
+__version__ = "0.1.0"

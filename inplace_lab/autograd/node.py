@@ -1,0 +1,168 @@
+"""Graph nodes (``grad_fn``): what backward runs, with PyTorch's names and surface.
+
+A node is created by the dispatcher when an op runs with grad enabled on an
+input that requires grad. It knows where to send gradients
+(``next_functions``: one ``(node, output_nr)`` edge per op argument) and what it
+saved (``_saved_self``, ``_saved_other``, ``_saved_result`` ...).
+
+- ``OpNode``: the backward of one op-table entry (``MulBackward0``...).
+- ``AccumulateGrad``: the sink of a leaf; adds the gradient into ``leaf.grad``.
+- ``CopySlices``/``AsStridedBackward0`` (in ``views.py``): history rewriting
+  for in-place ops on views.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+_seq = itertools.count()
+
+
+class Node:
+    """Base of every grad_fn."""
+
+    __slots__ = ("next_functions", "metadata", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+                 "_retains", "seq", "_released", "output_meta", "__weakref__", "__dict__")
+
+    def __init__(self, next_functions=()):
+        self.next_functions = tuple(next_functions)
+        self.metadata = {}
+        self._pre_hooks = []
+        self._hooks = []
+        self._tensor_pre_hooks = {}  # output_nr -> [fn]: tensor.register_hook on non-leaves
+        self._retains = {}  # output_nr -> weakref(tensor): retain_grad()
+        self.seq = next(_seq)
+        self._released = False
+        self.output_meta = []  # per output: (shape, dtype, device), to make zero gradients
+
+    # -- PyTorch surface ------------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
+        self._hooks.append(fn)
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        self._pre_hooks.append(fn)
+        return _Handle(self._pre_hooks, fn)
+
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+    def saved_tensors_info(self) -> dict:
+        """name -> SavedTensor (for renderers and ``_saved_<name>``)."""
+        return {}
+
+    def __getattr__(self, item):
+        if item.startswith("_saved_"):
+            info = self.saved_tensors_info()
+            key = item[len("_saved_"):]
+            if key in info:
+                return info[key].unpack(self)
+            params = getattr(self, "params", None) or {}
+            if key in params:
+                return params[key]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # -- engine interface -------------------------------------------------------------------
+    def apply(self, grads: tuple) -> tuple:
+        """Gradients for each edge in ``next_functions``, given one per output."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved tensors after backward (unless retain_graph)."""
+        self._released = True
+        for s in self.saved_tensors_info().values():
+            s.free()
+
+
+class _Handle:
+    def __init__(self, lst, fn):
+        self._lst, self._fn = lst, fn
+
+    def remove(self):
+        if self._fn in self._lst:
+            self._lst.remove(self._fn)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: ``leaf.grad += grad`` (in place, as PyTorch does)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+
+    def apply(self, grads):
+        from .engine import accumulate_into_leaf
+
+        accumulate_into_leaf(self.variable, grads[0])
+        return ()
+
+
+def accumulator_of(leaf) -> AccumulateGrad:
+    """The (cached, weakly held) AccumulateGrad node of a leaf."""
+    ref = leaf._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        leaf._grad_acc = weakref.ref(acc)
+    return acc
+
+
+def edge_of(t):
+    """The ``(node, output_nr)`` a gradient for ``t`` flows into, or ``(None, 0)``."""
+    from ..tensor import Tensor
+
+    if not isinstance(t, Tensor) or not t._requires_grad:
+        return (None, 0)
+    gf = t.grad_fn
+    if gf is None:
+        return (accumulator_of(t), 0)
+    return (gf, t._output_nr)
+
+
+class OpNode(Node):
+    """The backward of one op from the op table (``MulBackward0``, ``ExpBackward0``...)."""
+
+    __slots__ = ("spec", "params", "saved", "input_meta", "needs_input_grad")
+
+    def __init__(self, spec, next_functions, params, input_meta, needs_input_grad):
+        super().__init__(next_functions)
+        self.spec = spec
+        self.params = params
+        self.saved = {}
+        self.input_meta = input_meta  # per arg: (shape, dtype, device) or None for scalars
+        self.needs_input_grad = needs_input_grad
+
+    def name(self) -> str:
+        return self.spec.node_name
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.output_meta) or 1
+
+    def saved_tensors_info(self):
+        return self.saved
+
+    # ctx-style accessors the backward formulas use
+    def __getitem__(self, key):
+        """``ctx["self"]``: a saved tensor (version-checked) or a scalar argument."""
+        s = self.saved.get(key)
+        if s is not None:
+            return s.unpack(self)
+        return self.params[key]
+
+    def apply(self, grads):
+        out = self.spec.backward(self, *grads)
+        if not isinstance(out, tuple):
+            out = (out,)
+        return out

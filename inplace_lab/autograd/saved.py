@@ -1,0 +1,123 @@
+"""SavedTensor: what a node keeps for backward, with the version it saw.
+
+When a node saves a tensor it records the tensor's version counter value. At
+backward (or when anyone reads ``grad_fn._saved_x``) the current version must
+still be the same; otherwise the values backward would read are not the ones
+the forward pass used, and the active policy's error is raised.
+
+``saved_tensors_hooks(pack, unpack)`` replaces the stored tensor by whatever
+``pack`` returns; as in PyTorch, the version check is then skipped (a known
+hole, reproduced on purpose so a lesson can show it).
+"""
+from __future__ import annotations
+
+import contextlib
+
+from .. import errors
+
+_hook_stack: list = []
+
+
+@contextlib.contextmanager
+def saved_tensors_hooks(pack_hook, unpack_hook):
+    """Install ``pack``/``unpack`` for every tensor saved inside the block."""
+    _hook_stack.append((pack_hook, unpack_hook))
+    try:
+        yield
+    finally:
+        _hook_stack.pop()
+
+
+class SavedTensor:
+    """One tensor saved by one node."""
+
+    __slots__ = ("_tensor", "version", "_vc", "is_output", "node_name", "output_nr",
+                 "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer")
+
+    def __init__(self, t, node_name: str, *, is_output: bool, policy: str, name: str):
+        from ..tensor import Tensor  # local: tensor imports autograd
+
+        self.version = t._vc.version
+        self._vc = t._vc
+        self.is_output = is_output
+        self.node_name = node_name
+        self.name = name
+        # PyTorch names an output's own node, but an input's *current* grad_fn (see producer_name).
+        self._producer = _short(node_name) if is_output else None
+        self.output_nr = t._output_nr
+        if policy is None:
+            from ..policy import get_inplace_policy
+
+            policy = get_inplace_policy()
+        self.policy = policy
+        self.freed = False
+        self._shape = t.shape
+        self._dtype = t.dtype
+        self._packed = None
+        self._unpack = None
+        # An output must not hold its own grad_fn (that would be a reference cycle):
+        # keep a detached alias that shares storage and version counter.
+        self._tensor = Tensor._alias(t) if is_output else t
+        if _hook_stack:
+            pack, unpack = _hook_stack[-1]
+            self._packed = pack(t)
+            self._unpack = unpack
+            self._tensor = None
+
+    @property
+    def producer_name(self) -> str:
+        """The op named in PyTorch's error: 'output 0 of Exp'."""
+        if self._producer is not None:
+            return self._producer
+        gf = self._tensor._grad_fn if self._tensor is not None else None
+        return _short(gf.name()) if gf is not None else ""
+
+    def tensor_for_message(self):
+        return self._tensor if self._tensor is not None else _Meta(self._shape, self._dtype)
+
+    @property
+    def current_version(self) -> int:
+        return self._vc.version
+
+    def unpack(self, node=None):
+        """The saved value, after checking it was not modified in place since."""
+        if self.freed:
+            raise errors.BackwardTwiceError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or if "
+                "you need to access saved tensors after calling backward.", node=node)
+        if self._unpack is not None:
+            return self._unpack(self._packed)  # hooks installed: no version check (PyTorch's hole)
+        found = self._vc.version
+        if found != self.version:
+            from .. import policy
+
+            raise policy.saved_error(self, found, self.policy)
+        t = self._tensor
+        if self.is_output and node is not None and t._requires_grad is False:
+            from .grad_mode import state
+
+            if state.enabled:  # create_graph: let gradients flow through the output again
+                t = t._alias_with_grad(node, self.output_nr)
+        return t
+
+    def free(self) -> None:
+        self.freed = True
+        self._tensor = None
+        self._packed = None
+
+
+class _Meta:
+    """Shape/dtype stand-in for a saved tensor kept only in packed form."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.name = shape, dtype, ""
+
+
+def _short(node_name: str) -> str:
+    """'ExpBackward0' -> 'Exp', as PyTorch names the producer in its error."""
+    if node_name.endswith("Backward0") or node_name.endswith("Backward1"):
+        return node_name[: -len("Backward0")]
+    return node_name

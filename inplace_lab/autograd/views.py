@@ -1,0 +1,184 @@
+"""In-place ops on views: rewriting the base's history (PyTorch's CopySlices).
+
+When ``v = y[1:3]`` is modified in place (``v.mul_(10)``), the values of ``y``
+change too, so ``y``'s gradient must change. PyTorch rewrites ``y.grad_fn`` as a
+``CopySlices`` node: it passes ``y``'s incoming gradient through unchanged,
+except in ``v``'s cells, where it applies the in-place op's backward. ``v``'s
+own grad_fn is rebuilt lazily (``AsStridedBackward0`` on top of the new base
+history) the next time anyone asks for it.
+
+Under the ``paddle`` policies there is no rewrite: the view simply gets the
+op's node, as Paddle 3.3.1 does.
+"""
+from __future__ import annotations
+
+from .. import errors, layout, policy
+from . import grad_mode
+from .node import Node, edge_of
+
+_NO_GRAD_MSG = ("A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. ")
+_MULTI_MSG = ("This view is the output of a function that returns multiple views. Such functions "
+              "do not allow the output views to be modified inplace. You should replace the "
+              "inplace operation by an out-of-place one.")
+
+
+class ViewMeta:
+    """How a view was made (PyTorch's creation_meta) and when its grad_fn was last valid."""
+
+    __slots__ = ("creation", "attr_version")
+
+    def __init__(self, creation: str, attr_version: int):
+        self.creation = creation  # "default" | "no_grad" | "multi_output" | "inference"
+        self.attr_version = attr_version
+
+    def stale(self, view) -> bool:
+        if self.attr_version == view._vc.version:
+            return False
+        base = view._base
+        return base is not None and base._requires_grad and \
+            not policy.is_paddle(policy.policy_of(view))
+
+    def check_inplace(self, view, op: str) -> None:
+        """PyTorch's handle_view_on_rebase: no_grad views and multi-output views are refused."""
+        if self.creation == "default":
+            return
+        if self.creation == "multi_output":
+            gf = view._grad_fn
+            if gf is not None:
+                from .saved import _short
+
+                msg = (f"Output {view._output_nr} of {_short(gf.name())} is a view and is being "
+                       "modified inplace. " + _MULTI_MSG)
+            else:
+                msg = _NO_GRAD_MSG + _MULTI_MSG
+            raise errors.MultiOutputViewInplaceError(msg, tensor=view, op=op)
+        raise errors.NoGradViewInplaceError(
+            _NO_GRAD_MSG + "Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both inside "
+            "the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked).", tensor=view, op=op)
+
+
+def mark_views(spec, src, outs) -> None:
+    """Give each new view its creation meta (inherited from a non-default source view)."""
+    st = grad_mode.state
+    if st.inference:
+        creation = "inference"
+    elif not st.enabled:
+        creation = "no_grad"
+    elif spec.multi_output:
+        creation = "multi_output"
+    else:
+        creation = "default"
+    if src._view_meta is not None and src._view_meta.creation != "default":
+        creation = src._view_meta.creation
+    version = src._vc.version
+    for v in outs:
+        v._view_meta = ViewMeta(creation, version)
+
+
+def _geometry(t):
+    return (t._shape, t._strides, t._offset)
+
+
+def rebase_history(target, node) -> None:
+    """After an in-place op recorded ``node`` on ``target``: make the graph say so."""
+    base = target._base
+    if base is None or policy.is_paddle(policy.policy_of(target)):
+        _set_grad_fn(target, node)
+        return
+    copy = CopySlices(edge_of(base), _geometry(base), _geometry(target), node, base)
+    _set_grad_fn(base, copy)
+    target._view_meta.attr_version = -1  # force the lazy AsStridedBackward0 rebuild
+    target._requires_grad = True
+
+
+def _set_grad_fn(t, node) -> None:
+    old = t._grad_fn
+    nr = t._output_nr
+    t._grad_fn = node
+    t._output_nr = 0
+    t._requires_grad = True
+    node.output_meta[:] = [(t._shape, t._dtype, t._storage.device)]
+    if old is not None and old._retains.get(nr) is not None and old._retains[nr]() is t:
+        node._retains[0] = old._retains.pop(nr)  # retain_grad survives in-place ops
+
+
+def refresh_view_grad_fn(view) -> None:
+    """Rebuild a view's grad_fn as AsStridedBackward0 on its base's current history."""
+    base = view._base
+    view._grad_fn = AsStridedBackward0(edge_of(base), _geometry(base), _geometry(view))
+    view._grad_fn.output_meta.append((view._shape, view._dtype, view._storage.device))
+    view._output_nr = 0
+    view._requires_grad = True
+    view._view_meta.attr_version = view._vc.version
+
+
+def _strided_zeros(base_geo, dt, dev):
+    """A zero tensor laid out like ``base_geo`` in a fresh storage, and the shift to apply."""
+    from ..storage import Storage
+    from ..tensor import Tensor
+
+    shape, strides, offset = base_geo
+    lo, hi = layout.extent(shape, strides, offset)
+    st = Storage.allocate(max(hi - lo, 0), dt, dev)
+    st.data[...] = 0
+    return Tensor._make(st, shape, strides, offset - lo), lo
+
+
+class CopySlices(Node):
+    """The base's new grad_fn after an in-place op on one of its views."""
+
+    __slots__ = ("base_geo", "view_geo", "fn", "_base_meta")
+
+    def __init__(self, base_edge, base_geo, view_geo, fn, base):
+        super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+        self.base_geo = base_geo
+        self.view_geo = view_geo
+        self.fn = fn
+        self._base_meta = (base._dtype, base._storage.device)
+        self.output_meta.append((base._shape, base._dtype, base._storage.device))
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def saved_tensors_info(self):
+        return self.fn.saved_tensors_info()
+
+    def release(self):
+        super().release()
+        self.fn.release()
+
+    def apply(self, grads):
+        from ..tensor import Tensor
+
+        g = grads[0]
+        result, lo = _strided_zeros(self.base_geo, g.dtype, g.device)
+        result.copy_(g)
+        shape, strides, offset = self.view_geo
+        region = Tensor._make(result._storage, shape, strides, offset - lo, result._vc)
+        res = self.fn.apply((region.clone(),))
+        if res[0] is None:
+            region.zero_()
+        else:
+            region.copy_(res[0])
+        return (result,) + tuple(res[1:])
+
+
+class AsStridedBackward0(Node):
+    """A view's rebuilt grad_fn: scatter its gradient into the base's shape."""
+
+    __slots__ = ("base_geo", "view_geo", "_ref")
+
+    def __init__(self, base_edge, base_geo, view_geo):
+        super().__init__((base_edge,))
+        self.base_geo = base_geo
+        self.view_geo = view_geo
+
+    def apply(self, grads):
+        from ..ops.shape import scatter_to_geometry
+
+        g = grads[0]
+        return (scatter_to_geometry(g, self.base_geo, self.view_geo),)
+

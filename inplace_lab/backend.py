@@ -1,0 +1,175 @@
+"""The one seam between inplace_lab and array libraries: numpy (CPU) or cupy (GPU).
+
+Nothing above this module imports numpy or cupy for array work; it asks
+``xp_of(device)`` for the array module instead (DeZero's ``get_array_module``).
+
+A classroom without a GPU can switch on a *simulated* GPU
+(``inplace_lab.set_simulated_gpu(True)`` or ``INPLACE_LAB_SIMULATED_GPU=1``):
+``cuda`` tensors then live in numpy buffers but are accounted on their own
+device, so GPU memory lessons still run. It is always labelled as simulated.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+try:  # cupy is optional
+    import cupy as _cupy  # type: ignore
+
+    try:
+        _CUPY_DEVICES = _cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # no driver / no device
+        _CUPY_DEVICES = 0
+except Exception:  # pragma: no cover - cupy missing
+    _cupy = None
+    _CUPY_DEVICES = 0
+
+_simulated = os.environ.get("INPLACE_LAB_SIMULATED_GPU", "") not in ("", "0", "false", "False")
+
+
+def set_simulated_gpu(on: bool = True) -> None:
+    """Let ``cuda``/``gpu`` tensors run on numpy with separate accounting (teaching without a GPU)."""
+    global _simulated
+    _simulated = bool(on)
+
+
+def simulated_gpu() -> bool:
+    return _simulated and _CUPY_DEVICES == 0
+
+
+def gpu_count() -> int:
+    if _CUPY_DEVICES:
+        return _CUPY_DEVICES
+    return 1 if _simulated else 0
+
+
+class device:
+    """A device: ``cpu`` or ``cuda:N`` (``gpu`` is an alias, as in Paddle)."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec="cpu", index=None):
+        if isinstance(spec, device):
+            self.type, self.index = spec.type, spec.index
+            return
+        if isinstance(spec, int):
+            spec, index = "cuda", spec
+        if not isinstance(spec, str):
+            raise TypeError(f"device must be a string like 'cpu' or 'cuda:0', got {type(spec).__name__}")
+        s = spec.strip().lower()
+        if ":" in s:
+            s, idx = s.split(":", 1)
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{spec}'")
+            index = int(idx)
+        if s in ("gpu", "cuda"):
+            self.type, self.index = "cuda", (index or 0)
+        elif s == "cpu":
+            self.type, self.index = "cpu", None
+        else:
+            raise RuntimeError(
+                f"Expected one of cpu, cuda, gpu device type at start of device string: {spec}")
+
+    def __eq__(self, other):
+        try:
+            other = device(other)
+        except Exception:
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+
+
+def check_device(dev: device) -> None:
+    """Raise a clear error if ``dev`` cannot be used on this machine."""
+    if dev.type == "cpu":
+        return
+    if _CUPY_DEVICES:
+        if dev.index >= _CUPY_DEVICES:
+            raise RuntimeError(
+                f"CUDA error: invalid device ordinal: {dev} requested but only {_CUPY_DEVICES} GPU(s) found")
+        return
+    if _simulated:
+        if dev.index != 0:
+            raise RuntimeError(f"the simulated GPU has one device, cuda:0; got {dev}")
+        return
+    reason = "cupy is not installed" if _cupy is None else "cupy found no CUDA device"
+    raise RuntimeError(
+        f"no GPU available for device '{dev}': {reason}. Install the 'gpu' extra on a machine "
+        "with an NVIDIA GPU, or turn on the simulated GPU for teaching with "
+        "inplace_lab.set_simulated_gpu(True) (or INPLACE_LAB_SIMULATED_GPU=1)")
+
+
+def xp_of(dev: device):
+    """The array module that backs ``dev``: numpy, or cupy for a real GPU."""
+    if dev.type == "cpu" or not _CUPY_DEVICES:
+        return np
+    return _cupy
+
+
+def is_real_gpu(dev: device) -> bool:
+    return dev.type == "cuda" and _CUPY_DEVICES > 0
+
+
+def empty(n: int, np_dtype, dev: device):
+    """A fresh flat buffer of ``n`` elements on ``dev``."""
+    if is_real_gpu(dev):
+        with _cupy.cuda.Device(dev.index):
+            return _cupy.empty(n, dtype=np_dtype)
+    return np.empty(n, dtype=np_dtype)
+
+
+def to_numpy(a):
+    """Host copy of a backend array (no copy for numpy arrays)."""
+    if _cupy is not None and isinstance(a, _cupy.ndarray):
+        return _cupy.asnumpy(a)
+    return a
+
+
+def to_device_array(a, dev: device):
+    """Move a backend array to ``dev``'s array module (a copy across the seam)."""
+    if is_real_gpu(dev):
+        with _cupy.cuda.Device(dev.index):
+            return _cupy.asarray(a)
+    return to_numpy(a)
+
+
+def is_backend_array(a) -> bool:
+    return isinstance(a, np.ndarray) or (_cupy is not None and isinstance(a, _cupy.ndarray))
+
+
+def as_strided(flat, shape, strides_bytes, offset_bytes=0):
+    """A strided view over a flat buffer (numpy or cupy); the view shares the buffer."""
+    if isinstance(flat, np.ndarray):
+        return np.ndarray(shape, flat.dtype, buffer=flat, offset=offset_bytes, strides=strides_bytes)
+    return _cupy.ndarray(shape, flat.dtype, memptr=flat.data + offset_bytes, strides=strides_bytes)
+
+
+def special():
+    """scipy.special (cupyx.scipy.special on a real GPU is chosen by the caller via xp)."""
+    import scipy.special as sp
+
+    return sp
+
+
+def special_for(xp):
+    if xp is np:
+        import scipy.special as sp
+
+        return sp
+    import cupyx.scipy.special as csp  # type: ignore
+
+    return csp

@@ -1,0 +1,307 @@
+"""Creating tensors: tensor, zeros, ones, full, empty, arange, linspace, eye, random, *_like.
+
+Every function allocates one Storage (so memory accounting sees it) and,
+for random tensors, writes the target dtype directly (no float64 temporaries).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import backend, dtypes, layout
+from .storage import Storage
+from .tensor import Tensor
+
+_rng = np.random.default_rng()
+_gpu_seed = None
+
+
+def manual_seed(seed: int):
+    """Seed the generators of every device."""
+    global _rng, _gpu_seed
+    _rng = np.random.default_rng(int(seed))
+    _gpu_seed = int(seed)
+    if backend._CUPY_DEVICES:
+        backend._cupy.random.seed(int(seed))
+    return _rng
+
+
+seed = manual_seed
+
+
+def generator():
+    return _rng
+
+
+def _shape_arg(size):
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    out = []
+    for n in size:
+        if isinstance(n, Tensor):
+            n = int(n.item())
+        if not isinstance(n, (numbers.Integral,)):
+            raise TypeError(f"expected a sequence of integers as the size, got {type(n).__name__}")
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+        out.append(int(n))
+    return tuple(out)
+
+
+def _device(device):
+    dev = backend.device(device) if device is not None else backend.CPU
+    backend.check_device(dev)
+    return dev
+
+
+def _new(shape, dt, dev, requires_grad=False):
+    st = Storage.allocate(layout.numel(shape), dt, dev)
+    t = Tensor._make(st, shape, layout.contiguous_strides(shape), 0)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, **_):
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _new(_shape_arg(size), dt, _device(device), requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False, **_):
+    if dtype is None:
+        dt = dtypes.scalar_dtype(fill_value)
+    else:
+        dt = dtypes.from_any(dtype)
+    t = _new(_shape_arg((size,) if isinstance(size, int) else (tuple(size),)), dt, _device(device))
+    t._storage.data[...] = fill_value
+    return _finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, **_):
+    t = empty(*size, dtype=dtype, device=device)
+    t._storage.data[...] = 0
+    return _finish(t, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, **_):
+    t = empty(*size, dtype=dtype, device=device)
+    t._storage.data[...] = 1
+    return _finish(t, requires_grad)
+
+
+def _infer_dtype(data):
+    """PyTorch's inference: bool, then int64, then the default float, complex."""
+    flat = np.asarray(data, dtype=object).ravel() if not isinstance(data, np.ndarray) else None
+    if flat is None:
+        return dtypes.from_numpy_dtype(data.dtype)
+    kinds = set()
+    for v in flat:
+        if isinstance(v, Tensor):
+            kinds.add(v.dtype.category)
+        elif isinstance(v, (bool, np.bool_)):
+            kinds.add(dtypes.BOOL)
+        elif isinstance(v, numbers.Integral):
+            kinds.add(dtypes.INT)
+        elif isinstance(v, numbers.Real):
+            kinds.add(dtypes.FLOAT)
+        elif isinstance(v, numbers.Complex):
+            kinds.add(dtypes.COMPLEX)
+        else:
+            raise TypeError(f"Could not infer dtype of {type(v).__name__}")
+    top = max(kinds) if kinds else dtypes.FLOAT
+    return {dtypes.BOOL: dtypes.bool_, dtypes.INT: dtypes.int64,
+            dtypes.FLOAT: dtypes.get_default_dtype(), dtypes.COMPLEX: dtypes.default_complex()}[top]
+
+
+def _to_host(data):
+    if isinstance(data, Tensor):
+        return backend.to_numpy(data.detach()._a)
+    if isinstance(data, (list, tuple)):
+        return [_to_host(d) for d in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False, **_):
+    """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors)."""
+    host = _to_host(data)
+    dt = dtypes.from_any(dtype) if dtype is not None else (
+        data.dtype if isinstance(data, Tensor) else _infer_dtype(host))
+    arr = np.array(host, dtype=dt.np)
+    dev = _device(device if device is not None else (data.device if isinstance(data, Tensor) else None))
+    t = _new(arr.shape, dt, dev)
+    if arr.size:
+        t._storage.data[...] = backend.to_device_array(arr.reshape(-1), dev)
+    return _finish(t, requires_grad)
+
+
+as_tensor = tensor
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    """A tensor that *shares memory* with a numpy array (writes show up in both)."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    dt = dtypes.from_numpy_dtype(arr.dtype)
+    it = arr.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative "
+            "strides are not currently supported. (You can probably work around this by making a "
+            "copy of your array  with array.copy().) ")
+    if any(s % it for s in arr.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. "
+                         "Copy the numpy array to reallocate the memory.")
+    strides = tuple(s // it for s in arr.strides)
+    n = layout.storage_size_needed(arr.shape, strides, 0) if arr.size else 0
+    if arr.flags.c_contiguous:
+        flat = arr.reshape(-1)
+    else:  # positive strides: the lowest address is element 0, the span is n cells
+        flat = np.lib.stride_tricks.as_strided(arr, shape=(n,), strides=(it,),
+                                               writeable=arr.flags.writeable)
+    st = Storage(flat, dt, backend.CPU, counted=False)  # numpy owns this memory, not us
+    return Tensor._make(st, arr.shape, strides, 0)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False, **_):
+    if end is None:
+        start, end = 0, start
+    vals = [start, end, step]
+    if dtype is None:
+        dt = dtypes.int64 if all(isinstance(v, numbers.Integral) for v in vals) else \
+            dtypes.get_default_dtype()
+    else:
+        dt = dtypes.from_any(dtype)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = max(0, int(np.ceil((end - start) / step)))
+    t = _new((n,), dt, _device(device))
+    xp = backend.xp_of(t.device)
+    t._storage.data[...] = xp.arange(n, dtype=np.float64 if dt.category >= 2 else np.int64) * step + start
+    return _finish(t, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False, **_):
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    t = _new((int(steps),), dt, _device(device))
+    xp = backend.xp_of(t.device)
+    t._storage.data[...] = xp.linspace(start, end, int(steps))
+    return _finish(t, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False, **_):
+    m = n if m is None else m
+    t = zeros(n, m, dtype=dtype, device=device)
+    xp = backend.xp_of(t.device)
+    t._storage.data[...] = xp.eye(n, m, dtype=t.dtype.np).reshape(-1)
+    return _finish(t, requires_grad)
+
+
+def _random_fill(t, kind, **kw):
+    """Fill ``t``'s storage in its own dtype (numpy's Generator writes float32 directly)."""
+    flat = t._storage.data
+    if backend.is_real_gpu(t.device):
+        cp = backend._cupy
+        if kind == "uniform":
+            flat[...] = cp.random.uniform(kw.get("low", 0.0), kw.get("high", 1.0), flat.size).astype(flat.dtype)
+        elif kind == "normal":
+            flat[...] = (cp.random.standard_normal(flat.size) * kw.get("std", 1.0) + kw.get("mean", 0.0)).astype(flat.dtype)
+        else:
+            flat[...] = cp.random.randint(kw["low"], kw["high"], flat.size).astype(flat.dtype)
+        return t
+    if kind == "uniform":
+        if flat.dtype in (np.float32, np.float64):
+            _rng.random(out=flat, dtype=flat.dtype)
+        else:
+            flat[...] = _rng.random(flat.size)
+        lo, hi = kw.get("low", 0.0), kw.get("high", 1.0)
+        if (lo, hi) != (0.0, 1.0):
+            flat *= (hi - lo)
+            flat += lo
+    elif kind == "normal":
+        if flat.dtype in (np.float32, np.float64):
+            _rng.standard_normal(out=flat, dtype=flat.dtype)
+        else:
+            flat[...] = _rng.standard_normal(flat.size)
+        std, mean = kw.get("std", 1.0), kw.get("mean", 0.0)
+        if std != 1.0:
+            flat *= std
+        if mean != 0.0:
+            flat += mean
+    elif kind == "integers":
+        flat[...] = _rng.integers(kw["low"], kw["high"], flat.size)
+    return t
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
+    return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "uniform"), requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
+    return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "normal"), requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, **_):
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    t = empty(*(size if isinstance(size, (list, tuple)) else (size,)),
+              dtype=dtype or dtypes.int64, device=device)
+    flat = t._storage.data
+    if backend.is_real_gpu(t.device):
+        flat[...] = backend._cupy.random.randint(low, high, flat.size).astype(flat.dtype)
+    else:
+        flat[...] = _rng.integers(low, high, flat.size)
+    return _finish(t, requires_grad)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False, **_):
+    t = empty(n, dtype=dtype or dtypes.int64, device=device)
+    t._storage.data[...] = backend.to_device_array(_rng.permutation(n), t.device)
+    return t
+
+
+def _like(t, dtype, device):
+    return (t.shape, dtype if dtype is not None else t.dtype, device if device is not None else t.device)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return rand(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randint_like(t, low, high=None, dtype=None, device=None, **_):
+    shape, dt, dev = _like(t, dtype, device)
+    return randint(low, high, shape, dtype=dt, device=dev)

@@ -1,0 +1,250 @@
+"""Pure stride/offset maths: where a tensor's elements live in its storage.
+
+A tensor is a window on a flat storage: element ``(i0, i1, ...)`` lives at
+``offset + i0*stride0 + i1*stride1 + ...`` (strides counted in elements, as in
+PyTorch). Everything here is a pure function of shapes, strides and offsets, so
+the ops, the in-place checks and the storage renderer share one definition.
+
+>>> contiguous_strides((2, 3))
+(3, 1)
+>>> cells((2, 2), (1, 2), 0)   # a transposed 2x2 reads cells 0, 2, 1, 3
+[0, 2, 1, 3]
+"""
+from __future__ import annotations
+
+from itertools import product
+from math import prod
+from typing import Sequence
+
+Shape = tuple[int, ...]
+
+
+def contiguous_strides(shape: Sequence[int]) -> Shape:
+    """Row-major strides for ``shape``."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def numel(shape: Sequence[int]) -> int:
+    return prod(shape)
+
+
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's rule: size-1 dims may have any stride; empty tensors are contiguous."""
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True
+        if n != 1:
+            if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def index_to_position(index: Sequence[int], strides: Sequence[int], offset: int = 0) -> int:
+    """Storage position of one multi-index."""
+    return offset + sum(i * s for i, s in zip(index, strides))
+
+
+def cells(shape: Sequence[int], strides: Sequence[int], offset: int) -> list[int]:
+    """Storage positions covered, in the tensor's row-major element order (repeats kept)."""
+    return [index_to_position(ix, strides, offset) for ix in product(*(range(n) for n in shape))]
+
+
+def extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> tuple[int, int]:
+    """(lowest, one-past-highest) storage position touched; (offset, offset) when empty."""
+    if numel(shape) == 0:
+        return offset, offset
+    lo = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    hi = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    return lo, hi + 1
+
+
+def storage_size_needed(shape: Sequence[int], strides: Sequence[int], offset: int) -> int:
+    return extent(shape, strides, offset)[1] if numel(shape) else 0
+
+
+def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """True when two elements share a storage cell (PyTorch's ``MemOverlap::Yes``).
+
+    Like PyTorch this is a conservative check: a stride of 0 on a dim of size > 1
+    overlaps for sure; otherwise, sorted by stride, each stride must step over
+    everything the smaller dims cover.
+    """
+    dims = [(s, n) for n, s in zip(shape, strides) if n > 1]
+    if any(s == 0 for s, _ in dims):
+        return True
+    dims.sort(key=lambda d: abs(d[0]))
+    span = 1
+    for s, n in dims:
+        if abs(s) < span:
+            return True
+        span = abs(s) * (n - 1) + span
+    return False
+
+
+def overlap_kind(a: tuple, b: tuple) -> str:
+    """How two (shape, strides, offset) windows on one storage overlap.
+
+    Returns ``"full"`` (same cells in the same order: an elementwise op may read
+    and write them), ``"partial"`` (some shared cells), or ``"none"``.
+    """
+    if numel(a[0]) == 0 or numel(b[0]) == 0:
+        return "none"
+    if tuple(a[0]) == tuple(b[0]) and tuple(a[1]) == tuple(b[1]) and a[2] == b[2]:
+        return "full"
+    lo_a, hi_a = extent(*a)
+    lo_b, hi_b = extent(*b)
+    if hi_a <= lo_b or hi_b <= lo_a:
+        return "none"
+    if numel(a[0]) * numel(b[0]) > 4_000_000:
+        return "partial"  # bounding boxes overlap: be conservative on huge tensors
+    return "partial" if set(cells(*a)) & set(cells(*b)) else "none"
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
+    """NumPy/PyTorch broadcasting, with PyTorch's error text."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shp in shapes:
+        for i, n in enumerate(shp):
+            j = ndim - len(shp) + i
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({n}) "
+                    f"at non-singleton dimension {i}")
+    return tuple(out)
+
+
+def broadcast_index(index: Sequence[int], big: Sequence[int], small: Sequence[int]) -> Shape:
+    """The index into ``small`` that broadcasting maps ``index`` (into ``big``) to."""
+    off = len(big) - len(small)
+    return tuple(0 if n == 1 else index[off + i] for i, n in enumerate(small))
+
+
+def expand_strides(shape: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> Shape:
+    """Strides of ``expand(target)``: broadcast dims get stride 0."""
+    off = len(target) - len(shape)
+    if off < 0:
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(target)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({len(shape)})")
+    out = []
+    for i, t in enumerate(target):
+        if i < off:
+            if t < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({t}) isn't allowed in a leading, non-existing dimension {i}")
+            out.append(0)
+            continue
+        n, s = shape[i - off], strides[i - off]
+        if t == -1 or t == n:
+            out.append(s)
+        elif n == 1:
+            out.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({t}) must match the existing size ({n}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+    return tuple(out)
+
+
+def infer_size(shape: Sequence[int], total: int) -> Shape:
+    """Resolve one ``-1`` in a requested shape, with PyTorch's error text."""
+    shape = list(shape)
+    neg = [i for i, n in enumerate(shape) if n == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for n in shape:
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n}")
+    known = prod(n for n in shape if n != -1)
+    if neg:
+        if known == 0 or total % known:
+            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {total}")
+        shape[neg[0]] = total // known
+    elif known != total:
+        raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {total}")
+    return tuple(shape)
+
+
+def _fmt(shape) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def view_strides(shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]):
+    """Strides that let ``new_shape`` alias the same cells, or None (PyTorch's computeStride)."""
+    if numel(shape) == 0 or len(shape) == 0:
+        return contiguous_strides(new_shape)
+    newstride = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        if tensor_d == 0 or (shape[tensor_d - 1] != 1 and
+                             strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """Normalise a possibly negative dim, with PyTorch's IndexError text."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def positions(shape: Sequence[int], strides: Sequence[int], offset: int):
+    """Storage position of every element, as an int64 numpy array of ``shape`` (index maths)."""
+    import numpy as np
+
+    pos = np.full(tuple(shape), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        if n > 1 and s:
+            sh = [1] * len(shape)
+            sh[d] = n
+            pos = pos + (np.arange(n, dtype=np.int64) * s).reshape(sh)
+    return pos
+
+
+def element_index_map(in_geo: tuple, view_geo: tuple):
+    """For each element of a view (row-major), the row-major index of the same cell in its input.
+
+    Both geometries are on one storage; the view's cells must be cells of the input.
+    """
+    import numpy as np
+
+    in_pos = positions(*in_geo).ravel()
+    view_pos = positions(*view_geo).ravel()
+    if in_pos.size == 0 or view_pos.size == 0:
+        return np.zeros(view_pos.size, dtype=np.int64)
+    lo = int(min(in_pos.min(), view_pos.min()))
+    hi = int(max(in_pos.max(), view_pos.max())) + 1
+    lut = np.full(hi - lo, -1, dtype=np.int64)
+    lut[in_pos - lo] = np.arange(in_pos.size, dtype=np.int64)
+    idx = lut[view_pos - lo]
+    if (idx < 0).any():
+        raise RuntimeError("view covers storage cells outside its input")
+    return idx

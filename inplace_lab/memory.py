@@ -1,0 +1,84 @@
+"""Per-device memory accounting: every storage allocation and free, live bytes and peak.
+
+``Storage`` reports here when it allocates and (through ``weakref.finalize``)
+when its last reference dies, so the numbers are exact bytes of tensor data.
+
+>>> import inplace_lab as il
+>>> il.memory.reset_peak_memory_stats("cpu")
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from dataclasses import dataclass
+
+from .backend import device as _device
+
+_allocated: dict[str, int] = {}
+_peak: dict[str, int] = {}
+_live: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+_seq = itertools.count(1)
+_listeners: list = []  # hooks bus subscribes here (alloc/free events)
+
+
+def _key(dev) -> str:
+    return str(_device(dev) if dev is not None else _device("cpu"))
+
+
+def record_alloc(storage) -> int:
+    """Count a new storage; returns its allocation sequence number."""
+    k = str(storage.device)
+    cur = _allocated.get(k, 0) + storage.nbytes()
+    _allocated[k] = cur
+    if cur > _peak.get(k, 0):
+        _peak[k] = cur
+    _live[storage.id] = storage
+    seq = next(_seq)
+    for cb in _listeners:
+        cb("alloc", storage.id, k, storage.nbytes())
+    return seq
+
+
+def record_free(storage_id: int, dev_key: str, nbytes: int) -> None:
+    _allocated[dev_key] = _allocated.get(dev_key, 0) - nbytes
+    for cb in _listeners:
+        cb("free", storage_id, dev_key, nbytes)
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes of tensor storage alive now on ``device`` (default cpu)."""
+    return _allocated.get(_key(device), 0)
+
+
+def max_memory_allocated(device=None) -> int:
+    """Peak of ``memory_allocated`` since the start or the last reset."""
+    return _peak.get(_key(device), 0)
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    k = _key(device)
+    _peak[k] = _allocated.get(k, 0)
+
+
+@dataclass(frozen=True)
+class StorageRecord:
+    """One live storage in a ``memory_snapshot``."""
+
+    storage_id: int
+    device: str
+    nbytes: int
+    dtype: str
+    owners: tuple
+    step: int
+
+
+def memory_snapshot(device=None) -> list[StorageRecord]:
+    """Live storages (all devices, or one) with size, dtype, owner names and allocation step."""
+    want = None if device is None else _key(device)
+    out = []
+    for sid, st in sorted(_live.items()):
+        if not st.counted or (want is not None and str(st.device) != want):
+            continue
+        out.append(StorageRecord(sid, str(st.device), st.nbytes(), st.dtype.name,
+                                 tuple(sorted(st.owner_names())), st.alloc_step))
+    return out

@@ -1,0 +1,54 @@
+"""Install the op table as functions and Tensor methods.
+
+For every entry of ``OPS``: ``inplace_lab.<name>`` (if ``function``),
+``Tensor.<name>`` (if ``method``), ``Tensor.<name>_`` and ``inplace_lab.<name>_``
+(if ``inplace``), and the same for each alias. Nothing else lists op names.
+"""
+from __future__ import annotations
+
+from . import copy, elementwise, reduction, shape  # noqa: F401  (register their ops)
+from . import dispatch
+from .table import OPS, OpSpec
+
+functions: dict = {}  # public name -> callable (read by inplace_lab.__init__ and the facades)
+
+
+def _make(spec: OpSpec):
+    if spec.kind == "view":
+        def fn(*args, **kwargs):
+            return dispatch.call_view(spec, args, kwargs)
+    elif spec.select is not None:
+        def fn(*args, **kwargs):
+            return dispatch.call(spec.select(args) or spec, args, kwargs)
+    else:
+        def fn(*args, **kwargs):
+            return dispatch.call(spec, args, kwargs)
+    fn.__name__ = fn.__qualname__ = spec.name
+    fn.__doc__ = spec.doc or f"{spec.name}: see the op table (saves {spec.saves_summary()})."
+    return fn
+
+
+def _make_inplace(spec: OpSpec):
+    def fn_(*args, **kwargs):
+        return dispatch.call_inplace(spec, args, kwargs)
+
+    fn_.__name__ = fn_.__qualname__ = spec.name + "_"
+    fn_.__doc__ = f"In-place {spec.name}: writes into the first argument and bumps its version."
+    return fn_
+
+
+def install(tensor_cls) -> None:
+    for spec in list(OPS.values()):
+        fn = _make(spec)
+        fn_ = _make_inplace(spec) if spec.inplace else None
+        for name in (spec.name,) + tuple(spec.aliases):
+            if spec.function:
+                functions[name] = fn
+            if spec.method:
+                setattr(tensor_cls, name, fn)
+            if fn_ is not None:
+                setattr(tensor_cls, name + "_", fn_)
+                functions[name + "_"] = fn_
+    from . import methods
+
+    methods.install(tensor_cls)

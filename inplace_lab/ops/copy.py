@@ -1,0 +1,97 @@
+"""Ops that move or overwrite data as a whole: clone, contiguous, copy_, fill_, zero_, to/type."""
+from __future__ import annotations
+
+from .. import dtypes
+from .table import OpSpec, register
+
+
+def _clone_fwd(xp, a, out=None, dt=None, memory_format=None):
+    r = a.copy(order="K") if xp.__name__ == "numpy" else a.copy()
+    return r
+
+
+register(OpSpec(name="clone", forward=_clone_fwd, backward=lambda c, g: g, dtype_rule="self",
+                params={"memory_format": None}, out=False))
+
+
+def _contig_fwd(xp, a, out=None, dt=None):
+    return xp.ascontiguousarray(a)
+
+
+# contiguous() of a non-contiguous tensor is a copy recorded as CloneBackward0, like PyTorch.
+register(OpSpec(name="_contiguous_copy", forward=_contig_fwd, backward=lambda c, g: g,
+                dtype_rule="self", method=False, function=False, out=False,
+                node_name="CloneBackward0"))
+
+
+def _target_dtype(spec, ins, params):
+    return ins[0]._dtype
+
+
+def _copy_fwd(xp, a, src, out=None, dt=None, non_blocking=False):
+    if out is None:
+        raise RuntimeError("copy_ is in-place only")
+    if not hasattr(src, "shape") or xp is __import__("numpy"):
+        out[...] = src
+    else:
+        out[...] = xp.asarray(src)
+    return out
+
+
+def _copy_bw(c, g):
+    gs = None
+    if c.needs_input_grad[1]:
+        shape, dt, _ = c.input_meta[1]
+        gs = g.sum_to_size(shape) if g.shape != shape else g
+        if gs.dtype is not dt:
+            gs = gs.to(dt)
+    return (g * 0 if c.needs_input_grad[0] else None, gs)
+
+
+register(OpSpec(name="copy", forward=_copy_fwd, backward=_copy_bw, args=("self", "src"),
+                params={"non_blocking": False}, dtype_rule=_target_dtype, inplace=True,
+                torch_inplace=True, paddle_inplace=True, method=False, function=False,
+                out=False, node_name="torch::autograd::CopyBackwards"))
+
+
+def _fill_fwd(xp, a, value, out=None, dt=None):
+    if out is None:
+        raise RuntimeError("fill_ is in-place only")
+    out[...] = value
+    return out
+
+
+register(OpSpec(name="fill", forward=_fill_fwd, args=("self", "value"),
+                backward=lambda c, g: (g * 0, None), dtype_rule=_target_dtype, inplace=True,
+                paddle_inplace=True, method=False, function=False, out=False,
+                node_name="FillBackward2"))
+
+
+def _zero_fwd(xp, a, out=None, dt=None):
+    if out is None:
+        raise RuntimeError("zero_ is in-place only")
+    out[...] = 0
+    return out
+
+
+register(OpSpec(name="zero", forward=_zero_fwd, backward=lambda c, g: g * 0,
+                dtype_rule=_target_dtype, inplace=True, paddle_inplace=True, method=False,
+                function=False, out=False))
+
+
+def _to_dtype_rule(spec, ins, params):
+    return dtypes.from_any(params["dtype"])
+
+
+def _cast_fwd(xp, a, out=None, dt=None, dtype=None):
+    return a.astype(dt.np)
+
+
+def _cast_bw(c, g):
+    shape, dt, _ = c.input_meta[0]
+    return g.to(dt) if (dt.is_floating_point or dt.is_complex) else None
+
+
+register(OpSpec(name="_to_copy", forward=_cast_fwd, backward=_cast_bw, params={"dtype": None},
+                dtype_rule=_to_dtype_rule, method=False, function=False, out=False,
+                node_name="ToCopyBackward0"))

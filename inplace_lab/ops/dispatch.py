@@ -1,0 +1,380 @@
+"""The one dispatcher: the path every op call walks.
+
+    call(spec, args, kwargs)            out-of-place (and out=)
+    call_inplace(spec, args, kwargs)    x.op_(...)
+    call_view(spec, args, kwargs)       views: new metadata on the same storage
+
+    1. resolve: bind arguments, device, result dtype, broadcast shape
+    2. check:   policy rules (leaf, view of leaf, no_grad view, multi-output view) and
+                in-place rules (broadcast, cast, internal and partial overlap);
+                everything raises before a single element is written
+    3. save:    clone-before-overwrite when the in-place op's backward needs its input
+    4. run:     the kernel, writing into the existing buffer for in-place and out=
+    5. record:  version bump; graph node (or CopySlices rebase for a view)
+    6. emit:    one event to the hooks bus, only if someone listens
+"""
+from __future__ import annotations
+
+from .. import backend, dtypes, errors, hooks, layout, policy
+from ..autograd import grad_mode
+from ..autograd.node import OpNode, edge_of
+from ..autograd.saved import SavedTensor
+from ..tensor import Tensor
+
+_gm = grad_mode.state
+
+
+# ---- 1. resolve ---------------------------------------------------------------------------
+
+def bind(spec, args, kwargs):
+    """Split a call into (inputs per ``spec.args``, params dict, out)."""
+    n = spec.n_args
+    if not kwargs and len(args) == n:
+        return list(args), spec.params, None
+    ins = list(args[:n])
+    extra = args[n:]
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out", None)
+    while len(ins) < n:
+        key = spec.args[len(ins)]
+        if key in kwargs:
+            ins.append(kwargs.pop(key))
+        elif key == "self" and "input" in kwargs:
+            ins.append(kwargs.pop("input"))
+        elif key == "self" and "x" in kwargs:
+            ins.append(kwargs.pop("x"))
+        elif key != "self" and "y" in kwargs and len(ins) == 1:
+            ins.append(kwargs.pop("y"))
+        else:
+            raise TypeError(f"{spec.name}() missing required argument '{key}'")
+    if len(extra) > len(spec.param_names):
+        raise TypeError(f"{spec.name}() takes {n + len(spec.param_names)} positional arguments "
+                        f"but {len(args)} were given")
+    params = dict(spec.params)
+    for k, v in zip(spec.param_names, extra):
+        params[k] = v
+    for k, v in kwargs.items():
+        if k not in params:
+            if k == "name":  # Paddle's name= argument: accepted and ignored
+                continue
+            raise TypeError(f"{spec.name}() got an unexpected keyword argument '{k}'")
+        params[k] = v
+    return ins, params, out
+
+
+def device_of(spec, ins):
+    """The common device of the tensor inputs (0-dim CPU tensors may join a GPU op)."""
+    dev = None
+    pol = None
+    for x in ins:
+        if isinstance(x, Tensor):
+            d = x._storage.device
+            if x._policy is not None:
+                if pol is not None and pol != x._policy:
+                    raise errors.FacadeMismatchError(
+                        f"{spec.name}(): cannot mix a tensor of the '{pol}' facade with one of the "
+                        f"'{x._policy}' facade in one op; convert one of them explicitly first",
+                        op=spec.name)
+                pol = x._policy
+            if dev is None:
+                dev = d
+            elif d != dev:
+                if x.ndim == 0 and d.type == "cpu":
+                    continue
+                raise errors.DeviceMismatchError(
+                    f"Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {dev} and {d}!", op=spec.name)
+    return dev or backend.CPU, pol
+
+
+def result_dtype(spec, ins, params):
+    rule = spec.dtype_rule
+    if callable(rule):
+        return rule(spec, ins, params)
+    if rule == "self":
+        return ins[0]._dtype
+    dim, zero, scalars = [], [], []
+    for x in ins:
+        if isinstance(x, Tensor):
+            (dim if x._shape else zero).append(x._dtype)
+        elif x is not None:
+            scalars.append(x)
+    dt = dtypes.result_type_of(dim, zero, scalars)
+    if rule == "float" and dt.category < dtypes.FLOAT:
+        return dtypes.get_default_dtype()
+    return dt
+
+
+def _array(x):
+    return x._a if isinstance(x, Tensor) else x
+
+
+# ---- 2. check -----------------------------------------------------------------------------
+
+def check_inplace(spec, target, ins, dt, *, setitem=False):
+    """Everything that can make an in-place write illegal; raises before any write."""
+    pol = policy.policy_of(target)
+    recording = _gm.enabled
+    if recording and target._requires_grad:
+        if target._grad_fn is None and target._base is None:
+            raise policy.leaf_error(target, pol, setitem=setitem, op=spec.name)
+        base = target._base
+        if base is not None and base._requires_grad and base._grad_fn is None and \
+                not policy.is_paddle(pol):
+            raise policy.leaf_error(target, pol, view=True, op=spec.name)
+    if target._view_meta is not None and recording and not policy.is_paddle(pol):
+        target._view_meta.check_inplace(target, spec.name)
+    if pol == "paddle-legacy" and spec.saves_input_for_inplace and recording and \
+            target._requires_grad:
+        raise errors.LegacyInplaceUnsupportedError(
+            f"(Unimplemented) {spec.name}_ has no in-place form before Paddle 2.6: its backward "
+            f"needs the input it would overwrite. Use the out-of-place paddle.{spec.name}(x) "
+            "instead.", tensor=target, op=spec.name)
+    shape = target._shape
+    others = [x for x in ins[1:] if isinstance(x, Tensor)]
+    if others:
+        bshape = layout.broadcast_shapes(shape, *(x._shape for x in others))
+        if bshape != shape:
+            raise errors.InplaceShapeError(
+                f"output with shape {list(shape)} doesn't match the broadcast shape {list(bshape)}",
+                tensor=target, op=spec.name)
+    if not dtypes.can_cast(dt, target._dtype):
+        raise errors.InplaceCastError(
+            f"result type {dt.torch_name} can't be cast to the desired output type "
+            f"{target._dtype.torch_name}", tensor=target, op=spec.name)
+    check_overlap(target, others)
+
+
+def check_overlap(target, others):
+    if len(target._shape) and layout.numel(target._shape) > 1 and \
+            layout.has_internal_overlap(target._shape, target._strides):
+        raise errors.InternalOverlapError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.",
+            tensor=target)
+    geo = (target._shape, target._strides, target._offset)
+    for x in others:
+        if x._storage is target._storage and x is not target:
+            kind = layout.overlap_kind(geo, (x._shape, x._strides, x._offset))
+            if kind == "partial":
+                raise errors.PartialOverlapError(
+                    "unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation.", tensor=target, other=x)
+
+
+# ---- 5. record ----------------------------------------------------------------------------
+
+def _needs_grad(spec, ins):
+    if not _gm.enabled or spec.backward is None:
+        return False
+    for x in ins:
+        if isinstance(x, Tensor) and x._requires_grad:
+            return True
+    return False
+
+
+def make_node(spec, ins, params, pol):
+    """A graph node with one edge per argument (scalars get ``(None, 0)``, like PyTorch)."""
+    edges = tuple(edge_of(x) for x in ins)
+    meta = tuple((x._shape, x._dtype, x._storage.device) if isinstance(x, Tensor) else None
+                 for x in ins)
+    needs = tuple(e[0] is not None for e in edges)
+    node = OpNode(spec, edges, dict(params), meta, needs)
+    for name, x in zip(spec.args, ins):
+        if not isinstance(x, Tensor):
+            node.params[name] = x
+    node.metadata["policy"] = pol
+    return node
+
+
+def save_inputs(node, spec, ins, pol, *, replace=None):
+    """Save what the backward needs from the inputs (``replace``: clone for in-place self)."""
+    for name in spec.saves:
+        if name == "result":
+            continue
+        cond = spec.save_if.get(name)
+        if cond is not None and not node.needs_input_grad[spec.args.index(cond)]:
+            continue
+        i = spec.args.index(name)
+        x = ins[i]
+        if isinstance(x, Tensor):
+            if replace is not None and i == 0:
+                x = replace
+            node.saved[name] = SavedTensor(x, spec.node_name, is_output=False, policy=pol, name=name)
+
+
+def save_result(node, spec, result, pol):
+    if "result" in spec.saves:
+        node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True, policy=pol,
+                                           name="result")
+
+
+def set_history(t, node, output_nr=0):
+    t._grad_fn = node
+    t._output_nr = output_nr
+    t._requires_grad = True
+    node.output_meta.append((t._shape, t._dtype, t._storage.device))
+
+
+# ---- the three paths ------------------------------------------------------------------------
+
+def call(spec, args, kwargs):
+    """An out-of-place op (or one with ``out=``)."""
+    ins, params, out = bind(spec, args, kwargs)
+    if out is not None:
+        return _call_out(spec, ins, params, out)
+    dev, pol = device_of(spec, ins)
+    dt = result_dtype(spec, ins, params)
+    xp = backend.xp_of(dev)
+    res = spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params)
+    if not isinstance(res, xp.ndarray):
+        res = xp.asarray(res)
+    result = Tensor._wrap(res, dev, pol)
+    if _needs_grad(spec, ins):
+        node = make_node(spec, ins, params, pol)
+        save_inputs(node, spec, ins, pol)
+        set_history(result, node)
+        save_result(node, spec, result, pol)
+    if hooks.active:
+        hooks.emit_op(spec, "normal", ins, result)
+    return result
+
+
+def _call_out(spec, ins, params, out):
+    if not spec.out:
+        raise TypeError(f"{spec.name}() got an unexpected keyword argument 'out'")
+    if _gm.enabled and any(isinstance(x, Tensor) and x._requires_grad for x in ins + [out]):
+        raise errors.OutRequiresGradError(
+            f"{spec.name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.", tensor=out, op=spec.name)
+    device_of(spec, ins + [out])
+    dt = result_dtype(spec, ins, params)
+    if not dtypes.can_cast(dt, out._dtype):
+        raise errors.InplaceCastError(
+            f"result type {dt.torch_name} can't be cast to the desired output type "
+            f"{out._dtype.torch_name}", tensor=out, op=spec.name)
+    dev = out._storage.device
+    xp = backend.xp_of(dev)
+    res = spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params)
+    res = xp.asarray(res)
+    if tuple(res.shape) != out._shape:
+        if out.numel() != 0:
+            import warnings
+
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._shape)}, which does not match the required output shape "
+                f"{list(res.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                "outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning, stacklevel=3)
+        out.resize_(tuple(res.shape))
+        out._vc.bump(-1)  # the resize is part of this one out= write
+    check_overlap(out, [x for x in ins if isinstance(x, Tensor)])
+    out._a[...] = res
+    out._vc.bump()
+    if hooks.active:
+        hooks.emit_op(spec, "out", ins, out)
+    return out
+
+
+def call_inplace(spec, args, kwargs, *, setitem=False):
+    """``x.op_(...)``: checks, clone-before-overwrite, kernel into x's buffer, bump, record."""
+    ins, params, out = bind(spec, args, kwargs)
+    target = ins[0]
+    device_of(spec, ins)
+    dt = result_dtype(spec, ins, params)
+    check_inplace(spec, target, ins, dt, setitem=setitem)
+    pol = policy.policy_of(target)
+    record = _needs_grad(spec, ins)
+    node = None
+    if record:
+        node = make_node(spec, ins, params, pol)
+        old = None
+        cond = spec.save_if.get("self")
+        if spec.saves_input_for_inplace and (
+                cond is None or node.needs_input_grad[spec.args.index(cond)]):
+            old = _clone_before_overwrite(target)
+        save_inputs(node, spec, ins, pol, replace=old)
+    xp = backend.xp_of(target._storage.device)
+    spec.forward(xp, *[_array(x) for x in ins], out=target._a, dt=dt, **params)
+    target._vc.bump()
+    if record:
+        from ..autograd import views
+
+        views.rebase_history(target, node)
+        save_result(node, spec, target, pol)
+    if hooks.active:
+        hooks.emit_op(spec, "inplace", ins, target)
+    return target
+
+
+def _clone_before_overwrite(target):
+    """A real copy of the value the backward needs, carrying the target's old history."""
+    with grad_mode.no_grad():
+        old = target.clone()
+    old._requires_grad, old._grad_fn, old._output_nr = \
+        target._requires_grad, target._grad_fn, target._output_nr
+    return old
+
+
+def call_view(spec, args, kwargs):
+    """A view: new shape/strides/offset over the same storage and version counter."""
+    if spec.variadic:
+        extra = args[1:] or tuple(v for k, v in kwargs.items() if k in ("size", "shape", "dims"))
+        ins, params = [args[0] if args else kwargs["input"]], {"sizes": _dims_arg(extra)}
+        geo = spec.forward(ins[0], *params["sizes"])
+    else:
+        ins, params, _ = bind(spec, args, kwargs)
+        geo = spec.forward(ins[0], *ins[1:], **params)
+    src = ins[0]
+    pol = src._policy
+    root = src._base if src._base is not None else src
+    if spec.multi_output:
+        outs = [_view_of(src, root, g, pol) for g in geo]
+    else:
+        outs = [_view_of(src, root, geo, pol)]
+    if _needs_grad(spec, ins):
+        node = make_node(spec, ins, params, pol)
+        node.metadata["geometry"] = geo
+        node.metadata["in_geo"] = (src._shape, src._strides, src._offset)
+        if spec.perm_of is not None:
+            node.metadata["perm"] = spec.perm_of(src, *params.get("sizes", ()), *(
+                v for k, v in params.items() if k != "sizes"))
+        for i, v in enumerate(outs):
+            set_history(v, node, i)
+    from ..autograd import views
+
+    views.mark_views(spec, src, outs)
+    if hooks.active:
+        hooks.emit_op(spec, "view", ins, outs if spec.multi_output else outs[0])
+    return tuple(outs) if spec.multi_output else outs[0]
+
+
+def _dims_arg(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _view_of(src, root, geo, pol):
+    shape, strides, offset = geo
+    v = Tensor._make(src._storage, shape, strides, offset, src._vc, root)
+    v._policy = pol
+    return v
+
+
+def detach(t):
+    d = Tensor._alias(t)
+    if hooks.active:
+        hooks.emit_op(_DETACH, "alias", [t], d)
+    return d
+
+
+class _Detach:
+    name = "detach"
+    node_name = ""
+
+
+_DETACH = _Detach()

@@ -1,0 +1,329 @@
+"""Tensor methods that compose table ops: operators, reshape, to(), metadata in-place ops.
+
+These add no maths: each one picks table ops and calls the dispatcher, so the
+inspector sees the same events as for a direct call.
+"""
+from __future__ import annotations
+
+import gc
+
+from .. import backend, dtypes, hooks, layout, policy
+from ..autograd import grad_mode
+from ..tensor import Tensor
+from . import dispatch
+from .table import OPS
+
+
+def _fn(name):
+    spec = OPS[name]
+    if spec.kind == "view":
+        return lambda *a, **k: dispatch.call_view(spec, a, k)
+    return lambda *a, **k: dispatch.call(spec, a, k)
+
+
+def _rev(name):
+    spec = OPS[name]
+    return lambda self, other: dispatch.call(spec, (other, self), {})
+
+
+def _iop(name):
+    """``x += y``: in place under PyTorch's rules; Paddle has no __iadd__ (rebinds to a new tensor)."""
+    spec = OPS[name]
+
+    def iop(self, other):
+        if policy.is_paddle(policy.policy_of(self)):
+            return dispatch.call(spec, (self, other), {})
+        return dispatch.call_inplace(spec, (self, other), {})
+
+    return iop
+
+
+# ---- reshape family ---------------------------------------------------------------------------
+
+def reshape(self, *shape):
+    """A view when the strides allow one, else a copy (then ``_base`` is None)."""
+    shape = layout.infer_size(_dims(shape), self.numel())
+    if layout.view_strides(self._shape, self._strides, shape) is not None:
+        return dispatch.call_view(OPS["view"], (self, shape), {})
+    # Not viewable: copy, then reinterpret the fresh copy (PyTorch's _unsafe_view: not a view).
+    c = _contiguous_copy(self)
+    node = None
+    if c._grad_fn is not None:
+        node = dispatch.make_node(OPS["_unsafe_view"], [c], {}, c._policy)
+    c._set_geometry(shape, layout.contiguous_strides(shape))
+    if node is not None:
+        c._grad_fn = None
+        dispatch.set_history(c, node)
+    return c
+
+
+def _dims(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _contiguous_copy(t):
+    return dispatch.call(OPS["_contiguous_copy"], (t,), {})
+
+
+def contiguous(self, memory_format=None):
+    """The same object if already contiguous, else a contiguous copy (CloneBackward0)."""
+    if self.is_contiguous():
+        return self
+    return _contiguous_copy(self)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    if self.ndim == 0:
+        return reshape(self, 1)
+    s, e = layout.wrap_dim(start_dim, self.ndim), layout.wrap_dim(end_dim, self.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    n = 1
+    for d in range(s, e + 1):
+        n *= self._shape[d]
+    return reshape(self, self._shape[:s] + (n,) + self._shape[e + 1:])
+
+
+def ravel(self):
+    return reshape(self, -1)
+
+
+def view_as(self, other):
+    return dispatch.call_view(OPS["view"], (self, other.shape), {})
+
+
+def reshape_as(self, other):
+    return reshape(self, other.shape)
+
+
+def expand_as(self, other):
+    return dispatch.call_view(OPS["expand"], (self, other.shape), {})
+
+
+# ---- conversions ------------------------------------------------------------------------------
+
+def _parse_to(args, kwargs):
+    dev = kwargs.get("device")
+    dt = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, dtypes.dtype):
+            dt = a
+        elif isinstance(a, (str, backend.device, int)) and a is not None:
+            try:
+                dev = backend.device(a)
+            except (RuntimeError, TypeError):
+                dt = dtypes.from_any(a)
+    return (backend.device(dev) if dev is not None else None,
+            dtypes.from_any(dt) if dt is not None else None)
+
+
+def to(self, *args, **kwargs):
+    """Same object if nothing changes; otherwise a copy (ToCopyBackward0)."""
+    dev, dt = _parse_to(args, kwargs)
+    copy = kwargs.get("copy", False)
+    out = self
+    if dev is not None and dev != self.device:
+        out = to_device(out, dev)
+    if dt is not None and (dt is not out.dtype or (copy and out is self)):
+        out = dispatch.call(OPS["_to_copy"], (out,), {"dtype": dt})
+    elif copy and out is self:
+        out = out.clone()
+    return out
+
+
+def to_device(self, dev):
+    """Copy across the backend seam, keeping the autograd edge."""
+    backend.check_device(dev)
+    arr = backend.to_device_array(self._a, dev)
+    out = Tensor._wrap(arr if backend.is_real_gpu(dev) or dev.type == "cpu" else arr.copy(), dev,
+                       self._policy)
+    if arr is self._a:  # numpy -> simulated GPU: must not share the buffer
+        out = Tensor._wrap(arr.copy(), dev, self._policy)
+    if grad_mode.state.enabled and self._requires_grad:
+        node = dispatch.make_node(OPS["_to_copy"], [self], {"dtype": self.dtype}, self._policy)
+        node.metadata["device"] = str(self.device)
+        dispatch.set_history(out, node)
+    if hooks.active:
+        hooks.emit_op(OPS["_to_copy"], "normal", [self], out)
+    return out
+
+
+def type_(self, dtype=None, non_blocking=False, **_):
+    if dtype is None:
+        return f"torch.{self.dtype.torch_name}Tensor"
+    return to(self, dtypes.from_any(dtype))
+
+
+def cpu(self):
+    return to(self, "cpu")
+
+
+def cuda(self, device=None, non_blocking=False):
+    return to(self, backend.device("cuda", device if isinstance(device, int) else None)
+              if not isinstance(device, (str, backend.device)) else device)
+
+
+def _caster(dt):
+    return lambda self, memory_format=None: to(self, dt)
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from .. import creation
+
+    return creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                           requires_grad=requires_grad)
+
+
+def _new_factory(name):
+    def f(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        from .. import creation
+
+        t = getattr(creation, name)(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                    requires_grad=requires_grad)
+        t._policy = self._policy
+        return t
+
+    return f
+
+
+def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    from .. import creation
+
+    return creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
+def where(self, condition, other):
+    return dispatch.call(OPS["where"], (condition, self, other), {})
+
+
+# ---- metadata in-place ops (t_, transpose_, squeeze_, unsqueeze_, as_strided_) ----------------
+
+def _inplace_view(name):
+    """In-place metadata change: same object, new strides, version bump, a node like the view's."""
+    spec = OPS[name]
+
+    def f(self, *args, **kwargs):
+        ins, params, _ = dispatch.bind(spec, (self,) + args, kwargs) if not spec.variadic else \
+            ([self], {"sizes": _dims(args)}, None)
+        dispatch.check_inplace(spec, self, [self], self.dtype)
+        geo = spec.forward(self, *params["sizes"]) if spec.variadic else \
+            spec.forward(self, *ins[1:], **params)
+        node = None
+        if dispatch._needs_grad(spec, [self]):
+            node = dispatch.make_node(spec, [self], params, policy.policy_of(self))
+            node.metadata["geometry"] = geo
+            node.metadata["in_geo"] = (self._shape, self._strides, self._offset)
+            if spec.perm_of is not None:
+                node.metadata["perm"] = spec.perm_of(self, *params.get("sizes", ()),
+                                                     *(v for k, v in params.items() if k != "sizes"))
+        self._set_geometry(*geo)
+        self._vc.bump()
+        if node is not None:
+            node.output_meta.clear()
+            from ..autograd.views import _set_grad_fn
+
+            _set_grad_fn(self, node)
+        if hooks.active:
+            hooks.emit_op(spec, "inplace", [self], self)
+        return self
+
+    f.__name__ = name + "_"
+    return f
+
+
+def resize_(self, *sizes, memory_format=None):
+    """Change the shape in place (version bump); grows the storage itself when needed."""
+    shape = tuple(int(n) for n in _dims(sizes))
+    if self._requires_grad and grad_mode.state.enabled:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    need = self._offset + layout.numel(shape)
+    if need > self._storage.size():
+        grow_storage(self._storage, need)
+    self._set_geometry(shape, layout.contiguous_strides(shape))
+    self._vc.bump()
+    if hooks.active:
+        hooks.emit_op(_RESIZE, "inplace", [self], self)
+    return self
+
+
+class _Resize:
+    name = "resize"
+    node_name = ""
+
+
+_RESIZE = _Resize()
+
+
+def grow_storage(st, n):
+    """Give a storage a larger buffer (old contents kept) and refresh every tensor on it."""
+    new = backend.empty(n, st.dtype.np, st.device)
+    old = st.data
+    new[:old.size] = old
+    st.replace_data(new)
+    for ref in gc.get_referrers(st):
+        if isinstance(ref, Tensor):
+            ref._arr = None
+
+
+def sum_to_size_method(self, *size):
+    return dispatch.call(OPS["sum_to_size"], (self, _dims(size)), {})
+
+
+def _T(self):
+    return dispatch.call_view(OPS["permute"], (self, tuple(reversed(range(self.ndim)))), {})
+
+
+def _mT(self):
+    return dispatch.call_view(OPS["mT"], (self,), {})
+
+
+def install(cls) -> None:
+    ops = {
+        "__add__": _fn("add"), "__radd__": _rev("add"), "__iadd__": _iop("add"),
+        "__sub__": _fn("sub"), "__rsub__": _rev("sub"), "__isub__": _iop("sub"),
+        "__mul__": _fn("mul"), "__rmul__": _rev("mul"), "__imul__": _iop("mul"),
+        "__truediv__": _fn("div"), "__rtruediv__": _rev("div"), "__itruediv__": _iop("div"),
+        "__floordiv__": _fn("floor_divide"), "__rfloordiv__": _rev("floor_divide"),
+        "__ifloordiv__": _iop("floor_divide"),
+        "__mod__": _fn("remainder"), "__rmod__": _rev("remainder"), "__imod__": _iop("remainder"),
+        "__pow__": _fn("pow"), "__rpow__": _rev("pow"), "__ipow__": _iop("pow"),
+        "__neg__": _fn("neg"), "__abs__": _fn("abs"), "__pos__": _fn("positive"),
+        "__invert__": _fn("bitwise_not"),
+        "__and__": _fn("bitwise_and"), "__rand__": _rev("bitwise_and"), "__iand__": _iop("bitwise_and"),
+        "__or__": _fn("bitwise_or"), "__ror__": _rev("bitwise_or"), "__ior__": _iop("bitwise_or"),
+        "__xor__": _fn("bitwise_xor"), "__rxor__": _rev("bitwise_xor"), "__ixor__": _iop("bitwise_xor"),
+        "__lshift__": _fn("bitwise_left_shift"), "__rshift__": _fn("bitwise_right_shift"),
+        "__eq__": _fn("eq"), "__ne__": _fn("ne"), "__lt__": _fn("lt"), "__le__": _fn("le"),
+        "__gt__": _fn("gt"), "__ge__": _fn("ge"),
+        "reshape": reshape, "flatten": flatten, "ravel": ravel, "contiguous": contiguous,
+        "view_as": view_as, "reshape_as": reshape_as, "expand_as": expand_as,
+        "to": to, "type": type_, "cpu": cpu, "cuda": cuda,
+        "float": _caster(dtypes.float32), "double": _caster(dtypes.float64),
+        "half": _caster(dtypes.float16), "long": _caster(dtypes.int64), "int": _caster(dtypes.int32),
+        "short": _caster(dtypes.int16), "char": _caster(dtypes.int8), "byte": _caster(dtypes.uint8),
+        "bool": _caster(dtypes.bool_),
+        "new_tensor": new_tensor, "new_full": new_full,
+        "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
+        "new_empty": _new_factory("empty"),
+        "where": where, "resize_": resize_, "sum_to_size": sum_to_size_method,
+        "T": property(_T), "mT": property(_mT),
+    }
+    for n in ("t", "transpose", "squeeze", "unsqueeze", "as_strided", "swapaxes", "swapdims",
+              "permute"):
+        ops[n + "_"] = _inplace_view(n)
+    for k, v in ops.items():
+        setattr(cls, k, v)
+    from . import indexing
+
+    cls.__getitem__ = indexing.getitem
+    cls.__setitem__ = indexing.setitem
+

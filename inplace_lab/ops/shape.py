@@ -1,0 +1,412 @@
+"""View ops: new (shape, strides, offset) over the same storage, as PyTorch defines them.
+
+A view op's forward computes geometry only (``layout`` maths); no element is
+copied. Its backward sends the gradient back into the input's shape: reshape-
+and permute-like views reshape/permute it back, every other view scatters it
+into the cells it covers (``scatter_to_geometry``), one mechanism for all.
+"""
+from __future__ import annotations
+
+from .. import layout
+from .table import OPS, OpSpec, register
+
+
+def _geo(t):
+    return (t._shape, t._strides, t._offset)
+
+
+def _dims_arg(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _int(v):
+    return int(v)
+
+
+def _scatter_back(c, g):
+    return (scatter_to_geometry(g, c.metadata["in_geo"], c.metadata["geometry"]),)
+
+
+def _reshape_back(c, g):
+    return (g.reshape(c.input_meta[0][0]),)
+
+
+def view_op(name, fwd, backward=_scatter_back, node_name="", **kw):
+    return register(OpSpec(name=name, forward=fwd, backward=backward, kind="view", out=False,
+                           node_name=node_name, **kw))
+
+
+# ---- reshape family ----------------------------------------------------------------------------
+
+def _view_geo(t, *shape):
+    shape = layout.infer_size(_dims_arg(shape), t.numel())
+    st = layout.view_strides(t._shape, t._strides, shape)
+    if st is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return shape, st, t._offset
+
+
+view_op("view", _view_geo, _reshape_back, node_name="ViewBackward0", variadic=True)
+
+
+def _squeeze_geo(t, dim=None):
+    if dim is None:
+        keep = [i for i, n in enumerate(t._shape) if n != 1]
+    else:
+        dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+        dims = {layout.wrap_dim(d, t.ndim) for d in dims} if t.ndim else set()
+        keep = [i for i, n in enumerate(t._shape) if not (i in dims and n == 1)]
+    return tuple(t._shape[i] for i in keep), tuple(t._strides[i] for i in keep), t._offset
+
+
+view_op("squeeze", _squeeze_geo, _reshape_back, params={"dim": None}, node_name="SqueezeBackward0")
+
+
+def _unsqueeze_geo(t, dim):
+    d = layout.wrap_dim(dim, t.ndim + 1)
+    shape = list(t._shape)
+    strides = list(t._strides)
+    st = shape[d] * strides[d] if d < t.ndim else 1
+    shape.insert(d, 1)
+    strides.insert(d, st)
+    return tuple(shape), tuple(strides), t._offset
+
+
+view_op("unsqueeze", _unsqueeze_geo, _reshape_back, params={"dim": 0}, node_name="UnsqueezeBackward0")
+
+
+def _unflatten_geo(t, dim, sizes):
+    d = layout.wrap_dim(dim, t.ndim)
+    sizes = layout.infer_size(tuple(sizes), t._shape[d])
+    new = t._shape[:d] + tuple(sizes) + t._shape[d + 1:]
+    return _view_geo(t, *new)
+
+
+view_op("unflatten", _unflatten_geo, _reshape_back, params={"dim": 0, "sizes": ()},
+        node_name="ViewBackward0")
+
+
+register(OpSpec(name="_unsafe_view", forward=None, backward=_reshape_back, method=False,
+                function=False, out=False, node_name="UnsafeViewBackward0"))
+
+
+def _alias_geo(t):
+    return _geo(t)
+
+
+view_op("alias", _alias_geo, lambda c, g: (g,), node_name="AliasBackward0")
+
+# ---- permutations ------------------------------------------------------------------------------
+
+
+def _permute_geo(t, *dims):
+    dims = _dims_arg(dims)
+    if len(dims) != t.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {t.ndim} is not "
+            f"equal to len(dims) = {len(dims)}")
+    dims = tuple(layout.wrap_dim(d, t.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return tuple(t._shape[d] for d in dims), tuple(t._strides[d] for d in dims), t._offset
+
+
+def _inverse_perm_back(c, g):
+    perm = c.metadata["perm"]
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return (g.permute(*inv),)
+
+
+def _perm_of(t, dims):
+    return tuple(layout.wrap_dim(d, t.ndim) for d in _dims_arg(dims))
+
+
+def _transpose_perm(t, dim0, dim1):
+    perm = list(range(t.ndim))
+    if t.ndim:
+        a, b = layout.wrap_dim(dim0, t.ndim), layout.wrap_dim(dim1, t.ndim)
+        perm[a], perm[b] = perm[b], perm[a]
+    return tuple(perm)
+
+
+def _t_perm(t):
+    if t.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {t.ndim}D")
+    return tuple(reversed(range(t.ndim)))
+
+
+def _movedim_perm(t, source, destination):
+    src = source if isinstance(source, (list, tuple)) else [source]
+    dst = destination if isinstance(destination, (list, tuple)) else [destination]
+    src = [layout.wrap_dim(d, t.ndim) for d in src]
+    dst = [layout.wrap_dim(d, t.ndim) for d in dst]
+    perm = [-1] * t.ndim
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(d for d in range(t.ndim) if d not in src)
+    return tuple(p if p != -1 else next(rest) for p in perm)
+
+
+def _mT_perm(t):
+    if t.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    p = list(range(t.ndim))
+    p[-1], p[-2] = p[-2], p[-1]
+    return tuple(p)
+
+
+PERMUTES = {  # name -> (perm from args, node name, params)
+    "permute": (lambda t, *dims: _perm_of(t, dims), "PermuteBackward0", {}),
+    "transpose": (_transpose_perm, "TransposeBackward0", {"dim0": 0, "dim1": 1}),
+    "swapaxes": (_transpose_perm, "TransposeBackward0", {"axis0": 0, "axis1": 1}),
+    "swapdims": (_transpose_perm, "TransposeBackward0", {"dim0": 0, "dim1": 1}),
+    "t": (_t_perm, "TBackward0", {}),
+    "movedim": (_movedim_perm, "PermuteBackward0", {"source": 0, "destination": 0}),
+    "moveaxis": (_movedim_perm, "PermuteBackward0", {"source": 0, "destination": 0}),
+    "mT": (_mT_perm, "TransposeBackward0", {}),
+}
+
+
+def _make_perm_fwd(perm_fn):
+    def fwd(t, *args, **params):
+        perm = perm_fn(t, *args, *params.values())
+        return _permute_geo(t, perm)
+
+    return fwd
+
+
+for _name, (_pf, _node, _params) in PERMUTES.items():
+    view_op(_name, _make_perm_fwd(_pf), _inverse_perm_back, params=_params, node_name=_node,
+            method=_name != "mT", perm_of=_pf, variadic=_name == "permute")
+
+# ---- slicing -----------------------------------------------------------------------------------
+
+
+def _select_geo(t, dim, index):
+    if t.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = layout.wrap_dim(dim, t.ndim)
+    n = t._shape[d]
+    i = _int(index)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+    i %= n
+    return (t._shape[:d] + t._shape[d + 1:], t._strides[:d] + t._strides[d + 1:],
+            t._offset + i * t._strides[d])
+
+
+view_op("select", _select_geo, params={"dim": 0, "index": 0}, node_name="SelectBackward0")
+
+
+def _slice_geo(t, dim=0, start=None, end=None, step=1):
+    d = layout.wrap_dim(dim, t.ndim)
+    n = t._shape[d]
+    step = 1 if step is None else _int(step)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, end, _ = slice(None if start is None else _int(start),
+                          None if end is None else _int(end)).indices(n)
+    length = max(0, (end - start + step - 1) // step)
+    shape = list(t._shape)
+    strides = list(t._strides)
+    shape[d] = length
+    strides[d] = t._strides[d] * step
+    return tuple(shape), tuple(strides), t._offset + (start * t._strides[d] if length else 0)
+
+
+view_op("slice", _slice_geo, params={"dim": 0, "start": None, "end": None, "step": 1},
+        node_name="SliceBackward0", method=False, function=False)
+
+
+def _narrow_geo(t, dim, start, length):
+    d = layout.wrap_dim(dim, t.ndim)
+    n = t._shape[d]
+    start = _int(start)
+    if start < 0:
+        start += n
+    if start < 0 or start + _int(length) > n or length < 0:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice_geo(t, d, start, start + _int(length), 1)
+
+
+view_op("narrow", _narrow_geo, params={"dim": 0, "start": 0, "length": 0}, node_name="SliceBackward0")
+
+
+def _diagonal_geo(t, offset=0, dim1=0, dim2=1):
+    d1, d2 = layout.wrap_dim(dim1, t.ndim), layout.wrap_dim(dim2, t.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    off = t._offset
+    if offset >= 0:
+        n = max(0, min(t._shape[d1], t._shape[d2] - offset))
+        off += offset * t._strides[d2] if n else 0
+    else:
+        n = max(0, min(t._shape[d1] + offset, t._shape[d2]))
+        off += -offset * t._strides[d1] if n else 0
+    keep = [i for i in range(t.ndim) if i not in (d1, d2)]
+    shape = tuple(t._shape[i] for i in keep) + (n,)
+    strides = tuple(t._strides[i] for i in keep) + (t._strides[d1] + t._strides[d2],)
+    return shape, strides, off
+
+
+view_op("diagonal", _diagonal_geo, params={"offset": 0, "dim1": 0, "dim2": 1},
+        node_name="DiagonalBackward0")
+
+
+def _expand_geo(t, *sizes):
+    sizes = _dims_arg(sizes)
+    strides = layout.expand_strides(t._shape, t._strides, sizes)
+    off = len(sizes) - t.ndim
+    shape = tuple(t._shape[i - off] if (n == -1 and i >= off) else n for i, n in enumerate(sizes))
+    return shape, strides, t._offset
+
+
+view_op("expand", _expand_geo, lambda c, g: (g.sum_to_size(c.input_meta[0][0]),),
+        node_name="ExpandBackward0", variadic=True)
+
+
+def _unfold_geo(t, dimension, size, step):
+    d = layout.wrap_dim(dimension, max(t.ndim, 1)) if t.ndim else 0
+    n = t._shape[d] if t.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (n - size) // step + 1
+    shape = list(t._shape)
+    strides = list(t._strides)
+    if t.ndim:
+        shape[d] = count
+        strides[d] = t._strides[d] * step
+    return tuple(shape) + (size,), tuple(strides) + ((t._strides[d] if t.ndim else 1),), t._offset
+
+
+view_op("unfold", _unfold_geo, params={"dimension": 0, "size": 1, "step": 1},
+        node_name="UnfoldBackward0")
+
+
+def _as_strided_geo(t, size, stride, storage_offset=None):
+    off = t._offset if storage_offset is None else _int(storage_offset)
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    need = layout.storage_size_needed(size, stride, off)
+    if need > t._storage.size():
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
+            f"itemsize {t.itemsize} requiring a storage size of {need * t.itemsize} are out of "
+            f"bounds for storage of size {t._storage.nbytes()}")
+    return size, stride, off
+
+
+view_op("as_strided", _as_strided_geo, params={"size": (), "stride": (), "storage_offset": None},
+        node_name="AsStridedBackward0")
+
+# ---- multi-output views ------------------------------------------------------------------------
+
+
+def _split_geos(t, split_size_or_sections, dim=0):
+    d = layout.wrap_dim(dim, t.ndim)
+    n = t._shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}")
+    else:
+        s = int(split_size_or_sections)
+        if s <= 0 and n:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        sizes = [min(s, n - i) for i in range(0, n, s)] if n else [0]
+    geos, start = [], 0
+    for s in sizes:
+        geos.append(_slice_geo(t, d, start, start + s, 1))
+        start += s
+    return geos
+
+
+def _multi_back(c, *grads):
+    g_in = None
+    for geo, g in zip(c.metadata["geometry"], grads):
+        if g is None:
+            continue
+        part = scatter_to_geometry(g, c.metadata["in_geo"], geo)
+        g_in = part if g_in is None else g_in + part
+    return (g_in,)
+
+
+def _chunk_geos(t, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = layout.wrap_dim(dim, t.ndim)
+    n = t._shape[d]
+    size = -(-n // chunks) if n else 0
+    return _split_geos(t, max(size, 1) if n else 1, d) if n else [_slice_geo(t, d, 0, 0, 1)]
+
+
+def _unbind_geos(t, dim=0):
+    d = layout.wrap_dim(dim, t.ndim)
+    return [_select_geo(t, d, i) for i in range(t._shape[d])]
+
+
+view_op("split", _split_geos, _multi_back, params={"split_size_or_sections": 1, "dim": 0},
+        node_name="SplitBackward0", multi_output=True)
+view_op("chunk", _chunk_geos, _multi_back, params={"chunks": 1, "dim": 0},
+        node_name="SplitBackward0", multi_output=True)
+view_op("unbind", _unbind_geos, _multi_back, params={"dim": 0}, node_name="UnbindBackward0",
+        multi_output=True)
+
+# ---- gradient plumbing for views: scatter / gather by cells -------------------------------------
+
+
+def _scatter_fwd(xp, g, out=None, dt=None, in_geo=None, view_geo=None):
+    idx = layout.element_index_map(in_geo, view_geo)
+    res = xp.zeros(layout.numel(in_geo[0]), dtype=g.dtype)
+    idx = xp.asarray(idx)
+    if layout.has_internal_overlap(view_geo[0], view_geo[1]):
+        if xp.__name__ == "numpy":
+            xp.add.at(res, idx, g.reshape(-1))
+        else:  # cupy
+            import cupyx  # type: ignore
+
+            cupyx.scatter_add(res, idx, g.reshape(-1))
+    else:
+        res[idx] = g.reshape(-1)
+    return res.reshape(in_geo[0])
+
+
+def _gather_fwd(xp, g, out=None, dt=None, in_geo=None, view_geo=None):
+    idx = xp.asarray(layout.element_index_map(in_geo, view_geo))
+    return g.reshape(-1)[idx].reshape(view_geo[0])
+
+
+register(OpSpec(name="scatter_to_geometry", forward=_scatter_fwd, dtype_rule="self", method=False,
+                function=False, params={"in_geo": None, "view_geo": None},
+                node_name="AsStridedScatterBackward0",
+                backward=lambda c, g: (gather_from_geometry(g, c["in_geo"], c["view_geo"]),)))
+register(OpSpec(name="gather_from_geometry", forward=_gather_fwd, dtype_rule="self", method=False,
+                function=False, params={"in_geo": None, "view_geo": None},
+                node_name="AsStridedBackward0",
+                backward=lambda c, g: (scatter_to_geometry(g, c["in_geo"], c["view_geo"]),)))
+
+
+def scatter_to_geometry(g, in_geo, view_geo):
+    """A gradient of the input's shape, zero except ``g`` in the view's cells (summed on overlap)."""
+    from .dispatch import call
+
+    return call(OPS["scatter_to_geometry"], (g,), {"in_geo": in_geo, "view_geo": view_geo})
+
+
+def gather_from_geometry(g, in_geo, view_geo):
+    from .dispatch import call
+
+    return call(OPS["gather_from_geometry"], (g,), {"in_geo": in_geo, "view_geo": view_geo})

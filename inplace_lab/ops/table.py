@@ -1,0 +1,99 @@
+"""The op table: the single source of truth about every op.
+
+For each op: its forward kernel, its backward formula, what the backward
+saves (inputs, result, nothing), whether it is a view, whether it has an
+in-place variant in PyTorch and in Paddle, and how its result dtype is found.
+The public functions, the Tensor methods, the facades, the in-place checks,
+the coverage table in the docs and the renderers' labels all read this table.
+
+>>> from inplace_lab.ops.table import OPS
+>>> OPS["exp"].saves
+('result',)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+OPS: dict[str, "OpSpec"] = {}
+
+
+@dataclass(eq=False)
+class OpSpec:
+    """One op. See the module docstring; ``kind`` is "normal", "view" or "inplace"."""
+
+    name: str
+    forward: Callable
+    backward: Optional[Callable] = None
+    kind: str = "normal"
+    args: tuple = ("self",)  # positional tensor-or-scalar arguments
+    params: dict = field(default_factory=dict)  # keyword parameters (positional after args)
+    saves: tuple = ()  # "self", "other", ..., "result"
+    save_if: dict = field(default_factory=dict)  # saved name -> arg whose requires_grad needs it
+    dtype_rule: object = "promote"  # promote | float | bool | self | callable(spec, ins, params)
+    inplace: bool = False  # has a name_ variant here
+    torch_inplace: Optional[bool] = None  # does PyTorch have name_ (default: inplace)
+    paddle_inplace: Optional[bool] = None  # does Paddle 3.3.1 have name_ (default: False)
+    method: bool = True  # installed as a Tensor method
+    function: bool = True  # installed as inplace_lab.<name>
+    out: bool = True  # accepts out=
+    node_name: str = ""
+    multi_output: bool = False  # view op returning several views (split/chunk/unbind)
+    integer_ok: bool = True  # in-place allowed on integer targets (else cast error)
+    aliases: tuple = ()  # other names for the same op (e.g. "multiply" for "mul")
+    variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
+    perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
+    select: Optional[Callable] = None  # overloads: (ins) -> another OpSpec or None
+    doc: str = ""
+
+    def __post_init__(self):
+        if not self.node_name:
+            self.node_name = "".join(p.capitalize() for p in self.name.split("_")) + "Backward0"
+        if self.torch_inplace is None:
+            self.torch_inplace = self.inplace
+        if self.paddle_inplace is None:
+            self.paddle_inplace = False
+        self.param_names = tuple(self.params)
+        self.n_args = len(self.args)
+
+    @property
+    def saves_input_for_inplace(self) -> bool:
+        """In-place form needs a copy of its input first (clone-before-overwrite)."""
+        return "self" in self.saves
+
+    @property
+    def differentiable(self) -> bool:
+        return self.backward is not None
+
+    def saves_summary(self) -> str:
+        kinds = {"result" if s == "result" else "inputs" for s in self.saves}
+        if not kinds:
+            return "nothing"
+        return " and ".join(sorted(kinds, key=lambda k: k != "inputs"))
+
+
+def register(spec: OpSpec) -> OpSpec:
+    if spec.name in OPS:
+        raise ValueError(f"op {spec.name!r} registered twice")
+    OPS[spec.name] = spec
+    return spec
+
+
+def op(name: str, **kw) -> Callable:
+    """Decorator form: ``@op("exp", saves=("result",))`` on the forward kernel."""
+
+    def deco(fwd):
+        register(OpSpec(name=name, forward=fwd, **kw))
+        return fwd
+
+    return deco
+
+
+def backward_of(name: str) -> Callable:
+    """Decorator that attaches a backward formula to an already registered op."""
+
+    def deco(fn):
+        OPS[name].backward = fn
+        return fn
+
+    return deco

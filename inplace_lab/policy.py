@@ -1,0 +1,95 @@
+"""In-place policies: whose rules and whose words apply (``pytorch``, ``paddle``, ``paddle-legacy``).
+
+The dispatcher asks the active policy what to do at the moments where the
+frameworks differ: an in-place op on a leaf or a view of a leaf, whether a view
+modified in place rewrites its base's history, the text of a saved-tensor
+error, non-scalar ``backward()``, and (legacy Paddle) in-place ops whose
+backward needs the overwritten input.
+
+>>> import inplace_lab as il
+>>> with il.inplace_policy("paddle"):
+...     pass
+"""
+from __future__ import annotations
+
+import contextlib
+
+from . import errors
+
+POLICIES = ("pytorch", "paddle", "paddle-legacy")
+_current = "pytorch"
+
+
+def get_inplace_policy() -> str:
+    return _current
+
+
+def set_inplace_policy(name: str) -> None:
+    """Switch the rules for the whole session: 'pytorch' (default), 'paddle' or 'paddle-legacy'."""
+    global _current
+    if name not in POLICIES:
+        raise ValueError(f"unknown in-place policy {name!r}: choose one of {', '.join(POLICIES)}")
+    _current = name
+
+
+@contextlib.contextmanager
+def inplace_policy(name: str):
+    """``with inplace_policy('paddle'):`` runs a block under another framework's rules."""
+    prev = _current
+    set_inplace_policy(name)
+    try:
+        yield
+    finally:
+        set_inplace_policy(prev)
+
+
+def policy_of(t) -> str:
+    """The policy for an op on ``t``: a facade's tensor keeps its facade's rules."""
+    return t._policy or _current
+
+
+def is_paddle(name) -> bool:
+    return name in ("paddle", "paddle-legacy")
+
+
+# ---- error texts ---------------------------------------------------------------------------
+
+def leaf_error(t, pol: str, *, setitem: bool = False, view: bool = False, op: str = ""):
+    """The error for an in-place write to a leaf (or view of a leaf) that requires grad."""
+    if is_paddle(pol):
+        nm = t.name or ""
+        kind = "Tensor" if setitem else "Var"
+        msg = f"(InvalidArgument) Leaf {kind} ({nm}) that doesn't stop gradient can't use inplace strategy."
+        return errors.LeafInplaceError(msg, tensor=t, op=op, policy=pol)
+    if view:
+        msg = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        return errors.ViewOfLeafInplaceError(msg, tensor=t, leaf=t._base, op=op, policy=pol)
+    msg = "a leaf Variable that requires grad is being used in an in-place operation."
+    return errors.LeafInplaceError(msg, tensor=t, op=op, policy=pol)
+
+
+def torch_type_name(t) -> str:
+    return f"torch.{t.dtype.torch_name}Tensor"
+
+
+def saved_error(saved, found: int, pol: str):
+    """The error when a saved tensor's version moved on before backward."""
+    t = saved.tensor_for_message()
+    if is_paddle(pol):
+        msg = (f"(PermissionDenied) Tensor '{t.name or ''}' used in gradient computation has been "
+               f"modified by an inplace operation. Its version is {found} but the expected version "
+               f"is {saved.version}. Please fix your code to void calling an inplace operator after "
+               "using the Tensor which will used in gradient computation.")
+    else:
+        producer = ""
+        if saved.producer_name:
+            producer = f", which is output {saved.output_nr} of {saved.producer_name},"
+        shape = "[" + ", ".join(str(n) for n in t.shape) + "]"
+        msg = ("one of the variables needed for gradient computation has been modified by an "
+               f"inplace operation: [{torch_type_name(t)} {shape}]{producer} is at version {found}; "
+               f"expected version {saved.version} instead. Hint: enable anomaly detection to find "
+               "the operation that failed to compute its gradient, with "
+               "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return errors.SavedTensorModifiedError(
+        msg, tensor=t, saved=saved, node=saved.node_name, expected=saved.version, found=found,
+        policy=pol)

@@ -1,0 +1,58 @@
+"""Storage: one flat buffer that tensors (and all their views) look into.
+
+A storage owns a 1-D numpy or cupy array. Tensors are windows on it
+(shape, strides, offset); views are more windows on the *same* storage. The
+allocation is reported to ``memory`` and so is the free, which happens when the
+last tensor (or numpy array from ``Tensor.numpy()``) referring to it dies.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from . import backend, memory
+from .dtypes import dtype as _dtype
+
+_ids = itertools.count(1)
+
+
+class Storage:
+    """A flat, typed buffer on one device with a stable id."""
+
+    __slots__ = ("data", "dtype", "device", "id", "alloc_step", "counted", "_owners", "__weakref__")
+
+    def __init__(self, data, dt: _dtype, dev: backend.device, counted: bool = True):
+        self.data = data  # 1-D backend array
+        self.dtype = dt
+        self.device = dev
+        self.id = next(_ids)
+        self.counted = counted
+        self._owners = weakref.WeakSet()
+        self.alloc_step = 0
+        if counted:
+            self.alloc_step = memory.record_alloc(self)
+            weakref.finalize(self, memory.record_free, self.id, str(dev), self.nbytes())
+
+    @classmethod
+    def allocate(cls, n: int, dt: _dtype, dev: backend.device) -> "Storage":
+        return cls(backend.empty(n, dt.np, dev), dt, dev)
+
+    def nbytes(self) -> int:
+        return int(self.data.nbytes)
+
+    def size(self) -> int:
+        return int(self.data.size)
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def data_ptr(self) -> int:
+        if isinstance(self.data, backend.np.ndarray):
+            return int(self.data.__array_interface__["data"][0])
+        return int(self.data.data.ptr)
+
+    def owner_names(self) -> set:
+        return {t.name for t in self._owners if getattr(t, "name", None)}
+
+    def __repr__(self) -> str:
+        return f"Storage(id={self.id}, {self.size()} x {self.dtype.name}, {self.nbytes()} bytes, device={self.device})"
