@@ -114,7 +114,8 @@ def _array(x):
 def check_inplace(spec, target, ins, dt, *, setitem=False):
     """Everything that can make an in-place write illegal; raises before any write."""
     pol = policy.policy_of(target)
-    recording = _gm.enabled
+    # PyTorch's check_inplace: only when grad mode is on and some input requires grad.
+    recording = _gm.enabled and any(isinstance(x, Tensor) and x._requires_grad for x in ins)
     if recording and target._requires_grad:
         if target._grad_fn is None and target._base is None:
             raise policy.leaf_error(target, pol, setitem=setitem, op=spec.name)
