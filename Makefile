@@ -1,0 +1,41 @@
+# Two commands for a newcomer:
+#   make lab    JupyterLab on notebooks/, opening the tour
+#   make test   the whole test suite, including the PyTorch/Paddle differential tests
+# Both create .venv on first use. Installs are keyed on pyproject.toml through stamp
+# files, so a second run skips pip entirely until pyproject.toml changes.
+#
+# Options: LAB_ARGS="--no-browser --port 8899" make lab;  PYTEST_ARGS="-x tests/core" make test
+
+PYTHON      ?= python3
+VENV        := .venv
+PY          := $(VENV)/bin/python
+LAB_ARGS    ?=
+PYTEST_ARGS ?=
+
+.PHONY: lab test venv clean-venv
+
+lab: $(VENV)/.installed-dev
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks \
+		--LabApp.default_url=/lab/tree/01_tour.ipynb $(LAB_ARGS)
+
+test: $(VENV)/.installed-dev-oracle
+	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; treating that as a failure" >&2; fi; \
+	exit $$rc
+
+venv: $(PY)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# pip (not uv/poetry): torch==2.13.0 must come from the local CPU wheel via pip's find-links.
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install -e '.[dev]'
+	touch $@
+
+$(VENV)/.installed-dev-oracle: pyproject.toml | $(PY)
+	$(PY) -m pip install -e '.[dev,oracle]'
+	touch $@ $(VENV)/.installed-dev
+
+clean-venv:
+	rm -rf $(VENV)
