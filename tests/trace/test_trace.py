@@ -1,0 +1,75 @@
+"""Trace recording: steps, labels from variable names, errors as the last step, JSON."""
+import pytest
+
+import inplace_lab as il
+from inplace_lab import hooks
+from inplace_lab.trace import Trace, trace
+
+
+def test_trace_records_ops_in_order_with_kinds_and_source_lines():
+    with trace() as tr:
+        x = il.ones(2, 3)
+        v = x.t()
+        v.mul_(2)
+    ops = tr.ops()
+    assert [(s.op, s.kind) for s in ops] == [("t", "view"), ("mul", "inplace")]
+    assert ops[0].line == "v = x.t()"
+    assert ops[1].line == "v.mul_(2)"
+
+
+def test_trace_labels_tensors_with_their_variable_names():
+    with trace() as tr:
+        x = il.ones(2, 3)
+        v = x.t()
+        v.mul_(2)
+    view_step = tr.ops()[0]
+    assert view_step.inputs[0].label == "x"
+    assert view_step.outputs[0].label == "v"  # bound after the step returned
+    assert view_step.outputs[0].base == view_step.inputs[0].tid
+
+
+def test_trace_snapshots_versions_at_each_step():
+    with trace() as tr:
+        x = il.zeros(3)
+        x.add_(1)
+        x.add_(1)
+    versions = [s.outputs[0].version for s in tr.ops()]
+    assert versions == [1, 2]
+
+
+def test_error_inside_trace_is_last_step_and_reraised():
+    w = il.ones(3, requires_grad=True)
+    with pytest.raises(il.errors.LeafInplaceError):
+        with trace() as tr:
+            w.add_(1)
+    last = tr.steps[-1]
+    assert last.event == "error"
+    assert last.kind == "LeafInplaceError"
+    assert last.inputs[0].label == "w"
+    assert "leaf Variable" in last.data["message"]
+    assert w._version == 0
+
+
+def test_trace_records_allocations_with_live_bytes():
+    with trace() as tr:
+        x = il.zeros(4)  # 16 bytes
+        y = x + 1
+    allocs = [s for s in tr.steps if s.event == "alloc"]
+    assert [s.data["nbytes"] for s in allocs] == [16, 16]
+    assert allocs[1].memory["cpu"] - allocs[0].memory["cpu"] == 16
+    del y
+
+
+def test_trace_json_round_trip_keeps_steps():
+    with trace() as tr:
+        x = il.ones(2, 2)
+        x.t_()
+    back = Trace.from_json(tr.to_json())
+    assert [(s.event, s.op, s.kind) for s in back.steps] == [(s.event, s.op, s.kind) for s in tr.steps]
+    assert back.ops()[0].outputs[0].strides == (1, 2)
+
+
+def test_no_listener_after_trace_exits():
+    with trace():
+        pass
+    assert hooks.active is False
