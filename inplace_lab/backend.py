@@ -152,7 +152,12 @@ def is_backend_array(a) -> bool:
 
 
 def as_strided(flat, shape, strides_bytes, offset_bytes=0):
-    """A strided view over a flat buffer (numpy or cupy); the view shares the buffer."""
+    """A strided view over a flat buffer (numpy or cupy); the view shares the buffer.
+
+    An empty window may sit past the end of its storage (PyTorch only checks bounds when
+    there are elements), so it becomes an empty array at the start of the buffer."""
+    if 0 in tuple(shape):
+        return flat[:0].reshape(shape)
     if isinstance(flat, np.ndarray):
         return np.ndarray(shape, flat.dtype, buffer=flat, offset=offset_bytes, strides=strides_bytes)
     return _cupy.ndarray(shape, flat.dtype, memptr=flat.data + offset_bytes, strides=strides_bytes)

@@ -35,10 +35,10 @@ def numel(shape: Sequence[int]) -> int:
 
 def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """PyTorch's rule: size-1 dims may have any stride; empty tensors are contiguous."""
+    if numel(shape) == 0:
+        return True
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
         if n != 1:
             if s != expected:
                 return False
@@ -76,6 +76,8 @@ def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
     overlaps for sure; otherwise, sorted by stride, each stride must step over
     everything the smaller dims cover.
     """
+    if numel(shape) == 0:
+        return False  # no elements, nothing can repeat
     dims = [(s, n) for n, s in zip(shape, strides) if n > 1]
     if any(s == 0 for s, _ in dims):
         return True
@@ -108,18 +110,26 @@ def overlap_kind(a: tuple, b: tuple) -> str:
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
-    """NumPy/PyTorch broadcasting, with PyTorch's error text."""
-    ndim = max((len(s) for s in shapes), default=0)
+    """NumPy/PyTorch broadcasting, folded pairwise like PyTorch's ``infer_size`` (same error text:
+    the rightmost mismatch is reported, with its dimension counted in the result)."""
+    out: Shape = ()
+    for i, shp in enumerate(shapes):
+        out = tuple(shp) if i == 0 else _broadcast_pair(out, tuple(shp))
+    return out
+
+
+def _broadcast_pair(a: Shape, b: Shape) -> Shape:
+    ndim = max(len(a), len(b))
     out = [1] * ndim
-    for shp in shapes:
-        for i, n in enumerate(shp):
-            j = ndim - len(shp) + i
-            if out[j] == 1:
-                out[j] = n
-            elif n != 1 and n != out[j]:
-                raise RuntimeError(
-                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({n}) "
-                    f"at non-singleton dimension {i}")
+    for i in range(ndim - 1, -1, -1):
+        k = ndim - 1 - i
+        na = a[len(a) - 1 - k] if k < len(a) else 1
+        nb = b[len(b) - 1 - k] if k < len(b) else 1
+        if na != nb and na != 1 and nb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({na}) must match the size of tensor b ({nb}) "
+                f"at non-singleton dimension {i}")
+        out[i] = nb if na == 1 else na
     return tuple(out)
 
 
@@ -130,25 +140,30 @@ def broadcast_index(index: Sequence[int], big: Sequence[int], small: Sequence[in
 
 
 def expand_strides(shape: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> Shape:
-    """Strides of ``expand(target)``: broadcast dims get stride 0."""
+    """Strides of ``expand(target)``: broadcast dims get stride 0 (PyTorch's inferExpandGeometry;
+    a new leading dim of size 1 gets the stride that would make it contiguous with the next)."""
     off = len(target) - len(shape)
     if off < 0:
         raise RuntimeError(
             f"expand: the number of sizes provided ({len(target)}) must be greater or equal to "
             f"the number of dimensions in the tensor ({len(shape)})")
-    out = []
-    for i, t in enumerate(target):
+    out = [0] * len(target)
+    sizes = [0] * len(target)
+    for i in range(len(target) - 1, -1, -1):
+        t = target[i]
         if i < off:
             if t < 0:
                 raise RuntimeError(
-                    f"The expanded size of the tensor ({t}) isn't allowed in a leading, non-existing dimension {i}")
-            out.append(0)
+                    f"The expanded size of the tensor ({t}) isn't allowed in a leading, "
+                    f"non-existing dimension {i}")
+            nxt = sizes[i + 1] * out[i + 1] if i + 1 < len(target) else 0
+            sizes[i], out[i] = t, (nxt if t == 1 else 0)
             continue
         n, s = shape[i - off], strides[i - off]
         if t == -1 or t == n:
-            out.append(s)
+            sizes[i], out[i] = n, s
         elif n == 1:
-            out.append(0)
+            sizes[i], out[i] = t, 0
         else:
             raise RuntimeError(
                 f"The expanded size of the tensor ({t}) must match the existing size ({n}) at "
@@ -162,17 +177,19 @@ def infer_size(shape: Sequence[int], total: int) -> Shape:
     neg = [i for i, n in enumerate(shape) if n == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for n in shape:
+    for i, n in enumerate(shape):
         if n < -1:
-            raise RuntimeError(f"invalid shape dimension {n}")
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {_fmt(shape)}")
     known = prod(n for n in shape if n != -1)
-    if neg:
-        if known == 0 or total % known:
-            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {total}")
-        shape[neg[0]] = total // known
-    elif known != total:
-        raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {total}")
-    return tuple(shape)
+    if known == total or (neg and known > 0 and total % known == 0):
+        if neg:
+            if known == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous")
+            shape[neg[0]] = total // known
+        return tuple(shape)
+    raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {total}")
 
 
 def _fmt(shape) -> str:
@@ -181,6 +198,8 @@ def _fmt(shape) -> str:
 
 def view_strides(shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]):
     """Strides that let ``new_shape`` alias the same cells, or None (PyTorch's computeStride)."""
+    if numel(shape) == 0 and tuple(shape) == tuple(new_shape):
+        return tuple(strides)  # empty tensors keep their strides when the shape is unchanged
     if numel(shape) == 0 or len(shape) == 0:
         return contiguous_strides(new_shape)
     newstride = [0] * len(new_shape)
