@@ -157,6 +157,8 @@ class Trace:
             st = t._storage
             if st.id not in storages:
                 storages[st.id] = _storage_snapshot(st)
+            if storages[st.id]["values"] is None or isinstance(storages[st.id]["values"], dict):
+                storages[st.id]["values"] = _sampled_values(st, t, storages[st.id]["values"])
         self._add(Step(0, ev.event, op=ev.op, kind=ev.kind, inputs=ins, outputs=outs,
                        storages=storages, data=dict(ev.data), **where))
 
@@ -240,6 +242,16 @@ def _storage_snapshot(st) -> dict:
     if n <= STORAGE_VALUES_LIMIT:
         snap["values"] = backend.to_numpy(st.data).tolist()
     return snap
+
+
+def _sampled_values(st, t, have) -> dict:
+    """Values of a large storage at the cells a picture of ``t`` would show."""
+    from .viz.model import sample_positions, values_at
+
+    pos, _ = sample_positions(t._shape, t._strides, t._offset)
+    out = dict(have or {})
+    out.update(values_at(st, list(range(8)) + list(range(st.size() - 4, st.size())) + pos[:16] + pos[-4:]))
+    return out
 
 
 def _tensors_in(info: dict):
