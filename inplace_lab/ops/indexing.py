@@ -87,6 +87,9 @@ def _basic(self, idx):
                     "dim": d, "start": start, "end": stop, "step": 1 if step is None else step})
             d += 1
         else:
+            n = out._shape[d]
+            if not -n <= int(ix) < n:  # x[i] words it differently from x.select(d, i)
+                raise IndexError(f"index {int(ix)} is out of bounds for dimension {d} with size {n}")
             out = dispatch.call_view(OPS["select"], (out, d, int(ix)), {})
     if out is self:
         out = dispatch.call_view(OPS["alias"], (self,), {})

@@ -89,7 +89,8 @@ def flatten(self, start_dim=0, end_dim=-1):
 
 
 def ravel(self):
-    return reshape(self, -1)
+    """PyTorch's ravel is ``contiguous().view(-1)``: a view of self, or of a fresh copy."""
+    return dispatch.call_view(OPS["view"], (contiguous(self), -1), {})
 
 
 def view_as(self, other):

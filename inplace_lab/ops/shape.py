@@ -81,7 +81,16 @@ view_op("unsqueeze", _unsqueeze_geo, _reshape_back, params={"dim": 0}, node_name
 
 def _unflatten_geo(t, dim, sizes):
     d = layout.wrap_dim(dim, t.ndim)
-    sizes = layout.infer_size(tuple(sizes), t._shape[d])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) <= 1 and (layout.numel(n for n in sizes if n != -1) or -1 not in sizes):
+        known = layout.numel(n for n in sizes if n != -1)
+        if (known != t._shape[d]) if -1 not in sizes else (t._shape[d] % known):
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                f"{dim} ({t._shape[d]}) in the input tensor")
+    sizes = layout.infer_size(sizes, t._shape[d])
     new = t._shape[:d] + tuple(sizes) + t._shape[d + 1:]
     return _view_geo(t, *new)
 
@@ -196,7 +205,8 @@ def _select_geo(t, dim, index):
     n = t._shape[d]
     i = _int(index)
     if not -n <= i < n:
-        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+        raise IndexError(f"select(): index {i} out of range for tensor of size {list(t._shape)} "
+                         f"at dimension {d}")
     i %= n
     return (t._shape[:d] + t._shape[d + 1:], t._strides[:d] + t._strides[d + 1:],
             t._offset + i * t._strides[d])
@@ -218,7 +228,7 @@ def _slice_geo(t, dim=0, start=None, end=None, step=1):
     strides = list(t._strides)
     shape[d] = length
     strides[d] = t._strides[d] * step
-    return tuple(shape), tuple(strides), t._offset + (start * t._strides[d] if length else 0)
+    return tuple(shape), tuple(strides), t._offset + start * t._strides[d]  # even when empty
 
 
 view_op("slice", _slice_geo, params={"dim": 0, "start": None, "end": None, "step": 1},
@@ -228,10 +238,14 @@ view_op("slice", _slice_geo, params={"dim": 0, "start": None, "end": None, "step
 def _narrow_geo(t, dim, start, length):
     d = layout.wrap_dim(dim, t.ndim)
     n = t._shape[d]
-    start = _int(start)
+    start, length = _int(start), _int(length)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if start < 0:
         start += n
-    if start < 0 or start + _int(length) > n or length < 0:
+    if start + length > n:
         raise RuntimeError(
             f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _slice_geo(t, d, start, start + _int(length), 1)
@@ -263,6 +277,11 @@ view_op("diagonal", _diagonal_geo, params={"offset": 0, "dim1": 0, "dim2": 1},
 
 def _expand_geo(t, *sizes):
     sizes = _dims_arg(sizes)
+    if len(sizes) < t.ndim:
+        raise RuntimeError(
+            f"expand(torch.{t.dtype.torch_name}Tensor{{{list(t._shape)}}}, size={list(sizes)}): the "
+            f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({t.ndim})")
     strides = layout.expand_strides(t._shape, t._strides, sizes)
     off = len(sizes) - t.ndim
     shape = tuple(t._shape[i - off] if (n == -1 and i >= off) else n for i, n in enumerate(sizes))
