@@ -11,12 +11,14 @@ VENV        := .venv
 PY          := $(VENV)/bin/python
 LAB_ARGS    ?=
 PYTEST_ARGS ?=
+# Jupyter refuses to start as root unless told; these machines run as root.
+LAB_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: lab test venv clean-venv
 
 lab: $(VENV)/.installed-dev
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks \
-		--LabApp.default_url=/lab/tree/01_tour.ipynb $(LAB_ARGS)
+		--LabApp.default_url=/lab/tree/01_tour.ipynb $(LAB_ROOT) $(LAB_ARGS)
 
 test: $(VENV)/.installed-dev-oracle
 	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
