@@ -124,6 +124,28 @@ def is_real_gpu(dev: device) -> bool:
     return dev.type == "cuda" and _CUPY_DEVICES > 0
 
 
+def is_simulated(dev: device) -> bool:
+    """A ``cuda`` device backed by numpy (the teaching switch, no real GPU present)."""
+    return dev.type == "cuda" and _CUPY_DEVICES == 0
+
+
+def device_label(dev: device) -> str:
+    """``cuda:0``, or ``cuda:0 (simulated on numpy)``: never pass a simulated GPU off as real."""
+    return f"{dev} (simulated on numpy)" if is_simulated(dev) else str(dev)
+
+
+def pinned_empty(n: int, np_dtype):
+    """A host buffer in page-locked memory (cupy's pinned allocator), for fast GPU copies.
+
+    PyTorch's error when there is no accelerator to pin for, raised before anything is allocated.
+    """
+    if not _CUPY_DEVICES:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    import cupyx  # type: ignore
+
+    return cupyx.empty_pinned(n, dtype=np_dtype)
+
+
 def empty(n: int, np_dtype, dev: device):
     """A fresh flat buffer of ``n`` elements on ``dev``."""
     if is_real_gpu(dev):

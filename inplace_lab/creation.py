@@ -203,39 +203,58 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False, **_):
     return _finish(t, requires_grad)
 
 
+_CHUNK = 1 << 16  # elements per temporary when a generator cannot write the target dtype
+
+
+def _chunked(flat, draw):
+    """Fill ``flat`` from ``draw(n)`` in bounded pieces: temporaries never exceed one chunk."""
+    for i in range(0, flat.size, _CHUNK):
+        part = flat[i:i + _CHUNK]
+        part[...] = draw(part.size)
+
+
 def _random_fill(t, kind, **kw):
-    """Fill ``t``'s storage in its own dtype (numpy's Generator writes float32 directly)."""
+    """Fill ``t``'s storage in its own dtype: numpy's Generator writes float32/float64 directly
+    (``out=``); other dtypes go through small chunks, never a full-size float64 temporary."""
     flat = t._storage.data
     if backend.is_real_gpu(t.device):
         cp = backend._cupy
         if kind == "uniform":
-            flat[...] = cp.random.uniform(kw.get("low", 0.0), kw.get("high", 1.0), flat.size).astype(flat.dtype)
+            if flat.dtype in (np.float32, np.float64):
+                flat[...] = cp.random.random(flat.size, dtype=flat.dtype)
+            else:
+                _chunked(flat, lambda n: cp.random.random(n))
         elif kind == "normal":
-            flat[...] = (cp.random.standard_normal(flat.size) * kw.get("std", 1.0) + kw.get("mean", 0.0)).astype(flat.dtype)
+            if flat.dtype in (np.float32, np.float64):
+                flat[...] = cp.random.standard_normal(flat.size, dtype=flat.dtype)
+            else:
+                _chunked(flat, lambda n: cp.random.standard_normal(n))
         else:
-            flat[...] = cp.random.randint(kw["low"], kw["high"], flat.size).astype(flat.dtype)
-        return t
-    if kind == "uniform":
+            _chunked(flat, lambda n: cp.random.randint(kw["low"], kw["high"], n))
+    elif kind == "uniform":
         if flat.dtype in (np.float32, np.float64):
             _rng.random(out=flat, dtype=flat.dtype)
         else:
-            flat[...] = _rng.random(flat.size)
-        lo, hi = kw.get("low", 0.0), kw.get("high", 1.0)
-        if (lo, hi) != (0.0, 1.0):
-            flat *= (hi - lo)
-            flat += lo
+            _chunked(flat, _rng.random)
     elif kind == "normal":
         if flat.dtype in (np.float32, np.float64):
             _rng.standard_normal(out=flat, dtype=flat.dtype)
         else:
-            flat[...] = _rng.standard_normal(flat.size)
-        std, mean = kw.get("std", 1.0), kw.get("mean", 0.0)
-        if std != 1.0:
-            flat *= std
-        if mean != 0.0:
-            flat += mean
-    elif kind == "integers":
-        flat[...] = _rng.integers(kw["low"], kw["high"], flat.size)
+            _chunked(flat, _rng.standard_normal)
+    else:
+        lo, hi = kw["low"], kw["high"]
+        if flat.dtype.kind in "iu":
+            _chunked(flat, lambda n: _rng.integers(lo, hi, n, dtype=flat.dtype))
+        else:
+            _chunked(flat, lambda n: _rng.integers(lo, hi, n))
+    if kind == "uniform" and (kw.get("low", 0.0), kw.get("high", 1.0)) != (0.0, 1.0):
+        flat *= (kw["high"] - kw["low"])
+        flat += kw["low"]
+    if kind == "normal":
+        if kw.get("std", 1.0) != 1.0:
+            flat *= kw["std"]
+        if kw.get("mean", 0.0) != 0.0:
+            flat += kw["mean"]
     return t
 
 
@@ -252,14 +271,11 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = empty(*(size if isinstance(size, (list, tuple)) else (size,)),
               dtype=dtype or dtypes.int64, device=device)
-    flat = t._storage.data
-    if backend.is_real_gpu(t.device):
-        flat[...] = backend._cupy.random.randint(low, high, flat.size).astype(flat.dtype)
-    else:
-        flat[...] = _rng.integers(low, high, flat.size)
-    return _finish(t, requires_grad)
+    return _finish(_random_fill(t, "integers", low=low, high=high), requires_grad)
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, **_):

@@ -1,7 +1,9 @@
 """Per-device memory accounting: every storage allocation and free, live bytes and peak.
 
 ``Storage`` reports here when it allocates and (through ``weakref.finalize``)
-when its last reference dies, so the numbers are exact bytes of tensor data.
+when its last reference dies, so the numbers are exact bytes of tensor data:
+the figures PyTorch's ``torch.cuda.memory_allocated`` reports, for every device
+(``cpu``, ``cuda:0``; a simulated GPU is accounted separately from the CPU).
 
 >>> import inplace_lab as il
 >>> il.memory.reset_peak_memory_stats("cpu")
@@ -25,13 +27,17 @@ def _key(dev) -> str:
     return str(_device(dev) if dev is not None else _device("cpu"))
 
 
-def record_alloc(storage) -> int:
-    """Count a new storage; returns its allocation sequence number."""
-    k = str(storage.device)
-    cur = _allocated.get(k, 0) + storage.nbytes()
+def _add(k: str, nbytes: int) -> None:
+    cur = _allocated.get(k, 0) + nbytes
     _allocated[k] = cur
     if cur > _peak.get(k, 0):
         _peak[k] = cur
+
+
+def record_alloc(storage) -> int:
+    """Count a new storage; returns its allocation sequence number."""
+    k = str(storage.device)
+    _add(k, storage.nbytes())
     _live[storage.id] = storage
     seq = next(_seq)
     for cb in _listeners:
@@ -45,6 +51,15 @@ def record_free(storage_id: int, dev_key: str, nbytes: int) -> None:
         cb("free", storage_id, dev_key, nbytes)
 
 
+def record_realloc(storage, old_nbytes: int) -> None:
+    """A storage got a new buffer (``resize_``): the new one is counted before the old is freed."""
+    k = str(storage.device)
+    _add(k, storage.nbytes())
+    for cb in _listeners:
+        cb("alloc", storage.id, k, storage.nbytes())
+    record_free(storage.id, k, old_nbytes)
+
+
 def memory_allocated(device=None) -> int:
     """Bytes of tensor storage alive now on ``device`` (default cpu)."""
     return _allocated.get(_key(device), 0)
@@ -56,13 +71,14 @@ def max_memory_allocated(device=None) -> int:
 
 
 def reset_peak_memory_stats(device=None) -> None:
+    """Start a new peak measurement from what is alive now."""
     k = _key(device)
     _peak[k] = _allocated.get(k, 0)
 
 
 @dataclass(frozen=True)
 class StorageRecord:
-    """One live storage in a ``memory_snapshot``."""
+    """One live storage in a ``memory_snapshot`` (``simulated``: a simulated-GPU storage)."""
 
     storage_id: int
     device: str
@@ -70,15 +86,19 @@ class StorageRecord:
     dtype: str
     owners: tuple
     step: int
+    simulated: bool = False
 
 
 def memory_snapshot(device=None) -> list[StorageRecord]:
     """Live storages (all devices, or one) with size, dtype, owner names and allocation step."""
+    from .backend import is_simulated
+
     want = None if device is None else _key(device)
     out = []
     for sid, st in sorted(_live.items()):
         if not st.counted or (want is not None and str(st.device) != want):
             continue
         out.append(StorageRecord(sid, str(st.device), st.nbytes(), st.dtype.name,
-                                 tuple(sorted(st.owner_names())), st.alloc_step))
+                                 tuple(sorted(st.owner_names())), st.alloc_step,
+                                 is_simulated(st.device)))
     return out

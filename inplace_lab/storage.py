@@ -4,6 +4,8 @@ A storage owns a 1-D numpy or cupy array. Tensors are windows on it
 (shape, strides, offset); views are more windows on the *same* storage. The
 allocation is reported to ``memory`` and so is the free, which happens when the
 last tensor (or numpy array from ``Tensor.numpy()``) referring to it dies.
+``resize_`` may give a storage a bigger buffer (``replace_data``); every tensor
+on it keeps working because they hold the Storage object, not the buffer.
 """
 from __future__ import annotations
 
@@ -16,31 +18,49 @@ from .dtypes import dtype as _dtype
 _ids = itertools.count(1)
 
 
+def _free(storage_id: int, dev_key: str, size_box: list) -> None:
+    memory.record_free(storage_id, dev_key, size_box[0])
+
+
 class Storage:
     """A flat, typed buffer on one device with a stable id."""
 
-    __slots__ = ("data", "dtype", "device", "id", "alloc_step", "counted", "_owners", "__weakref__")
+    __slots__ = ("data", "dtype", "device", "id", "alloc_step", "counted", "pinned", "_owners",
+                 "_size_box", "__weakref__")
 
-    def __init__(self, data, dt: _dtype, dev: backend.device, counted: bool = True):
+    def __init__(self, data, dt: _dtype, dev: backend.device, counted: bool = True,
+                 pinned: bool = False):
         self.data = data  # 1-D backend array
         self.dtype = dt
         self.device = dev
         self.id = next(_ids)
         self.counted = counted
+        self.pinned = pinned  # page-locked host memory (cupy's pinned allocator)
         self._owners = weakref.WeakSet()
         self.alloc_step = 0
+        self._size_box = [self.nbytes()]  # the finalizer reads the size at free time
         if counted:
             self.alloc_step = memory.record_alloc(self)
-            weakref.finalize(self, memory.record_free, self.id, str(dev), self.nbytes())
+            weakref.finalize(self, _free, self.id, str(dev), self._size_box)
 
     @classmethod
     def allocate(cls, n: int, dt: _dtype, dev: backend.device) -> "Storage":
         return cls(backend.empty(n, dt.np, dev), dt, dev)
 
+    def replace_data(self, new) -> None:
+        """Swap in a (bigger) buffer; accounted as alloc of the new one, then free of the old,
+        so the peak sees both, as with a real reallocation."""
+        old_nbytes = self.nbytes()
+        self.data = new
+        self._size_box[0] = self.nbytes()
+        if self.counted:
+            memory.record_realloc(self, old_nbytes)
+
     def nbytes(self) -> int:
         return int(self.data.nbytes)
 
     def size(self) -> int:
+        """Number of elements (PyTorch's UntypedStorage.size() counts bytes: see ``nbytes``)."""
         return int(self.data.size)
 
     def __len__(self) -> int:
@@ -55,4 +75,5 @@ class Storage:
         return {t.name for t in self._owners if getattr(t, "name", None)}
 
     def __repr__(self) -> str:
-        return f"Storage(id={self.id}, {self.size()} x {self.dtype.name}, {self.nbytes()} bytes, device={self.device})"
+        where = backend.device_label(self.device)
+        return f"Storage(id={self.id}, {self.size()} x {self.dtype.name}, {self.nbytes()} bytes, device={where})"
