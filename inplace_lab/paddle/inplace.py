@@ -1,0 +1,278 @@
+"""Paddle 3.3.1's in-place API, with Paddle's names and signatures, over the op table.
+
+Every name Paddle exports (``api_names``: the Tensor methods, the ``paddle.X_``
+functions, ``paddle.nn.functional.X_``) becomes one adapter that, *at call time*:
+
+1. binds Paddle's arguments by Paddle's parameter names (``api_names.SIGNATURES``),
+2. finds the table op (``clip_`` -> clamp, ``gammaln_`` -> lgamma, ``scale_`` -> scale),
+3. renames the arguments to the op's (``y`` -> other, ``axis`` -> dim, ``min`` -> min_val),
+4. sends it through the dispatcher's in-place path (checks, version bump, graph).
+
+Metadata ops (``reshape_``, ``transpose_(perm)``, ``flatten_`` ...) and the few
+that are not table ops (``cast_``, ``apply_``, ``where_``) have a small handler here.
+``describe(name)`` says what a name maps to; the coverage table reads it.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from inplace_lab import dtypes, facade, layout
+from inplace_lab.autograd import grad_mode
+from inplace_lab.ops import dispatch
+from inplace_lab.ops.table import OPS
+from inplace_lab.tensor import Tensor as _Core
+
+from . import api_names
+
+# Paddle names whose table op is called differently (used when the table has no such alias).
+RENAMES = {
+    "gammaln": "lgamma", "clip": "clamp", "multiply": "mul", "divide": "div",
+    "subtract": "sub", "floor_mod": "remainder", "mod": "remainder", "equal": "eq",
+    "not_equal": "ne", "less": "lt", "less_than": "lt", "less_equal": "le",
+    "greater_than": "gt", "greater_equal": "ge", "bitwise_invert": "bitwise_not",
+}
+
+# Paddle parameter name -> table parameter names it may be called (first one the op has wins).
+_CANDIDATES = {
+    "y": ("other", "exponent", "end", "mat2", "batch2", "src", "source"),
+    "x": ("mat1", "batch1"),
+    "axis": ("dim",),
+    "value": ("value", "source", "values", "src", "fill_value"),
+    "min": ("min_val", "from_", "low"),
+    "max": ("max_val", "to", "high"),
+    "lam": ("lambd",),
+    "loc": ("median",),
+    "scale": ("sigma",),
+    "probs": ("p",),
+    "from_": ("from", "low"),
+    "max_norm": ("maxnorm",),
+    "updates": ("src",),
+    "indices": ("index",),
+    "values": ("src",),
+}
+
+# Paddle defaults that differ from the table op's (passed when the caller leaves them out).
+_DEFAULTS = {"softmax_": {"axis": -1}}
+
+
+def op_of(name: str):
+    """The table op behind a Paddle in-place name, or None (looked up now: the table grows)."""
+    return facade.resolve(name, RENAMES)
+
+
+def _table_names(spec):
+    return spec.args[1:] + spec.param_names
+
+
+def translate(spec, pname: str, args: tuple, kwargs: dict) -> dict:
+    """Paddle's arguments (after the target) as keyword arguments of the table op."""
+    names = api_names.SIGNATURES.get(pname)
+    given = dict(_DEFAULTS.get(pname, {}))
+    if names is None:
+        if args:
+            known = _table_names(spec)
+            if len(args) > len(known):
+                raise TypeError(f"{pname}() takes at most {len(known) + 1} positional arguments")
+            given.update(zip(known, args))
+    else:
+        if len(args) > len(names):
+            raise TypeError(f"{pname}() takes at most {len(names) + 1} positional arguments but "
+                            f"{len(args) + 1} were given")
+        given.update(zip(names, args))
+    for k, v in kwargs.items():
+        if k != "name":
+            given[k] = v
+    known = set(_table_names(spec))
+    out = {}
+    for k, v in given.items():
+        target = k if k in known else next((c for c in _CANDIDATES.get(k, ()) if c in known), None)
+        if target is None:
+            raise TypeError(f"{pname}(): argument '{k}' has no counterpart in inplace_lab's "
+                            f"'{spec.name}' op (its arguments: {', '.join(sorted(known))})")
+        out[target] = v
+    return out
+
+
+def _not_yet(pname: str, why: str):
+    return NotImplementedError(f"paddle {pname}: {why} (inplace_lab's op table does not have it "
+                               "yet)")
+
+
+def _generic(pname: str):
+    def fn_(x, *args, **kwargs):
+        spec = op_of(pname)
+        if spec is None:
+            core = getattr(_Core, pname, None)
+            if callable(core):  # a core Tensor method of that name (e.g. resize_, detach_)
+                return core(x, *args, **{k: v for k, v in kwargs.items() if k != "name"})
+            raise _not_yet(pname, f"no op {pname[:-1]!r}")
+        if not spec.inplace:
+            raise _not_yet(pname, f"the op {spec.name!r} has no in-place form")
+        return dispatch.call_inplace(spec, (x,), translate(spec, pname, args, kwargs))
+
+    return fn_
+
+
+# ---- handlers for metadata ops and ops that are not table entries ---------------------------
+
+def _view_inplace(x, shape):
+    """Change x's shape in place (same object, shared storage, one version bump)."""
+    from inplace_lab.ops import methods
+
+    shape = layout.infer_size(tuple(int(n) for n in shape), x.numel())
+    return methods._inplace_view("view")(x, *shape)
+
+
+def reshape_(x, shape, name=None):
+    return _view_inplace(x, list(shape))
+
+
+def flatten_(x, start_axis=0, stop_axis=-1, name=None):
+    nd = x.ndim
+    if nd == 0:
+        return _view_inplace(x, [1])
+    s, e = layout.wrap_dim(start_axis, nd), layout.wrap_dim(stop_axis, nd)
+    if s > e:
+        raise ValueError("The stop_axis should be larger than stat_axis")
+    shape = list(x.shape[:s]) + [layout.numel(x.shape[s:e + 1])] + list(x.shape[e + 1:])
+    return _view_inplace(x, shape)
+
+
+def _axes(axis, nd):
+    if axis is None:
+        return None
+    if isinstance(axis, _Core):
+        axis = axis.tolist()
+    axis = [axis] if isinstance(axis, int) else list(axis)
+    return sorted({layout.wrap_dim(a, nd) for a in axis})
+
+
+def squeeze_(x, axis=None, name=None):
+    axes = _axes(axis, x.ndim)
+    shape = [n for i, n in enumerate(x.shape) if not (n == 1 and (axes is None or i in axes))]
+    return _view_inplace(x, shape)
+
+
+def unsqueeze_(x, axis, name=None):
+    axis = axis.tolist() if isinstance(axis, _Core) else axis
+    shape = list(x.shape)
+    for a in ([axis] if isinstance(axis, int) else list(axis)):
+        shape.insert(a if a >= 0 else a + len(shape) + 1, 1)
+    return _view_inplace(x, shape)
+
+
+def transpose_(x, perm, name=None):
+    return _Core.permute_(x, list(perm))
+
+
+def t_(input, name=None):
+    if input.ndim > 2:
+        raise ValueError(f"Input(input) only support N-D (N<=2) tensor, but received length of "
+                         f"Input(input) is {input.ndim}. Perhaps you can use paddle.tensor.transpose"
+                         "() instead.")
+    return _Core.t_(input)
+
+
+def cast_(x, dtype):
+    """Change x's dtype in place: x takes the converted storage, version + 1."""
+    dt = dtypes.from_any(dtype)
+    if dt is x.dtype:
+        x._vc.bump()
+        return x
+    new = x.to(dt)
+    x._storage, x._dtype = new._storage, new._dtype
+    x._set_geometry(new._shape, new._strides, new._offset)
+    x._vc.bump()
+    if new._grad_fn is not None:
+        x._grad_fn, x._output_nr, x._requires_grad = new._grad_fn, new._output_nr, True
+    return x
+
+
+def apply_(x, func):
+    """``x.apply_(f)``: overwrite x with ``f(x)``; only without gradient, as in Paddle."""
+    if x._requires_grad:
+        raise RuntimeError("Cannot apply function on a tensor that required gradient.")
+    with grad_mode.no_grad():
+        r = func(x)
+        return x.copy_(r)
+
+
+def where_(condition, x=None, y=None, name=None):
+    """``paddle.where_(cond, x, y)`` writes the result into x (one version bump on x)."""
+    if OPS.get("where") is None:
+        raise _not_yet("where_", "no op 'where'")
+    if condition.dtype is not dtypes.bool_:
+        raise ValueError("The `condition` is expected to be a boolean Tensor, but got a Tensor "
+                         f"with dtype paddle.{condition.dtype.name}")
+    r = dispatch.call(OPS["where"], (condition, x, y), {})
+    return x.copy_(r)
+
+
+def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
+    """Make x a window on ``source``'s storage (or an empty tensor); version + 1."""
+    if source is None:
+        from inplace_lab import creation
+
+        source = creation.empty((0,), dtype=x.dtype, device=x.device)
+    shape = list(source.shape) if shape is None else list(shape)
+    stride = list(layout.contiguous_strides(shape)) if stride is None else list(stride)
+    x._storage, x._dtype = source._storage, source._dtype
+    x._set_geometry(shape, stride, source._offset + offset)
+    x._vc.bump()
+    return x
+
+
+def reconstruct_from_(x, other):
+    """Paddle's internal ``reconstruct_from_``: x takes other's storage, shape and strides."""
+    return set_(x, other, list(other.shape), list(other.stride()), 0)
+
+
+def resize_(x, shape, fill_zero=False, name=None):
+    old = x.numel()
+    _Core.resize_(x, list(shape))
+    if fill_zero and x.numel() > old:
+        x._a.reshape(-1)[old:] = 0
+    return x
+
+
+SPECIAL = {f.__name__: f for f in (reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
+                                    cast_, apply_, where_, set_, reconstruct_from_, resize_)}
+# Tensor methods that are not ops: the core Tensor's own method.
+_CORE_METHODS = ("requires_grad_", "detach_")
+
+
+def adapter(pname: str):
+    """The callable for one Paddle in-place name (target first)."""
+    if pname in SPECIAL:
+        return SPECIAL[pname]
+    if pname in _CORE_METHODS:
+        return getattr(_Core, pname)
+    fn = _generic(pname)
+    fn.__name__ = fn.__qualname__ = pname
+    spec = op_of(pname)
+    fn.__doc__ = f"paddle {pname}: in-place {spec.name if spec else pname[:-1]} (Paddle's signature)."
+    return fn
+
+
+def describe(pname: str) -> tuple[bool, Optional[object], str]:
+    """(supported now, table op or None, note) for the coverage table."""
+    if pname in _CORE_METHODS or pname == "grad_":
+        return True, None, "Tensor method (no op)"
+    if pname in SPECIAL:
+        if pname == "where_":
+            spec = OPS.get("where")
+            return spec is not None, spec, "where, result copied into x"
+        if pname in ("cast_",):
+            return True, OPS.get("_to_copy"), "converted storage swapped in"
+        if pname in ("apply_", "set_", "reconstruct_from_", "resize_"):
+            return True, None, "metadata / storage change"
+        return True, OPS.get("view") if pname != "transpose_" else OPS.get("permute"), \
+            "in-place view (metadata only)"
+    spec = op_of(pname)
+    if spec is None:
+        if callable(getattr(_Core, pname, None)):
+            return True, None, "Tensor method"
+        return False, None, f"no op {pname[:-1]!r} yet"
+    if not spec.inplace:
+        return False, spec, f"op {spec.name!r} has no in-place form yet"
+    return True, spec, ""

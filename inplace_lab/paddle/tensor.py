@@ -1,0 +1,242 @@
+"""``paddle.Tensor``: inplace_lab's Tensor with Paddle's names, signatures and printing.
+
+A subclass, so PyTorch-style tensors keep PyTorch's methods: every tensor whose
+``_policy`` is "paddle" becomes one (``Tensor._policy_classes``), including op
+results, views and gradients. It adds ``stop_gradient``, ``_inplace_version()``,
+``inplace_version``, Paddle's generated names, ``place``, Paddle's in-place methods
+(``add_(y, alpha=)``, ``scale_``, ``reshape_(list)``, ``transpose_(perm)`` ...) and
+Paddle's argument names (``axis``, ``x``, ``y``) for the table's ops. In-place
+names Paddle does not have (``relu_``, ``exp2_``) read as absent, as in Paddle.
+"""
+from __future__ import annotations
+
+import itertools
+
+from inplace_lab import facade
+from inplace_lab.ops import dispatch
+from inplace_lab.ops.table import OPS
+from inplace_lab.tensor import Tensor as _Core
+
+from . import api_names, inplace
+
+_tmp_names = itertools.count()
+_generated_names = itertools.count()
+
+# Paddle argument name -> inplace_lab's, for out-of-place methods and functions.
+_ARG_NAMES = {"axis": "dim", "x": "input", "perm": "dims"}
+
+
+class Place:
+    """``Place(cpu)`` / ``Place(gpu:0)``: where a Paddle tensor lives."""
+
+    def __init__(self, dev):
+        self._dev = dev
+
+    def __repr__(self):
+        return "Place(cpu)" if self._dev.type == "cpu" else f"Place(gpu:{self._dev.index or 0})"
+
+    __str__ = __repr__
+
+    def is_cpu_place(self) -> bool:
+        return self._dev.type == "cpu"
+
+    def is_gpu_place(self) -> bool:
+        return self._dev.type == "cuda"
+
+    def __eq__(self, other):
+        return isinstance(other, Place) and repr(self) == repr(other)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+
+class Size(tuple):
+    """``paddle.Size``: equal to the list of dims (``x.shape == [3]``), with Paddle's repr.
+
+    A tuple (the core adds shapes to tuples), that compares equal to lists as Paddle's does.
+    """
+
+    def __eq__(self, other):
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self):
+        return f"paddle.Size({list(self)!r})"
+
+
+def translate_kwargs(spec, kwargs: dict) -> dict:
+    """Paddle keyword names (x, y, axis, name) -> the table op's."""
+    out = {}
+    for k, v in kwargs.items():
+        if k == "name":
+            continue
+        if k == "y" and len(spec.args) > 1:
+            k = spec.args[1]
+        out[_ARG_NAMES.get(k, k)] = v
+    return out
+
+
+def _paddle_method(spec):
+    if spec.kind == "view":
+        def m(self, *args, **kwargs):
+            return dispatch.call_view(spec, (self,) + args, translate_kwargs(spec, kwargs))
+    else:
+        def m(self, *args, **kwargs):
+            s = spec.select((self,) + args, kwargs) if spec.select is not None else None
+            return dispatch.call(s or spec, (self,) + args, translate_kwargs(spec, kwargs))
+    m.__name__ = m.__qualname__ = spec.name
+    return m
+
+
+class Tensor(_Core):
+    """A Paddle-style tensor (made by ``paddle.to_tensor`` and the other paddle facade functions)."""
+
+    __slots__ = ()
+
+    # ---- Paddle's autograd names -----------------------------------------------------------
+    @property
+    def stop_gradient(self) -> bool:
+        """Paddle's inverse of ``requires_grad``: ``stop_gradient=False`` makes a leaf track grads."""
+        return not self._requires_grad
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool):
+        self.requires_grad_(not value)
+
+    def _inplace_version(self) -> int:
+        return self._vc.version
+
+    @property
+    def inplace_version(self) -> int:
+        return self._vc.version
+
+    @property
+    def grad(self):
+        """The accumulated gradient (None before backward; no warning on non-leaves, as Paddle)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        _Core.grad.fset(self, value)
+
+    grad_ = grad
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """Paddle's backward: a non-scalar output gets a gradient of ones."""
+        _Core.backward(self, grad_tensor, retain_graph=retain_graph)
+
+    def clear_gradient(self, set_to_zero=True):
+        if self._grad is not None and set_to_zero:
+            self._grad.zero_()
+        else:
+            self._grad = None
+
+    clear_grad = clear_gradient
+
+    # ---- names, place, shape ---------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """Paddle names every tensor: to_tensor's are generated_tensor_N, op results eager_tmp_N."""
+        if self._name is None:
+            d = self.__dict__
+            if "_tmp_name" not in d:
+                d["_tmp_name"] = f"eager_tmp_{next(_tmp_names)}"
+            return d["_tmp_name"]
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        _Core.name.fset(self, value)
+
+    def _give_generated_name(self):
+        self._name = f"generated_tensor_{next(_generated_names)}"
+        return self
+
+    @property
+    def place(self) -> Place:
+        return Place(self.device)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    @property
+    def size(self) -> int:
+        """Paddle's ``size`` is the number of elements (a property, not a method)."""
+        return self.numel()
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def numpy(self):
+        """A copy of the data as a numpy array (Paddle copies; no error when it requires grad)."""
+        from inplace_lab import backend
+
+        return backend.to_numpy(self._a).copy()
+
+    def astype(self, dtype):
+        from inplace_lab import dtypes
+
+        return self.to(dtypes.from_any(dtype))
+
+    cast = astype
+
+    # ---- Paddle's signatures for methods that differ from PyTorch's ------------------------
+    def reshape(self, shape, name=None):
+        return _Core.reshape(self, list(shape))
+
+    def transpose(self, perm, name=None):
+        return _Core.permute(self, list(perm))
+
+    def flatten(self, start_axis=0, stop_axis=-1, name=None):
+        return _Core.flatten(self, start_axis, stop_axis)
+
+    def unsqueeze(self, axis, name=None):
+        t = self
+        for a in ([axis] if isinstance(axis, int) else list(axis)):
+            t = _Core.unsqueeze(t, a)
+        return t
+
+    def squeeze(self, axis=None, name=None):
+        if axis is None:
+            return _Core.squeeze(self)
+        return _Core.squeeze(self, tuple(axis) if isinstance(axis, (list, tuple)) else axis)
+
+    def expand(self, shape, name=None):
+        return _Core.expand(self, list(shape))
+
+    def __repr__(self):
+        from .printing import paddle_repr
+
+        return paddle_repr(self)
+
+    __str__ = __repr__
+
+
+def _install() -> None:
+    """Paddle's argument names on every table op method; Paddle's in-place methods; hide the rest."""
+    own = set(vars(Tensor))
+    for spec in list(OPS.values()):
+        if not spec.method:
+            continue
+        for n in (spec.name,) + tuple(spec.aliases):
+            if n not in own and callable(getattr(_Core, n, None)):
+                setattr(Tensor, n, _paddle_method(spec))
+    paddle_names = set(api_names.TENSOR_INPLACE)
+    for n in dir(_Core):
+        if n.endswith("_") and not n.startswith("_") and n not in paddle_names and n not in own:
+            setattr(Tensor, n, facade.Hidden("Tensor", n))
+    for n in api_names.TENSOR_INPLACE:
+        if n not in own:
+            setattr(Tensor, n, inplace.adapter(n))
+    for pol in ("paddle", "paddle-legacy"):
+        _Core._policy_classes[pol] = Tensor
+
+
+_install()

@@ -1,0 +1,75 @@
+"""``import inplace_lab.torch as torch``: PyTorch 2.13's names over inplace_lab.
+
+Tensors made here carry the ``pytorch`` policy (PyTorch's in-place rules and error
+texts, whatever the session policy is), and every op result inherits it. Mixing
+them with ``inplace_lab.paddle`` tensors in one op raises ``FacadeMismatchError``.
+
+Only the module-level in-place functions PyTorch really exports are here
+(``torch.relu_``, ``torch.sin_``); ``torch.add_`` raises AttributeError as in PyTorch.
+Everything is looked up in the op table at import, nothing lists ops by hand.
+
+>>> import inplace_lab.torch as torch
+>>> x = torch.tensor([1., -2.])
+>>> torch.relu_(x) is x, x._version
+(True, 1)
+"""
+from __future__ import annotations
+
+import sys as _sys
+import types as _types
+
+import inplace_lab as _il
+from inplace_lab import creation as _creation
+from inplace_lab import facade as _facade
+from inplace_lab.tensor import Tensor as _Tensor
+
+from . import api_names as _api
+
+POLICY = "pytorch"
+
+
+def _export():
+    """Fill this module from inplace_lab and the op table, under PyTorch's names only."""
+    g = globals()
+    torch_functions = set(_api.MODULE_FUNCTIONS)
+    for name, val in vars(_il).items():
+        if name.startswith("_") or name.endswith("_") or isinstance(val, _types.ModuleType):
+            continue
+        if callable(val) and not isinstance(val, type) and name not in torch_functions and \
+                _facade.function(name) is val:
+            continue  # an op the table has under a name PyTorch does not use (e.g. floor_mod)
+        g[name] = val
+    for name, fn in vars(_creation).items():
+        if callable(fn) and getattr(fn, "__module__", None) == _creation.__name__ and \
+                not name.startswith("_"):
+            g[name] = _facade.creator(fn, POLICY)
+    for name in _api.MODULE_INPLACE:
+        fn = _facade.function(name)
+        if fn is None and callable(getattr(_Tensor, name, None)):
+            fn = _method_as_function(name)
+        if fn is not None:
+            g[name] = fn
+
+
+def _method_as_function(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}(input, ...) is input.{name}(...)."
+    return fn
+
+
+_export()
+
+Tensor = _Tensor
+Size = _il.Size
+from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+                                  no_grad, set_grad_enabled)
+from inplace_lab.backend import device  # noqa: E402
+
+from . import autograd, cuda, nn  # noqa: E402,F401
+
+__version__ = "2.13.0+inplace_lab"
+
+__getattr__ = _facade.missing_attribute("torch", _sys.modules[__name__])

@@ -1,0 +1,51 @@
+"""``torch.nn.functional``: the op table's ops under the names PyTorch's functional module has.
+
+``F.relu(x, inplace=True)`` is ``F.relu_(x)``: the ``inplace`` flag picks the op's
+in-place form, as in PyTorch. In-place names exist only where PyTorch has them
+(``relu_``, ``elu_``, ``leaky_relu_``, ``hardtanh_``, ``threshold_`` ...).
+"""
+from __future__ import annotations
+
+from inplace_lab import facade as _facade
+from inplace_lab.ops import dispatch as _dispatch
+
+from .. import api_names as _api
+
+# PyTorch's functional names whose table op has another name (threshold is thresholded_relu
+# with PyTorch's argument names: threshold, value).
+_RENAMES = {"threshold": "thresholded_relu"}
+
+
+def _functional(name, spec):
+    def fn(input, *args, inplace=False, **kwargs):
+        if inplace:
+            return _facade.inplace_call(spec, (input,) + args, kwargs)
+        return _dispatch.call(spec, (input,) + args, kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.nn.functional.{name}: the {spec.name!r} op (inplace=True: {spec.name}_)."
+    return fn
+
+
+def _inplace(name, spec):
+    def fn_(input, *args, **kwargs):
+        return _facade.inplace_call(spec, (input,) + args, kwargs)
+
+    fn_.__name__ = fn_.__qualname__ = name
+    fn_.__doc__ = f"torch.nn.functional.{name}: in-place {spec.name}."
+    return fn_
+
+
+def _export():
+    g = globals()
+    for name in _api.FUNCTIONAL_FUNCTIONS:
+        spec = _facade.resolve(name, _RENAMES)
+        if spec is not None and spec.kind != "view":
+            g[name] = _functional(name, spec)
+    for name in _api.FUNCTIONAL_INPLACE:
+        spec = _facade.resolve(name, _RENAMES)
+        if spec is not None and spec.inplace:
+            g[name] = _inplace(name, spec)
+
+
+_export()
