@@ -16,6 +16,8 @@ from . import backend, dtypes, errors, hooks, layout, memory  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .backend import device, set_simulated_gpu  # noqa: F401
+from .memory import (max_memory_allocated, memory_allocated, memory_snapshot,  # noqa: F401
+                     reset_peak_memory_stats)
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,  # noqa: F401
                        full_like, linspace, manual_seed, ones, ones_like, rand, rand_like, randint,
                        randint_like, randn, randn_like, randperm, seed, tensor, zeros, zeros_like)

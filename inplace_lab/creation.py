@@ -85,7 +85,12 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, **_):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **_):
-    t = empty(*size, dtype=dtype, device=device)
+    try:
+        t = empty(*size, dtype=dtype, device=device)
+    except RuntimeError as e:
+        if "negative dimension" in str(e):  # torch.zeros words it its own way
+            raise RuntimeError("zeros: Dimension size must be non-negative.") from None
+        raise
     t._storage.data[...] = 0
     return _finish(t, requires_grad)
 
@@ -267,8 +272,8 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, *
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, **_):
-    if high is None:
-        low, high = 0, low
+    if high is None or (size is None and isinstance(high, (list, tuple))):
+        low, high, size = 0, low, (size if high is None else high)
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     if low >= high:
