@@ -22,9 +22,25 @@ class Tensor:
 
     __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_vc", "_base", "_arr",
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_view_meta", "_grad_acc",
-                 "_hooks", "_name", "_policy", "_is_param", "__weakref__", "__dict__")
+                 "_hooks", "_name", "_pol", "_is_param", "__weakref__", "__dict__")
 
     __array_priority__ = 1000  # numpy scalars defer to our operators
+
+    # A facade may register a Tensor subclass for its policy (paddle.Tensor carries Paddle's
+    # method signatures): setting ``_policy`` gives the tensor that class, so every op result,
+    # view and gradient of a facade tensor is an object of that facade's Tensor class.
+    _policy_classes: dict = {}
+
+    @property
+    def _policy(self):
+        return self._pol
+
+    @_policy.setter
+    def _policy(self, pol):
+        self._pol = pol
+        cls = Tensor._policy_classes.get(pol)
+        if cls is not None and not isinstance(self, cls):
+            self.__class__ = cls
 
     # ---- construction ----------------------------------------------------------------------
     def __init__(self, *args, **kwargs):
