@@ -1,8 +1,22 @@
-"""Reductions: sum, mean, ... over dims, with PyTorch's dtype and keepdim rules."""
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, norm, all/any,
+count_nonzero, cumsum/cumprod, with PyTorch's dtype, keepdim and grad_fn rules.
+
+PyTorch gives one op two backward nodes depending on the overload called:
+``x.sum()`` is SumBackward0, ``x.sum(0)`` SumBackward1; ``x.max()`` is MaxBackward1
+(saves self and result), ``x.max(0)`` MaxBackward0 (saves the indices). Each overload is
+its own table entry; the public one picks the right one with ``select``.
+
+What each backward saves decides which in-place ops break it (SEMANTICS.md section 5):
+sum, mean and cumsum save nothing; var saves its input; max/amax, norm, prod and
+cumprod save input and result. Every backward is written with tensor ops, so
+``create_graph=True`` differentiates it again.
+"""
 from __future__ import annotations
 
+import math
+
 from .. import dtypes, layout
-from .table import OpSpec, register
+from .table import OPS, OpSpec, register
 
 
 def dims_of(dim, ndim):
@@ -14,16 +28,63 @@ def dims_of(dim, ndim):
         if len(set(ds)) != len(ds):
             raise RuntimeError(f"dim {ds[0]} appears multiple times in the list of dims")
         return ds
-    return (layout.wrap_dim(dim, ndim),)
+    d = layout.wrap_dim(dim, ndim)
+    return (d,) if ndim else ()
 
 
 def expand_back(g, in_shape, dim, keepdim):
     """Broadcast a reduced gradient back to the input's shape."""
-    if not keepdim and dim is not None and len(in_shape):
+    if not keepdim and len(in_shape):
         for d in dims_of(dim, len(in_shape)):
             g = g.unsqueeze(d)
     return g.expand(in_shape)
 
+
+def keep(t, in_shape, dim, keepdim):
+    """A reduced tensor with its reduced dims put back as size 1 (ready to broadcast)."""
+    if not keepdim and len(in_shape):
+        for d in dims_of(dim, len(in_shape)):
+            t = t.unsqueeze(d)
+    return t
+
+
+def _count(shape, dim):
+    n = 1
+    for d in dims_of(dim, len(shape)):
+        n *= shape[d]
+    return n
+
+
+def _sel(name, full, with_dim, dim_pos=1):
+    """``select`` for overloads: ``full`` when no dim is given, ``with_dim`` otherwise."""
+
+    def select(args, kwargs):
+        dim = args[dim_pos] if len(args) > dim_pos else kwargs.get("dim")
+        return OPS[with_dim] if dim is not None else OPS[full]
+
+    select.__name__ = f"select_{name}"
+    return select
+
+
+def _out(r, out):
+    """Write a kernel result into ``out`` (in-place forms) or return it."""
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def _require_float(who):
+    def rule(spec, ins, params):
+        dt = ins[0]._dtype
+        if not (dt.is_floating_point or dt.is_complex):
+            raise RuntimeError(who(dt))
+        return dt
+
+    return rule
+
+
+# ---- sum, mean, prod ----------------------------------------------------------------------------
 
 def _sum_dtype(spec, ins, params):
     if params.get("dtype") is not None:
@@ -33,18 +94,19 @@ def _sum_dtype(spec, ins, params):
 
 
 def _sum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    axes = dims_of(dim, a.ndim)
-    return xp.sum(a, axis=axes, keepdims=keepdim, dtype=dt.np)
+    return xp.sum(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
 
 
 def _sum_bw(c, g):
-    shape = c.input_meta[0][0]
-    return expand_back(g, shape, c["dim"], c["keepdim"])
+    return expand_back(g, c.input_meta[0][0], c["dim"], c["keepdim"])
 
 
+_DIM_PARAMS = {"dim": None, "keepdim": False, "dtype": None}
 register(OpSpec(name="sum", forward=_sum_fwd, backward=_sum_bw, dtype_rule=_sum_dtype,
-                params={"dim": None, "keepdim": False, "dtype": None},
-                node_name="SumBackward0"))
+                params=dict(_DIM_PARAMS), node_name="SumBackward0",
+                select=_sel("sum", "sum", "_sum_dim"), doc="sum(input, dim=None, keepdim=False, *, dtype=None)"))
+register(OpSpec(name="_sum_dim", forward=_sum_fwd, backward=_sum_bw, dtype_rule=_sum_dtype,
+                params=dict(_DIM_PARAMS), node_name="SumBackward1", method=False, function=False))
 
 
 def _mean_dtype(spec, ins, params):
@@ -59,23 +121,347 @@ def _mean_dtype(spec, ins, params):
 
 
 def _mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    axes = dims_of(dim, a.ndim)
-    return xp.mean(a, axis=axes, keepdims=keepdim, dtype=dt.np)
+    return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
 
 
 def _mean_bw(c, g):
     shape = c.input_meta[0][0]
-    axes = dims_of(c["dim"], len(shape))
-    n = 1
-    for d in axes:
-        n *= shape[d]
-    return expand_back(g / n, shape, c["dim"], c["keepdim"])
+    return expand_back(g / _count(shape, c["dim"]), shape, c["dim"], c["keepdim"])
 
 
 register(OpSpec(name="mean", forward=_mean_fwd, backward=_mean_bw, dtype_rule=_mean_dtype,
-                params={"dim": None, "keepdim": False, "dtype": None},
-                node_name="MeanBackward0"))
+                params=dict(_DIM_PARAMS), node_name="MeanBackward0",
+                select=_sel("mean", "mean", "_mean_dim")))
+register(OpSpec(name="_mean_dim", forward=_mean_fwd, backward=_mean_bw, dtype_rule=_mean_dtype,
+                params=dict(_DIM_PARAMS), node_name="MeanBackward1", method=False, function=False))
 
+
+def _prod_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
+    return xp.prod(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+
+
+def _prod_bw(c, g):
+    """d prod / d x_i = product of the other elements (exact when some x are zero)."""
+    x, r = c["self"], c["result"]
+    shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
+    g, r = keep(g, shape, dim, kd), keep(r, shape, dim, kd)
+    zero = x == 0
+    if not bool(zero.any()):
+        return g * r / x
+    axes = dims_of(dim, len(shape))
+    ones = x.where(~zero, 1)
+    p_nonzero = ones.prod() if dim is None else ones.prod(axes[0], keepdim=True)
+    n_zero = zero.sum() if dim is None else zero.sum(axes[0], keepdim=True)
+    others = (p_nonzero / ones).where(n_zero == 0, p_nonzero.where(zero.logical_and(n_zero == 1), 0))
+    return g * others
+
+
+register(OpSpec(name="prod", forward=_prod_fwd, backward=_prod_bw, dtype_rule=_sum_dtype,
+                params=dict(_DIM_PARAMS), saves=("self", "result"), node_name="ProdBackward0",
+                select=_sel("prod", "prod", "_prod_dim")))
+register(OpSpec(name="_prod_dim", forward=_prod_fwd, backward=_prod_bw, dtype_rule=_sum_dtype,
+                params=dict(_DIM_PARAMS), saves=("self", "result"), node_name="ProdBackward1",
+                method=False, function=False))
+
+
+# ---- max / min / amax / amin / argmax / argmin ------------------------------------------------
+
+def _check_nonempty(who, a, dim, *, err=RuntimeError):
+    if a.size == 0:
+        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+            raise err(f"{who}(): Expected reduction dim to be specified for input.numel() == 0."
+                      + (" Specify the reduction dim with the 'dim' argument." if who != "argmax"
+                         and who != "argmin" else ""))
+        for d in dims_of(dim, a.ndim):
+            if a.shape[d] == 0:
+                raise IndexError(f"{who}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _extreme(fname):
+    def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
+        _check_nonempty(fname, a, dim)
+        return getattr(xp, "max" if fname == "max" else "min")(a, axis=dims_of(dim, a.ndim),
+                                                                keepdims=keepdim)
+
+    return fwd
+
+
+def _even_bw(c, g):
+    """Ties share the gradient evenly (max(), amax(), min(), amin() all do this)."""
+    x, r = c["self"], c["result"]
+    shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
+    mask = x == keep(r, shape, dim, kd)
+    n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
+    return keep(g, shape, dim, kd) * mask / n
+
+
+def _arg_fwd(fname):
+    def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
+        _check_nonempty(fname, a, dim, err=IndexError)
+        f = xp.argmax if fname == "argmax" else xp.argmin
+        if dim is None:
+            r = f(a.reshape(-1))
+            return r.reshape((1,) * a.ndim) if keepdim else r
+        if a.ndim == 0:
+            layout.wrap_dim(dim, 0)
+            return xp.zeros((), dtype="int64")
+        return f(a, axis=layout.wrap_dim(dim, a.ndim), keepdims=keepdim)
+
+    return fwd
+
+
+def _minmax_dim_fwd(fname):
+    def fwd(xp, a, out=None, dt=None, dim=0, keepdim=False):
+        _check_nonempty(fname, a, dim, err=IndexError)
+        if a.ndim == 0:
+            layout.wrap_dim(dim, 0)
+            return a.copy(), xp.zeros((), dtype="int64")
+        d = layout.wrap_dim(dim, a.ndim)
+        idx = (xp.argmax if fname == "max" else xp.argmin)(a, axis=d, keepdims=True)
+        vals = xp.take_along_axis(a, idx, axis=d)
+        if not keepdim:
+            vals, idx = vals.squeeze(d), idx.squeeze(d)
+        return vals, idx.astype("int64")
+
+    return fwd
+
+
+def _minmax_dim_bw(c, g):
+    """The whole gradient goes to the element at the returned index (no sharing of ties)."""
+    from .. import creation
+
+    shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
+    if not len(shape):
+        return g
+    d = layout.wrap_dim(dim, len(shape))
+    idx = keep(c["indices"], shape, dim, kd)
+    pos = creation.arange(shape[d], device=g.device).reshape(
+        tuple(n if i == d else 1 for i, n in enumerate(shape)))
+    return keep(g, shape, dim, kd) * (pos == idx)
+
+
+def _long(spec, ins, params):
+    return dtypes.int64
+
+
+for _n, _node in (("max", "Max"), ("min", "Min")):
+    _other = "maximum" if _n == "max" else "minimum"
+
+    def _select(args, kwargs, _n=_n, _other=_other):
+        dim = args[1] if len(args) > 1 else kwargs.get("dim", kwargs.get("other"))
+        if dim is None:
+            return OPS[_n]
+        if not isinstance(dim, (int, list, tuple)):  # a tensor: elementwise maximum/minimum
+            return OPS[_other]
+        return OPS[f"_{_n}_dim"]
+
+    register(OpSpec(name=_n, forward=_extreme(_n), backward=_even_bw, dtype_rule="self",
+                    params={"dim": None, "keepdim": False}, saves=("self", "result"),
+                    node_name=f"{_node}Backward1", select=_select, out=False,
+                    doc=f"{_n}(input) -> tensor; {_n}(input, dim, keepdim=False) -> (values, indices); "
+                        f"{_n}(input, other) is {_other}."))
+    register(OpSpec(name=f"_{_n}_dim", forward=_minmax_dim_fwd(_n), backward=_minmax_dim_bw,
+                    dtype_rule="self", params={"dim": 0, "keepdim": False}, saves=("indices",),
+                    outputs=("values", "indices"), node_name=f"{_node}Backward0", out=False,
+                    method=False, function=False))
+    register(OpSpec(name=f"a{_n}", forward=_extreme(f"a{_n}"), backward=_even_bw, dtype_rule="self",
+                    params={"dim": (), "keepdim": False}, saves=("self", "result"),
+                    node_name=f"A{_n}Backward0"))
+    register(OpSpec(name=f"arg{_n}", forward=_arg_fwd(f"arg{_n}"), dtype_rule=_long,
+                    params={"dim": None, "keepdim": False}))
+
+
+# ---- var / std ---------------------------------------------------------------------------------
+
+def _var_args(a_ndim, dim, unbiased, keepdim, correction):
+    """PyTorch's overloads: var(unbiased), var(dim, unbiased, keepdim), var(dim, *, correction)."""
+    if isinstance(dim, bool):  # x.var(False): the first positional is `unbiased`
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dims_of(dim, a_ndim), correction, keepdim
+
+
+def _var_fwd(root):
+    def fwd(xp, a, out=None, dt=None, dim=None, unbiased=None, keepdim=False, correction=None):
+        axes, corr, kd = _var_args(a.ndim, dim, unbiased, keepdim, correction)
+        n = 1
+        for d in axes:
+            n *= a.shape[d]
+        mean = xp.mean(a, axis=axes, keepdims=True)
+        sq = xp.abs(a - mean) ** 2
+        v = xp.sum(sq, axis=axes, keepdims=kd) / max(n - corr, 0)
+        return xp.sqrt(v) if root else v
+
+    return fwd
+
+
+def _var_bw(root):
+    def bw(c, g):
+        x = c["self"]
+        shape = c.input_meta[0][0]
+        axes, corr, kd = _var_args(len(shape), c["dim"], c["unbiased"], c["keepdim"], c["correction"])
+        n = 1
+        for d in axes:
+            n *= shape[d]
+        dim = axes if axes else None
+        centred = x - (x.mean(axes, keepdim=True) if len(shape) else x)
+        g = keep(g, shape, dim, kd)
+        if root:
+            return g * centred / (keep(c["result"], shape, dim, kd) * (n - corr))
+        return g * centred * (2.0 / (n - corr))
+
+    return bw
+
+
+def _var_msg(dt):
+    return "std and var only support floating point and complex dtypes"
+
+
+_VAR_PARAMS = {"dim": None, "unbiased": None, "keepdim": False, "correction": None}
+register(OpSpec(name="var", forward=_var_fwd(False), backward=_var_bw(False),
+                dtype_rule=_require_float(_var_msg), params=dict(_VAR_PARAMS), saves=("self",)))
+register(OpSpec(name="std", forward=_var_fwd(True), backward=_var_bw(True),
+                dtype_rule=_require_float(_var_msg), params=dict(_VAR_PARAMS),
+                saves=("self", "result")))
+
+
+# ---- norm --------------------------------------------------------------------------------------
+
+def _ord(p):
+    if p is None or p == "fro":
+        return 2.0
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): p={p!r} is a matrix norm; only vector norms (a number, inf, "
+                           "-inf or 'fro') are implemented here")
+    return float(p)
+
+
+def _norm_fwd(xp, a, out=None, dt=None, p="fro", dim=None, keepdim=False, dtype=None):
+    p = _ord(p)
+    axes = dims_of(dim, a.ndim)
+    m = xp.abs(a.astype(dt.np, copy=False))
+    if p == math.inf:
+        return xp.max(m, axis=axes, keepdims=keepdim, initial=0)
+    if p == -math.inf:
+        return xp.min(m, axis=axes, keepdims=keepdim)
+    if p == 0:
+        return xp.sum(m != 0, axis=axes, keepdims=keepdim).astype(dt.np)
+    if p == 1:
+        return xp.sum(m, axis=axes, keepdims=keepdim)
+    if p == 2:
+        return xp.sqrt(xp.sum(m * m, axis=axes, keepdims=keepdim))
+    return xp.sum(m ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_bw(c, g):
+    x, r = c["self"], c["result"]
+    shape, dim, kd, p = c.input_meta[0][0], c["dim"], c["keepdim"], _ord(c["p"])
+    g, r = keep(g, shape, dim, kd), keep(r, shape, dim, kd)
+    if p == 0:
+        return x * 0
+    if p == 1:
+        return g * x.sign()
+    if math.isinf(p):
+        mask = x.abs() == r
+        n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
+        return g * x.sign() * mask / n
+    if p == 2:
+        return (g * x / r).where(r != 0, 0)
+    return (g * x.sign() * x.abs() ** (p - 1) / r ** (p - 1)).where(r != 0, 0)
+
+
+def _norm_dtype(spec, ins, params):
+    dt = ins[0]._dtype
+    if params.get("dtype") is not None:
+        return dtypes.from_any(params["dtype"])
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {dt.torch_name}")
+    return dt
+
+
+register(OpSpec(name="norm", forward=_norm_fwd, backward=_norm_bw, dtype_rule=_norm_dtype,
+                params={"p": "fro", "dim": None, "keepdim": False, "dtype": None},
+                saves=("self", "result"), node_name="LinalgVectorNormBackward0"))
+
+
+# ---- all / any / count_nonzero ------------------------------------------------------------------
+
+def _logic_dtype(spec, ins, params):
+    return dtypes.uint8 if ins[0]._dtype is dtypes.uint8 else dtypes.bool_
+
+
+def _logic(fname):
+    def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
+        r = getattr(xp, fname)(a, axis=dims_of(dim, a.ndim), keepdims=keepdim)
+        return xp.asarray(r).astype(dt.np)
+
+    return fwd
+
+
+register(OpSpec(name="all", forward=_logic("all"), dtype_rule=_logic_dtype,
+                params={"dim": None, "keepdim": False}))
+register(OpSpec(name="any", forward=_logic("any"), dtype_rule=_logic_dtype,
+                params={"dim": None, "keepdim": False}))
+register(OpSpec(name="count_nonzero", dtype_rule=_long, params={"dim": None},
+                forward=lambda xp, a, out=None, dt=None, dim=None: xp.asarray(xp.count_nonzero(
+                    a, axis=dims_of(dim, a.ndim) if a.ndim else None)).astype("int64")))
+
+
+# ---- cumsum / cumprod (and their in-place forms) ------------------------------------------------
+
+def _cum(fname):
+    def fwd(xp, a, out=None, dt=None, dim=0, dtype=None):
+        if a.ndim == 0:
+            layout.wrap_dim(dim, 0)
+            return _out(a.astype(dt.np), out)
+        r = getattr(xp, fname)(a, axis=layout.wrap_dim(dim, a.ndim), dtype=dt.np)
+        return _out(r, out)
+
+    return fwd
+
+
+def reverse_cumsum(g, dim):
+    """sum_{j >= i} g_j along ``dim``: the backward of cumsum, in tensor ops."""
+    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+
+
+def _cumsum_bw(c, g):
+    if not len(c.input_meta[0][0]):
+        return g
+    return reverse_cumsum(g, c["dim"])
+
+
+def _cumprod_bw(c, g):
+    """sum_{i >= k} g_i * prod_{j <= i, j != k} x_j; divides by x when no element is zero."""
+    x, r = c["self"], c["result"]
+    shape = c.input_meta[0][0]
+    if not len(shape):
+        return g
+    d = layout.wrap_dim(c["dim"], len(shape))
+    if not bool((x == 0).any()):
+        return reverse_cumsum(g * r, d) / x
+    from .. import creation
+
+    pos = creation.arange(shape[d], device=g.device).reshape(
+        tuple(n if i == d else 1 for i, n in enumerate(shape)))
+    total = x * 0
+    for k in range(shape[d]):  # exact with zeros: one cumprod per position, k replaced by 1
+        at_k = pos == k
+        part = x.where(~at_k, 1).cumprod(d) * g * (pos >= k)
+        total = total + at_k * part.sum(d, keepdim=True)
+    return total
+
+
+register(OpSpec(name="cumsum", forward=_cum("cumsum"), backward=_cumsum_bw, dtype_rule=_sum_dtype,
+                params={"dim": 0, "dtype": None}, inplace=True, paddle_inplace=True))
+register(OpSpec(name="cumprod", forward=_cum("cumprod"), backward=_cumprod_bw, dtype_rule=_sum_dtype,
+                params={"dim": 0, "dtype": None}, saves=("self", "result"), inplace=True,
+                paddle_inplace=True))
+
+
+# ---- sum_to_size (the engine's reduce-to-shape) --------------------------------------------------
 
 def _sum_to_fwd(xp, a, out=None, dt=None, size=()):
     size = tuple(size)

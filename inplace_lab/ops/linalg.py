@@ -1,0 +1,400 @@
+"""Linear algebra: mm, bmm, mv, dot, addmm, baddbmm, trace, tril/triu, and matmul/outer.
+
+mm, bmm, mv, dot, addmm and baddbmm save their matrix operands, each only when the
+*other* one requires grad (like mul): ``y = x.mm(w)`` with only ``x`` requiring grad
+keeps ``w`` alive, not ``x``, so overwriting ``x`` afterwards is harmless.
+
+``matmul`` and ``outer`` are *composites*, as in PyTorch: they add no maths of their
+own but call table ops (dot, mv, mm, bmm, reshape, expand, ``_unsafe_view``), so the
+graph shows exactly the nodes PyTorch shows (``x @ w`` on a batch is
+UnsafeViewBackward0 over MmBackward0 or BmmBackward0, not a "MatmulBackward").
+"""
+from __future__ import annotations
+
+import math
+
+from .. import dtypes, layout
+from ..tensor import Tensor
+from . import dispatch
+from .table import OPS, OpSpec, register
+
+_CPP = {"Float": "float", "Double": "double", "Long": "long int", "Int": "int",
+        "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool",
+        "Half": "c10::Half", "ComplexFloat": "c10::complex<float>",
+        "ComplexDouble": "c10::complex<double>"}
+
+
+def _cpp(dt):
+    return _CPP.get(dt.torch_name, dt.torch_name)
+
+
+def _x(shape):
+    return "x".join(str(n) for n in shape)
+
+
+def _red(c, i, g):
+    """Sum a broadcast gradient back to argument ``i``'s shape (addmm's ``self``)."""
+    meta = c.input_meta[i]
+    if meta is None or not c.needs_input_grad[i]:
+        return None
+    return g.sum_to_size(meta[0]) if g.shape != meta[0] else g
+
+
+def _out(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+# ---- shape and dtype checks (run before any kernel: a failed call changes nothing) ------------
+
+def _check_mm(a, b, first="self"):
+    if a.ndim != 2:
+        raise RuntimeError(f"{first} must be a matrix" + (f", got {a.ndim}-D tensor" if first == "mat1" else ""))
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix" + (f", got {b.ndim}-D tensor" if first == "mat1" else ""))
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_x(a.shape)} and {_x(b.shape)})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+    return (a.shape[0], b.shape[1])
+
+
+def _check_bmm(a, b):
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if (b.shape[0], b.shape[1]) != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {a.dtype.torch_name} but found {b.dtype.torch_name}")
+    return (a.shape[0], a.shape[1], b.shape[2])
+
+
+def _check_added(self, shape, mat_dtype):
+    """addmm/baddbmm's ``self`` must broadcast to the product's shape and share its dtype."""
+    s = tuple(self.shape)
+    if len(s) > len(shape):
+        raise RuntimeError(f"expand(torch.{self.dtype.torch_name}Tensor{{{list(s)}}}, size="
+                           f"{list(shape)}): the number of sizes provided ({len(shape)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor ({len(s)})")
+    for k in range(1, len(s) + 1):
+        if s[-k] != 1 and s[-k] != shape[-k]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({shape[-k]}) must match the existing size "
+                f"({s[-k]}) at non-singleton dimension {len(shape) - k}.  Target sizes: "
+                f"{list(shape)}.  Tensor sizes: {list(s)}")
+    if self.dtype is not mat_dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{self.dtype.torch_name} and {mat_dtype.torch_name}")
+
+
+def _mm_rule(spec, ins, params):
+    _check_mm(ins[0], ins[1])
+    return ins[0].dtype
+
+
+def _bmm_rule(spec, ins, params):
+    _check_bmm(ins[0], ins[1])
+    return ins[0].dtype
+
+
+def _mv_rule(spec, ins, params):
+    m, v = ins
+    if m.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {m.ndim}, {v.ndim}")
+    if m.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({m.shape[0]}), mat ({_x(m.shape)}), "
+                           f"vec ({v.shape[0]})")
+    if m.dtype is not v.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{v.dtype.torch_name}, {m.dtype.torch_name}, and {v.dtype.torch_name}")
+    return m.dtype
+
+
+def _dot_rule(spec, ins, params):
+    a, b = ins
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+            "respectively")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{a.dtype.torch_name} and {b.dtype.torch_name}")
+    return a.dtype
+
+
+def _addmm_shape(ins):
+    return _check_mm(ins[1], ins[2], first="mat1")
+
+
+def _same_shape(shape_of):
+    """addmm_/baddbmm_: the product's shape must be the target's (no broadcasting into it)."""
+
+    def check(target, ins, params):
+        res = tuple(shape_of(ins))
+        if res != tuple(target.shape):
+            from .. import errors
+
+            raise errors.InplaceShapeError(
+                f"Bad in-place call: input tensor size {list(target.shape)} and output tensor size "
+                f"{list(res)} should match", tensor=target, op="addmm")
+
+    return check
+
+
+def _addmm_rule(spec, ins, params):
+    _check_added(ins[0], _addmm_shape(ins), ins[2].dtype)
+    return ins[0].dtype
+
+
+def _baddbmm_shape(ins):
+    return _check_bmm(ins[1], ins[2])
+
+
+def _baddbmm_rule(spec, ins, params):
+    _check_added(ins[0], _baddbmm_shape(ins), ins[2].dtype)
+    return ins[0].dtype
+
+
+# ---- products -------------------------------------------------------------------------------
+
+def _matmul_kernel(xp, a, b, out=None, dt=None):
+    return _out(xp.matmul(a, b).astype(dt.np, copy=False), out)
+
+
+register(OpSpec(
+    name="mm", forward=_matmul_kernel, args=("self", "mat2"), dtype_rule=_mm_rule,
+    saves=("self", "mat2"), save_if={"self": "mat2", "mat2": "self"},
+    backward=lambda c, g: (g.mm(c["mat2"].t()) if c.needs_input_grad[0] else None,
+                           c["self"].t().mm(g) if c.needs_input_grad[1] else None)))
+register(OpSpec(
+    name="bmm", forward=_matmul_kernel, args=("self", "mat2"), dtype_rule=_bmm_rule,
+    saves=("self", "mat2"), save_if={"self": "mat2", "mat2": "self"},
+    backward=lambda c, g: (g.bmm(c["mat2"].transpose(1, 2)) if c.needs_input_grad[0] else None,
+                           c["self"].transpose(1, 2).bmm(g) if c.needs_input_grad[1] else None)))
+register(OpSpec(
+    name="mv", forward=_matmul_kernel, args=("self", "vec"), dtype_rule=_mv_rule,
+    saves=("self", "vec"), save_if={"self": "vec", "vec": "self"},
+    backward=lambda c, g: (g.outer(c["vec"]) if c.needs_input_grad[0] else None,
+                           c["self"].t().mv(g) if c.needs_input_grad[1] else None)))
+register(OpSpec(
+    name="dot", forward=lambda xp, a, b, out=None, dt=None: _out(xp.asarray(xp.dot(a, b), dtype=dt.np), out),
+    args=("self", "tensor"), dtype_rule=_dot_rule,
+    saves=("self", "tensor"), save_if={"self": "tensor", "tensor": "self"},
+    backward=lambda c, g: (g * c["tensor"] if c.needs_input_grad[0] else None,
+                           g * c["self"] if c.needs_input_grad[1] else None)))
+
+
+def _scaled_sum(xp, s, prod, dt, beta, alpha):
+    """beta * self + alpha * prod; with beta == 0 ``self`` is ignored (NaN included), as PyTorch."""
+    if not (dt.is_floating_point or dt.is_complex):
+        beta, alpha = int(beta), int(alpha)
+    r = prod if alpha == 1 else prod * alpha
+    if beta != 0:
+        r = r + (s if beta == 1 else s * beta)
+    return xp.broadcast_to(xp.asarray(r), prod.shape).astype(dt.np, copy=False)
+
+
+def _addmm_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
+    return _out(_scaled_sum(xp, s, xp.matmul(a, b), dt, beta, alpha), out)
+
+
+def _addmm_bw(mul, tr):
+    def bw(c, g):
+        gs = _red(c, 0, g if c["beta"] == 1 else g * c["beta"])
+        ga = gb = None
+        if c.needs_input_grad[1]:
+            ga = getattr(g, mul)(tr(c["mat2" if mul == "mm" else "batch2"]))
+            ga = ga if c["alpha"] == 1 else ga * c["alpha"]
+        if c.needs_input_grad[2]:
+            gb = getattr(tr(c["mat1" if mul == "mm" else "batch1"]), mul)(g)
+            gb = gb if c["alpha"] == 1 else gb * c["alpha"]
+        return gs, ga, gb
+
+    return bw
+
+
+register(OpSpec(
+    name="addmm", forward=_addmm_fwd, backward=_addmm_bw("mm", lambda t: t.t()),
+    args=("self", "mat1", "mat2"), params={"beta": 1, "alpha": 1}, dtype_rule=_addmm_rule,
+    saves=("mat1", "mat2"), save_if={"mat1": "mat2", "mat2": "mat1"}, inplace_check=_same_shape(_addmm_shape),
+    inplace=True, paddle_inplace=True))
+register(OpSpec(
+    name="baddbmm", forward=_addmm_fwd, backward=_addmm_bw("bmm", lambda t: t.transpose(1, 2)),
+    args=("self", "batch1", "batch2"), params={"beta": 1, "alpha": 1}, dtype_rule=_baddbmm_rule,
+    saves=("batch1", "batch2"), save_if={"batch1": "batch2", "batch2": "batch1"},
+    inplace_check=_same_shape(_baddbmm_shape), inplace=True, paddle_inplace=True))
+
+
+# ---- trace, tril, triu -------------------------------------------------------------------------
+
+def _trace_rule(spec, ins, params):
+    if ins[0].ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {ins[0].ndim}")
+    dt = ins[0].dtype
+    return dtypes.int64 if dt.category <= dtypes.INT else dt
+
+
+def _trace_bw(c, g):
+    from .. import creation
+
+    shape, dt, dev = c.input_meta[0]
+    return creation.eye(shape[0], shape[1], dtype=dt, device=dev) * g
+
+
+register(OpSpec(name="trace", forward=lambda xp, a, out=None, dt=None: xp.asarray(xp.trace(a, dtype=dt.np)),
+                backward=_trace_bw, dtype_rule=_trace_rule))
+
+
+def _tri(fname):
+    def rule(spec, ins, params):
+        if ins[0].ndim < 2:
+            raise RuntimeError(f"{fname}: input tensor must have at least 2 dimensions")
+        return ins[0].dtype
+
+    def fwd(xp, a, out=None, dt=None, diagonal=0):
+        return _out(getattr(xp, fname)(a, diagonal), out)
+
+    register(OpSpec(name=fname, forward=fwd, dtype_rule=rule, params={"diagonal": 0},
+                    backward=lambda c, g: getattr(g, fname)(c["diagonal"]),
+                    inplace=True, paddle_inplace=True))
+
+
+_tri("tril")
+_tri("triu")
+
+
+# ---- composites: matmul and outer -------------------------------------------------------------
+
+def _unsafe_view(t, shape):
+    """PyTorch's ``_unsafe_view``: give a fresh result a new shape; not a view of anything.
+
+    The tensor was just made by mm/mv/bmm and nobody else holds it, so its geometry can be
+    rewritten in place; the graph gets an UnsafeViewBackward0 node, as in PyTorch.
+    """
+    shape = tuple(shape)
+    node = None
+    if t._grad_fn is not None:
+        node = dispatch.make_node(OPS["_unsafe_view"], [t], {}, t._policy)
+    t._set_geometry(shape, layout.contiguous_strides(shape))
+    if node is not None:
+        t._grad_fn = None
+        dispatch.set_history(t, node)
+    return t
+
+
+def _should_fold(t1, t2):
+    """PyTorch's rule for computing ``batch @ matrix`` as one mm on a folded batch."""
+    larger = t1.ndim >= t2.ndim
+    if larger:
+        shape, strides, small = t1.shape, t1.stride(), t2
+    else:  # t2.mT
+        shape = t2.shape[:-2] + (t2.shape[-1], t2.shape[-2])
+        st = t2.stride()
+        strides = st[:-2] + (st[-1], st[-2])
+        small = t1
+    if not (len(shape) >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if t1.ndim == 2:
+        return False
+    if math.prod(shape) == 0:
+        return True
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _matmul_impl(t1, t2):
+    d1, d2 = t1.ndim, t2.ndim
+    if d1 == 1 and d2 == 1:
+        return t1.dot(t2)
+    if d1 == 2 and d2 == 1:
+        return t1.mv(t2)
+    if d1 == 1 and d2 == 2:
+        return t1.unsqueeze(0).mm(t2).squeeze_(0)
+    if d1 == 2 and d2 == 2:
+        return t1.mm(t2)
+    if _should_fold(t1, t2):
+        transpose = d2 > d1
+        a = t2.mT if transpose else t1
+        b = (t1.t() if d1 == 2 else t1) if transpose else t2
+        out_shape = tuple(a.shape[:-1])
+        folded = a.reshape(math.prod(out_shape), a.shape[-1])
+        if b.ndim == 2:
+            out = _unsafe_view(folded.mm(b), out_shape + (b.shape[1],))
+            return out.mT.contiguous() if transpose else out
+        return _unsafe_view(folded.mv(b), out_shape)
+    n = t1.shape[-2] if d1 > 1 else 1
+    m1 = t1.shape[-1]
+    m2 = t2.shape[-2] if d2 > 1 else t2.shape[0]
+    p = t2.shape[-1] if d2 > 1 else 1
+    batch1, batch2 = tuple(t1.shape[:max(d1 - 2, 0)]), tuple(t2.shape[:max(d2 - 2, 0)])
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and t1.requires_grad:
+            return _matmul_impl(t1.squeeze(0), t2)
+        if batch2[0] == 1 and t2.requires_grad:
+            return _matmul_impl(t1, t2.squeeze(0))
+    batch = layout.broadcast_shapes(batch1, batch2)
+    nb = math.prod(batch)
+    e1 = t1.expand(batch + (n, m1)).reshape(nb, n, m1)
+    if d2 == 1:
+        e2 = t2.expand(batch + (m2,)).reshape(nb, m2).unsqueeze(2)
+    else:
+        e2 = t2.expand(batch + (m2, p)).reshape(nb, m2, p)
+    out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    r = e1.bmm(e2)
+    return _unsafe_view(r.squeeze(-1) if d2 == 1 else r, out_shape)
+
+
+def _matmul_out_rule(spec, ins, params):
+    a, b = ins
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+    return a.dtype
+
+
+# matmul(out=...) writes the plain product into ``out`` through the dispatcher's out= path.
+_MATMUL_OUT = OpSpec(name="matmul", forward=_matmul_kernel, args=("self", "other"),
+                     dtype_rule=_matmul_out_rule)
+
+
+def matmul(input, other, *, out=None):
+    """``input @ other`` with torch.matmul's 1-D/2-D/batched broadcasting rules."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other if isinstance(input, Tensor) else input).__name__}")
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{input.ndim}D and {other.ndim}D")
+    if out is not None:
+        with_grad = dispatch._gm.enabled and (input.requires_grad or other.requires_grad)
+        if not with_grad:  # shape errors first, with the same texts as without out=
+            from ..autograd import no_grad
+
+            with no_grad():
+                _matmul_impl(input, other)
+        return dispatch.call(_MATMUL_OUT, (input, other), {"out": out})
+    return _matmul_impl(input, other)
+
+
+def outer(input, vec2):
+    """Outer product, as PyTorch composes it: ``input.reshape(-1, 1) * vec2``."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return input.reshape(-1, 1) * vec2
+
+
+register(OpSpec(name="matmul", forward=matmul, kind="composite", args=("self", "other"),
+                doc=matmul.__doc__))
+register(OpSpec(name="outer", forward=outer, kind="composite", args=("self", "vec2"),
+                aliases=("ger",), doc=outer.__doc__))
