@@ -1,67 +1,117 @@
-"""Reverse-mode autograd: ``backward``, ``grad``, grad modes, saved tensors, custom Functions."""
+"""Reverse-mode autograd: ``backward``, ``grad``, grad modes, saved tensors, custom Functions.
+
+The argument handling here follows ``torch.autograd.backward``/``grad`` line by
+line (their checks and error texts); the walk itself is ``engine.run_backward``.
+"""
 from __future__ import annotations
 
-from .engine import check_roots, run_backward
+from collections.abc import Mapping
+
+from . import graph  # noqa: F401
+from .engine import make_root_grads, root_edges, run_backward
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .node import edge_of
 
 
-def _as_list(x):
-    if x is None:
-        return None
-    return list(x) if isinstance(x, (list, tuple)) else [x]
+def _is_tensor(x) -> bool:
+    from ..tensor import Tensor
+
+    return isinstance(x, Tensor)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad``."""
-    tensors = _as_list(tensors)
-    grads = _as_list(grad_tensors) or [None] * len(tensors)
+def _as_tuple(x) -> tuple:
+    return (x,) if _is_tensor(x) else tuple(x)
+
+
+def _grads_tuple(grads, n) -> tuple:
+    if grads is None:
+        return (None,) * n
+    return _as_tuple(grads)
+
+
+def _inputs_tuple(inputs, who: str) -> tuple:
+    if _is_tensor(inputs):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{who}()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    return tuple(inputs)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (or only into ``inputs``).
+
+    A non-leaf tensor listed in ``inputs`` gets ``retain_grad()`` and receives
+    its gradient in ``.grad``; only the nodes on a path to an input run.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables if grad_tensors is None else grad_tensors
+    inputs_t = () if inputs is None else _inputs_tuple(inputs, "backward")
+    if inputs is not None and len(inputs_t) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    tensors = _as_tuple(tensors)
+    grads = make_root_grads(tensors, _grads_tuple(grad_tensors, len(tensors)))
     if retain_graph is None:
         retain_graph = create_graph
-    edges, gs = check_roots(tensors, grads)
+    edges = root_edges(tensors)
+    input_edges = None
     if inputs is not None:
-        inputs = _as_list(inputs)
-        capture = {edge_of(t): t for t in inputs}
-        got = run_backward(edges, gs, retain_graph=retain_graph, create_graph=create_graph,
-                           capture=capture)
-        from .engine import accumulate_into_leaf
-
-        for e, t in capture.items():
-            if e in got:
-                accumulate_into_leaf(t, got[e])
-        return
-    run_backward(edges, gs, retain_graph=retain_graph, create_graph=create_graph)
+        input_edges = []
+        for t in inputs_t:
+            if not t.is_leaf:
+                t.retain_grad()  # PyTorch: a non-leaf input's gradient lands in its .grad
+            elif not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            input_edges.append(edge_of(t))
+    run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=input_edges, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching ``.grad``."""
-    outputs = _as_list(outputs)
-    inputs_l = _as_list(inputs)
-    grads = _as_list(grad_outputs) or [None] * len(outputs)
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True (vmap) is not supported by inplace_lab")
+    outputs = _as_tuple(outputs)
+    inputs_t = _inputs_tuple(inputs, "grad")
+    if len(inputs_t) == 0:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    grads = make_root_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
     if retain_graph is None:
         retain_graph = create_graph
-    for t in inputs_l:
-        if not t.requires_grad:
+    edges = root_edges(outputs)
+    for t in inputs_t:
+        if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    edges, gs = check_roots(outputs, grads)
-    capture = {edge_of(t): i for i, t in enumerate(inputs_l)}
-    got = run_backward(edges, gs, retain_graph=retain_graph, create_graph=create_graph,
-                       capture=capture)
+    got = run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
+                       inputs=[edge_of(t) for t in inputs_t], accumulate=False)
     result = []
-    for t in inputs_l:
-        g = got.get(edge_of(t))
+    for i, (t, g) in enumerate(zip(inputs_t, got)):
         if g is None:
             if materialize_grads:
-                g = t.new_zeros(t.shape)
+                from .. import creation
+
+                g = creation.zeros_like(t, requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior.")
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
         result.append(g)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)
 
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled"]
+           "is_grad_enabled", "is_inference_mode_enabled", "Function", "FunctionCtx",
+           "once_differentiable", "graph"]

@@ -5,15 +5,32 @@
         grads_in = node.apply(grads_out)
         send each to its next_functions
 
-Around that core, visibly separate: hooks, version checks (inside ``apply``,
-when formulas unpack saved tensors), capture for ``autograd.grad``, freeing of
-saved tensors, and accumulation into leaves.
+Around that core, visibly separate (each in its own section below):
+
+- hooks: tensor hooks and ``retain_grad`` first, then node pre-hooks, then the
+  node, then node post-hooks (PyTorch's order);
+- targets: with ``inputs=`` only the nodes on a path to an input run, and
+  ``autograd.grad`` captures gradients instead of accumulating them;
+- buffers: gradients meeting at one node are summed, in place when only the
+  engine holds the first one (so ``(x*x).sum().backward()`` leaves ``x.grad``
+  at version 1, as PyTorch does);
+- leaves: ``AccumulateGrad`` steals a gradient nobody else holds, clones
+  otherwise, and adds into an existing ``.grad`` in place (version bump);
+- freeing: each node drops its saved tensors after it runs (unless
+  ``retain_graph``), which is why a second backward fails.
+
+Version checks happen inside ``node.apply``: formulas unpack saved tensors
+through ``SavedTensor.unpack``.
 """
 from __future__ import annotations
 
-from . import grad_mode
-from .node import AccumulateGrad, edge_of
+import warnings
 
+from . import grad_mode
+from .node import AccumulateGrad
+
+
+# ---- the core walk ---------------------------------------------------------------------------
 
 def topological_order(roots):
     """Nodes reachable from ``roots``, each after every node that feeds it a gradient."""
@@ -37,75 +54,98 @@ def topological_order(roots):
     return order
 
 
-def _add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
+def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
+                 accumulate=True):
+    """Propagate ``root_grads`` from the ``roots`` edges; return the gradients at ``inputs``.
 
-
-def _run_node(node, grads_out):
-    for hook in node._pre_hooks:
-        new = hook(grads_out)
-        if new is not None:
-            grads_out = tuple(new)
-    for nr, hooks in node._tensor_pre_hooks.items():
-        g = grads_out[nr]
-        for hook in hooks:
-            new = hook(g)
-            if new is not None:
-                g = new
-        grads_out = grads_out[:nr] + (g,) + grads_out[nr + 1:]
-    for nr, ref in node._retains.items():
-        t = ref()
-        if t is not None and grads_out[nr] is not None:
-            t._grad = grads_out[nr] if t._grad is None else t._grad + grads_out[nr]
-    grads_in = node.apply(grads_out)
-    for hook in node._hooks:
-        new = hook(grads_in, grads_out)
-        if new is not None:
-            grads_in = tuple(new)
-    return grads_in
-
-
-def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, capture=None):
-    """Propagate ``root_grads`` from the ``roots`` edges.
-
-    ``capture`` (for ``autograd.grad``) maps edges to slots: gradients reaching those
-    edges are returned instead of being accumulated into ``.grad``.
+    ``inputs`` (a list of ``(node, output_nr)`` edges) restricts the walk to the
+    nodes that lead to them. With ``accumulate`` (``backward``) leaves among them
+    still accumulate into ``.grad``; without it (``autograd.grad``) nothing is
+    accumulated and the captured gradients are returned, one per input edge.
     """
-    buffers: dict = {}
+    order = topological_order([n for n, _ in roots])
+    buffers = GradBuffers()
     for (node, nr), g in zip(roots, root_grads):
-        buf = buffers.setdefault(node, [None] * node.num_outputs)
-        buf[nr] = _add(buf[nr], g)
+        buffers.add(node, nr, g, foreign=True)  # the caller still holds a root gradient
+    runs = _nodes_to_run(order, inputs, accumulate)
+    targets = set(inputs or ())
     captured = {}
+    warned = False
     with grad_mode.set_grad_enabled(create_graph):
-        for node in topological_order([n for n, _ in roots]):
-            buf = buffers.pop(node, None)
-            if buf is None:
+        for node in order:
+            grads = buffers.pop(node)
+            if grads is None:
                 continue
-            if capture is not None:
-                for nr, g in enumerate(buf):
-                    if (node, nr) in capture:
-                        captured[(node, nr)] = _add(captured.get((node, nr)), g)
-                if isinstance(node, AccumulateGrad):
-                    continue  # autograd.grad() returns gradients instead of touching .grad
-            buf = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(buf)]
-            grads_in = _run_node(node, tuple(buf))
+            grads = buffers.adopt(grads, call_tensor_pre_hooks(node, grads))
+            for nr, g in enumerate(grads):
+                if (node, nr) in targets:
+                    captured[(node, nr)] = g
+            if runs is not None and node not in runs:
+                continue
+            if isinstance(node, AccumulateGrad):
+                if create_graph and not warned:
+                    _warn_create_graph_cycle()
+                    warned = True
+                node.accumulate(grads[0], steal=buffers.sole_owner(grads[0]))
+                continue
+            grads_in = call_node(node, grads, buffers.adopt)
             if not retain_graph:
                 node.release()
-            for (nxt, nr), g in zip(node.next_functions, grads_in):
-                if nxt is None or g is None:
-                    continue
-                nbuf = buffers.setdefault(nxt, [None] * nxt.num_outputs)
-                nbuf[nr] = _add(nbuf[nr], g)
-    return captured
+            for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grads_in)):
+                if nxt is not None and g is not None:
+                    buffers.add(nxt, nr, validate(node, i, g, nxt, nr))
+    return [captured.get(e) for e in inputs or ()]
+
+
+# ---- hooks -----------------------------------------------------------------------------------
+
+def call_tensor_pre_hooks(node, grads):
+    """``t.register_hook`` functions, then ``retain_grad`` (it sees the hooked gradient)."""
+    grads = list(grads)
+    for nr in range(len(grads)):
+        for hook in _tensor_hooks(node, nr):
+            if grads[nr] is None:
+                break
+            new = hook(grads[nr])
+            if new is not None:
+                grads[nr] = new
+    for nr, ref in node._retains.items():
+        t = ref()
+        if t is not None and grads[nr] is not None:
+            g = grads[nr].clone()
+            if not g.is_contiguous():
+                g = g.contiguous()
+            t._grad = g if t._grad is None else t._grad + grads[nr]
+    return tuple(grads)
+
+
+def _tensor_hooks(node, nr):
+    if isinstance(node, AccumulateGrad):
+        return list(node.variable._leaf_hooks())  # a leaf's hooks sit on its AccumulateGrad
+    return list(node._tensor_pre_hooks.get(nr, ()))
+
+
+def call_node(node, grads, adopt=lambda before, after: after):
+    """Node pre-hooks, the node's backward formula, node post-hooks."""
+    if getattr(node, "materialize_grads", True):  # a Function may ask for None instead
+        grads = tuple(g if g is not None else _zeros_for(node, i) for i, g in enumerate(grads))
+    for hook in list(node._pre_hooks):
+        new = hook(grads)
+        if new is not None:
+            grads = tuple(new)
+    grads_in = node.apply(grads)
+    if getattr(node, "user_code", False):  # a custom Function's backward may return tensors it keeps
+        grads_in = adopt((), grads_in)
+    for hook in list(node._hooks):
+        new = hook(grads_in, grads)
+        if new is not None:
+            grads_in = adopt(grads_in, tuple(new))
+    return grads_in
 
 
 def _zeros_for(node, i):
     meta = getattr(node, "output_meta", None)
-    if not meta:
+    if not meta or i >= len(meta):
         return None
     from .. import creation
 
@@ -113,44 +153,227 @@ def _zeros_for(node, i):
     return creation.zeros(shape, dtype=dt, device=dev)
 
 
-def accumulate_into_leaf(leaf, g) -> None:
-    """``leaf.grad = g`` the first time, ``leaf.grad += g`` (in place, version bump) after."""
-    for hook in leaf._leaf_hooks():
-        new = hook(g)
-        if new is not None:
-            g = new
-    if g.shape != leaf.shape:
-        g = g.sum_to_size(leaf.shape)
+def _warn_create_graph_cycle():
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+        "make sure to reset the .grad fields of your parameters to None after use to break the "
+        "cycle and avoid the leak.", UserWarning, stacklevel=4)
+
+
+# ---- targets: which nodes run when inputs= is given ------------------------------------------
+
+def _nodes_to_run(order, inputs, accumulate):
+    """``None`` (run everything) or the set of nodes on a path to an input edge."""
+    if inputs is None:
+        return None
+    target_edges = set(inputs)
+    runs = set()
+    if accumulate:  # backward(inputs=[leaf]): the leaf's AccumulateGrad itself runs
+        runs.update(n for n, _ in inputs if isinstance(n, AccumulateGrad))
+    for node in reversed(order):  # producers before consumers
+        if any(e in target_edges or e[0] in runs for e in node.next_functions):
+            runs.add(node)
+    return runs
+
+
+# ---- buffers: summing the gradients that meet at one node ------------------------------------
+
+class GradBuffers:
+    """Pending gradients per node (PyTorch's InputBuffer), and which ones only the engine holds.
+
+    PyTorch adds a second gradient *into* the first (``old.add_(new)``) when no
+    one else holds the first (``use_count() == 1``). Python has no cheap
+    use_count, so the engine counts its own references: a gradient passed on to
+    two edges (``AddBackward0`` forwards the same tensor), a view, or a tensor
+    the caller or a hook handed in (``foreign``) is never written in place.
+    """
+
+    def __init__(self):
+        self._bufs: dict = {}
+        self._refs: dict = {}  # id(g) -> [g, references held by buffers]
+        self._foreign: dict = {}  # id(g) -> g
+
+    def add(self, node, nr, g, *, foreign=False):
+        if foreign:
+            self._foreign[id(g)] = g
+        buf = self._bufs.setdefault(node, [None] * max(node.num_outputs, nr + 1))
+        old = buf[nr]
+        if old is None:
+            buf[nr] = g
+            self._hold(g)
+        elif not grad_mode.state.enabled and old is not g and self._sole(old, held=1) and \
+                _dense(old) and old.shape == g.shape:
+            old.add_(g)
+        else:
+            self._drop(old)
+            buf[nr] = old + g
+            self._hold(buf[nr])
+
+    def adopt(self, before, after):
+        """Gradients a hook (or user code) returned: someone else may hold them, never steal."""
+        known = {id(g) for g in before}
+        for g in after:
+            if g is not None and id(g) not in known:
+                self._foreign[id(g)] = g
+        return after
+
+    def pop(self, node):
+        """The gradients for ``node`` (``None`` if none arrived); the engine hands them on."""
+        buf = self._bufs.pop(node, None)
+        if buf is not None:
+            for g in buf:
+                if g is not None:
+                    self._drop(g)
+        return buf
+
+    def sole_owner(self, g) -> bool:
+        """May ``g`` (just popped) be stolen into a leaf's ``.grad``: nobody else can see it?"""
+        return g is not None and self._sole(g, held=0)
+
+    def _sole(self, g, held) -> bool:
+        entry = self._refs.get(id(g))
+        count = entry[1] if entry is not None else 0
+        return count == held and id(g) not in self._foreign and g._base is None
+
+    def _hold(self, g):
+        self._refs.setdefault(id(g), [g, 0])[1] += 1
+
+    def _drop(self, g):
+        entry = self._refs.get(id(g))
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del self._refs[id(g)]  # freed as soon as no buffer holds it, like PyTorch
+
+
+def validate(node, i, g, nxt, nr):
+    """PyTorch's validate_outputs: a gradient must fit the tensor it is the gradient of."""
+    meta = nxt.output_meta[nr] if nr < len(nxt.output_meta) else None
+    if meta is None:
+        return g
+    shape, dt, _ = meta
+    if tuple(g.shape) != tuple(shape):
+        if not _expandable(tuple(shape), tuple(g.shape)):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+        g = g.sum_to_size(shape)
+    if g.dtype is not dt:
+        g = g.to(dt)
+    return g
+
+
+def _expandable(small, big) -> bool:
+    if len(small) > len(big):
+        return False
+    for s, b in zip(reversed(small), reversed(big)):
+        if s != 1 and s != b:
+            return False
+    return True
+
+
+# ---- leaves: AccumulateGrad --------------------------------------------------------------------
+
+def accumulate_into_leaf(leaf, g, steal=False) -> None:
+    """``leaf.grad = g`` the first time, ``leaf.grad += g`` (in place, version bump) after.
+
+    The first gradient is *stolen* (no copy) when nobody else holds it and its
+    strides match the leaf's (PyTorch's "gradient layout contract"); otherwise
+    it is copied with the leaf's strides. Under ``create_graph`` the copy and
+    the sum stay differentiable (``CopyBackwards``, ``AddBackward0``).
+    """
     if leaf._grad is None:
-        g = g if grad_mode.state.enabled else g.detach()
-        if g._base is not None or g._storage is getattr(leaf, "_storage", None):
-            g = g.clone()
-        leaf._grad = g
-    elif grad_mode.state.enabled:
-        leaf._grad = leaf._grad + g  # create_graph: keep the sum differentiable
-    else:
+        if steal and not grad_mode.state.enabled and _obeys_layout_contract(g, leaf):
+            leaf._grad = g.detach()
+        else:
+            leaf._grad = clone_obey_contract(g, leaf)
+    elif not grad_mode.state.enabled:
         leaf._grad.add_(g)
+    else:
+        leaf._grad = leaf._grad + g  # create_graph: keep the sum differentiable
 
 
-def check_roots(tensors, grads, who="backward"):
-    """Resolve the root edges and default gradients for ``backward``/``grad``."""
+def clone_obey_contract(g, like):
+    """A copy of ``g`` with ``like``'s strides (dense ``like``) or contiguous."""
+    from ..storage import Storage
+    from ..tensor import Tensor
+
+    if not _dense(like):
+        c = g.clone()
+        return c if c.is_contiguous() else c.contiguous()
+    st = Storage.allocate(max(like.numel(), 1) if like.numel() else 0, g.dtype, g.device)
+    out = Tensor._make(st, like.shape, like.stride(), 0)
+    out._policy = g._policy
+    return out.copy_(g)
+
+
+def _dense(t) -> bool:
+    """Non-overlapping and dense: the strides are a permutation of contiguous strides."""
+    dims = sorted((st, n) for n, st in zip(t.shape, t.stride()) if n != 1)
+    expected = 1
+    for st, n in dims:
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _obeys_layout_contract(g, leaf) -> bool:
+    if g._base is not None:
+        return False
+    if _dense(leaf):
+        for n, gs, ls in zip(g.shape, g.stride(), leaf.stride()):
+            if (n != 1 and gs != ls) or (n == 1 and gs == 0):
+                return False
+        return True
+    return g.is_contiguous()
+
+
+# ---- roots: the gradients backward() starts from (PyTorch's _make_grads) -------------------------
+
+def make_root_grads(tensors, grads):
+    """Check each explicit gradient's shape; make ``ones`` for scalar outputs."""
     from .. import policy as _policy
     from ..tensor import Tensor
 
-    edges, gs = [], []
-    for t, g in zip(tensors, grads):
-        if not t._requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        if g is None:
-            if t.numel() != 1:
-                if _policy.is_paddle(_policy.policy_of(t)):
-                    g = t.new_ones(t.shape)
-                else:
-                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    out = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if isinstance(g, Tensor):
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                    f"output[{i}] has a shape of {t.shape!r}.")
+            if t.dtype.is_complex != g.dtype.is_complex:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g.dtype} and output[{i}] has a dtype of {t.dtype}.")
+            out.append(g)
+        elif g is None:
+            if not t._requires_grad:
+                out.append(None)
+            elif t.numel() != 1 and not _policy.is_paddle(_policy.policy_of(t)):
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            elif not t.dtype.is_floating_point and t.numel() == 1:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   f"but got {t.dtype}")
             else:
-                g = t.new_ones(t.shape)
-        elif not isinstance(g, Tensor):
-            g = t.new_tensor(g)
+                out.append(t.new_ones(t.shape))  # Paddle: ones for a non-scalar output too
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return out
+
+
+def root_edges(tensors):
+    """The edge each output's gradient enters the graph by; outputs must require grad."""
+    from .node import edge_of
+
+    edges = []
+    for i, t in enumerate(tensors):
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
         edges.append(edge_of(t))
-        gs.append(g)
-    return edges, gs
+    return edges

@@ -1,11 +1,25 @@
 """Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
-One flag, read by the dispatcher before it records a graph node. ``no_grad``
-does not stop version bumps (SEMANTICS.md section 2).
+One thread-local flag, read by the dispatcher before it records a graph node
+(a new thread starts with grad enabled, as in PyTorch). ``no_grad`` does not
+stop version bumps (SEMANTICS.md section 2): it only stops *recording*.
+
+Every mode is a context manager and a decorator, with PyTorch's shapes:
+
+>>> import inplace_lab as il
+>>> x = il.ones(2, requires_grad=True)
+>>> with il.no_grad():
+...     (x * 2).requires_grad
+False
+>>> _ = il.set_grad_enabled(False)   # also works as a plain call
+>>> il.is_grad_enabled()
+False
+>>> _ = il.set_grad_enabled(True)
 """
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 
@@ -19,6 +33,7 @@ state = _State()
 
 
 def is_grad_enabled() -> bool:
+    """Will ops run now be recorded for backward?"""
     return state.enabled
 
 
@@ -27,72 +42,122 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _Mode:
-    """Base: a context manager and decorator that sets the grad flag."""
+    """A context manager that is also a decorator (PyTorch's ``_DecoratorContextManager``).
+
+    As a decorator each call of the function runs inside a fresh copy of the
+    mode (``clone``), so one decorator object can be used re-entrantly.
+    """
+
+    def clone(self):
+        return self.__class__()
+
+    def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen_wrapper(*a, **k):  # each resume of the generator runs inside the mode
+                gen = fn(*a, **k)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    with self.clone():
+                        response = gen.send(request)
+
+            return gen_wrapper
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with self.clone():
+                return fn(*a, **k)
+
+        return wrapper
+
+
+class _FlagMode(_Mode):
+    """Sets ``state.enabled`` to ``_value`` inside the block; ``@mode`` works without parentheses."""
 
     _value = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # bare ``@no_grad``
 
     def __enter__(self):
         self._prev = state.enabled
         state.enabled = self._value
-        return self
 
     def __exit__(self, *exc):
         state.enabled = self._prev
         return False
 
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*a, **k):
-            with self.__class__():
-                return fn(*a, **k)
 
-        return wrapper
-
-
-class no_grad(_Mode):
+class no_grad(_FlagMode):
     """Ops inside are not recorded for backward; in-place on leaves is allowed."""
 
     _value = False
 
 
-class enable_grad(_Mode):
+class enable_grad(_FlagMode):
+    """Record again inside a ``no_grad`` block (or a no_grad-decorated function)."""
+
     _value = True
 
 
 class set_grad_enabled(_Mode):
+    """Turn recording on or off: ``set_grad_enabled(False)`` acts at once, even without ``with``.
+
+    As a context manager it restores the previous mode on exit; as a decorator
+    it restores the mode at decoration time and applies ``mode`` on each call.
+    """
+
     def __init__(self, mode: bool):
-        self._value = bool(mode)
-        self._prev = state.enabled
-        state.enabled = self._value  # works as a function call too, like PyTorch
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __call__(self, fn):
+        state.enabled = self.prev
+        return super().__call__(fn)
 
     def __enter__(self):
-        return self
+        state.enabled = self.mode
 
-    def __call__(self, fn):  # pragma: no cover - rare form
-        raise TypeError("set_grad_enabled(mode) is not usable as a bare decorator")
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+    def __repr__(self) -> str:
+        return f"inplace_lab.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
 
 class inference_mode(_Mode):
-    """Like no_grad (tensors made inside are plain data); kept for PyTorch-shaped code."""
+    """Like no_grad (results are plain data); ``inference_mode(False)`` re-enables recording."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # bare ``@inference_mode``
 
     def __init__(self, mode: bool = True):
-        self._value = not mode
+        self.mode = mode
 
     def __enter__(self):
-        self._prev_inf = state.inference
-        state.inference = not self._value
-        return super().__enter__()
+        self._prev = (state.enabled, state.inference)
+        state.enabled = not self.mode
+        state.inference = self.mode
 
     def __exit__(self, *exc):
-        state.inference = self._prev_inf
-        return super().__exit__(*exc)
+        state.enabled, state.inference = self._prev
+        return False
 
-    def __call__(self, fn):
-        mode = not self._value
-
-        @functools.wraps(fn)
-        def wrapper(*a, **k):
-            with inference_mode(mode):
-                return fn(*a, **k)
-
-        return wrapper
+    def clone(self):
+        return self.__class__(self.mode)

@@ -39,6 +39,15 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        """Creation order: later nodes have larger numbers (PyTorch's sequence_nr)."""
+        return self.seq
+
+    def __call__(self, *grads):
+        """Run this node's backward formula directly: ``y.grad_fn(g)`` -> one grad per edge."""
+        out = self.apply(tuple(grads))
+        return out if isinstance(out, tuple) else (out,)
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
         self._hooks.append(fn)
@@ -65,11 +74,18 @@ class Node:
                 return info[key].unpack(self)
             params = getattr(self, "params", None) or {}
             if key in params:
-                return params[key]
+                spec = getattr(self, "spec", None)
+                is_arg = spec is not None and key in spec.args
+                return _wrapped_number(params[key]) if is_arg else params[key]
+            if key in self._saveable_names():
+                return None  # saved only when needed (mul saves self only if other needs grad)
         raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
 
+    def _saveable_names(self) -> tuple:
+        return ()
+
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # -- engine interface -------------------------------------------------------------------
     def apply(self, grads: tuple) -> tuple:
@@ -83,7 +99,20 @@ class Node:
             s.free()
 
 
+def _wrapped_number(v):
+    """PyTorch returns a scalar argument saved by a node as a 0-dim tensor (``tensor(2)``)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+        return v
+    from .. import creation, dtypes
+
+    dt = dtypes.int64 if isinstance(v, int) else dtypes.float64 if isinstance(v, float) \
+        else dtypes.complex128
+    return creation.tensor(v, dtype=dt)
+
+
 class _Handle:
+    """What ``register_hook`` returns: ``handle.remove()``, or use it as a context manager."""
+
     def __init__(self, lst, fn):
         self._lst, self._fn = lst, fn
 
@@ -91,20 +120,38 @@ class _Handle:
         if self._fn in self._lst:
             self._lst.remove(self._fn)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
 
 class AccumulateGrad(Node):
-    """The sink of a leaf: ``leaf.grad += grad`` (in place, as PyTorch does)."""
+    """The sink of a leaf: ``leaf.grad += grad`` (in place, as PyTorch does).
+
+    A leaf's ``register_hook`` functions run on this node, before it accumulates
+    (so ``autograd.grad(y, leaf)`` returns the hooked gradient too).
+    """
 
     __slots__ = ("variable",)
 
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        self.output_meta.append((variable._shape, variable._dtype, variable._storage.device))
 
-    def apply(self, grads):
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def accumulate(self, grad, steal=False) -> None:
         from .engine import accumulate_into_leaf
 
-        accumulate_into_leaf(self.variable, grads[0])
+        accumulate_into_leaf(self.variable, grad, steal)
+
+    def apply(self, grads):
+        self.accumulate(grads[0])
         return ()
 
 
@@ -126,6 +173,9 @@ def edge_of(t):
         return (None, 0)
     gf = t.grad_fn
     if gf is None:
+        vm = t._view_meta
+        if vm is not None and vm.inherited:  # requires grad only through its base: no sink
+            return (None, 0)
         return (accumulator_of(t), 0)
     return (gf, t._output_nr)
 
@@ -152,6 +202,9 @@ class OpNode(Node):
 
     def saved_tensors_info(self):
         return self.saved
+
+    def _saveable_names(self) -> tuple:
+        return self.spec.saves
 
     # ctx-style accessors the backward formulas use
     def __getitem__(self, key):

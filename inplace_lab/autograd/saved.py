@@ -12,6 +12,7 @@ hole, reproduced on purpose so a lesson can show it).
 from __future__ import annotations
 
 import contextlib
+import re
 
 from .. import errors
 
@@ -117,7 +118,5 @@ class _Meta:
 
 
 def _short(node_name: str) -> str:
-    """'ExpBackward0' -> 'Exp', as PyTorch names the producer in its error."""
-    if node_name.endswith("Backward0") or node_name.endswith("Backward1"):
-        return node_name[: -len("Backward0")]
-    return node_name
+    """'ExpBackward0' -> 'Exp', 'SquareBackward' -> 'Square': PyTorch's producer name in errors."""
+    return re.sub(r"Backward\d*$", "", node_name)
