@@ -10,10 +10,23 @@ from __future__ import annotations
 
 
 class InplaceLabError(Exception):
-    """Base class of inplace_lab's errors."""
+    """Base class of inplace_lab's errors.
+
+    Every instance has the attributes a renderer reads, ``None`` when they do not
+    apply: ``tensor`` (the tensor written to, or the saved one), ``node`` (the grad_fn
+    involved), ``op`` (the op's name), ``policy`` (whose rules raised it),
+    ``expected``/``found`` (versions, for saved-tensor errors); subclasses add more
+    (``leaf``, ``other``, ``saved``, ``creation``...). ``info`` holds all of them.
+    """
 
     why = ""
     fix = ""
+    tensor = None
+    node = None
+    op = ""
+    policy = None
+    expected = None
+    found = None
 
     def __init__(self, message: str, **info):
         super().__init__(message)
@@ -22,7 +35,11 @@ class InplaceLabError(Exception):
             setattr(self, k, v)
 
 
-class LeafInplaceError(InplaceLabError, RuntimeError, ValueError):
+class InplaceAutogradError(InplaceLabError, RuntimeError):
+    """An in-place op that autograd cannot allow (or could not survive, at backward)."""
+
+
+class LeafInplaceError(InplaceAutogradError, ValueError):
     """An in-place op (or setitem) on a leaf tensor that requires grad."""
 
     why = ("The leaf's gradient is accumulated into it by its AccumulateGrad node, and every node "
@@ -36,7 +53,7 @@ class ViewOfLeafInplaceError(LeafInplaceError):
     """An in-place op on a view of a leaf that requires grad (PyTorch)."""
 
 
-class SavedTensorModifiedError(InplaceLabError, RuntimeError):
+class SavedTensorModifiedError(InplaceAutogradError):
     """A tensor saved for backward was modified in place before backward read it."""
 
     why = ("A node saved this tensor for its backward formula and recorded its version; an "
@@ -45,14 +62,25 @@ class SavedTensorModifiedError(InplaceLabError, RuntimeError):
            "modifying it (y = y.clone(); y.add_(1)).")
 
 
-class NoGradViewInplaceError(InplaceLabError, RuntimeError):
+class ViewRebaseError(InplaceAutogradError):
+    """An in-place op would have to rewrite the history of a view that cannot be rewritten.
+
+    ``indirect``: the view itself was not written; its base or a sibling view was, and
+    the error surfaced when the view's grad_fn was asked for.
+    """
+
+    indirect = False
+    creation = ""
+
+
+class NoGradViewInplaceError(ViewRebaseError):
     """A view made under no_grad is modified in place with grad enabled."""
 
     why = "The view was created without autograd, so autograd cannot tell how to rewrite its base."
     fix = "Create the view and do the in-place op both inside or both outside the no_grad block."
 
 
-class MultiOutputViewInplaceError(InplaceLabError, RuntimeError):
+class MultiOutputViewInplaceError(ViewRebaseError):
     """An output of unbind/split/chunk is modified in place while grad is tracked."""
 
     why = ("Functions returning several views share one backward node; rewriting the history of "
@@ -116,7 +144,7 @@ class FacadeMismatchError(InplaceLabError, RuntimeError):
     fix = "Convert one tensor explicitly, e.g. via .numpy() and the other facade's tensor()."
 
 
-class LegacyInplaceUnsupportedError(InplaceLabError, RuntimeError):
+class LegacyInplaceUnsupportedError(InplaceAutogradError):
     """paddle-legacy: an in-place op whose backward needs the input it overwrites."""
 
     why = ("Before Paddle 2.6 in-place ops did not copy their input, so an op whose backward "

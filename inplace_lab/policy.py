@@ -73,10 +73,14 @@ def torch_type_name(t) -> str:
 
 
 def saved_error(saved, found: int, pol: str):
-    """The error when a saved tensor's version moved on before backward."""
+    """The error when a saved tensor's version moved on before backward.
+
+    Paddle 3.3.1 prints ``Tensor ''`` whatever the tensor's name: its TensorWrapper
+    keeps a nameless copy of the saved tensor (checked against paddle, named or not).
+    """
     t = saved.tensor_for_message()
     if is_paddle(pol):
-        msg = (f"(PermissionDenied) Tensor '{t.name or ''}' used in gradient computation has been "
+        msg = ("(PermissionDenied) Tensor '' used in gradient computation has been "
                f"modified by an inplace operation. Its version is {found} but the expected version "
                f"is {saved.version}. Please fix your code to void calling an inplace operator after "
                "using the Tensor which will used in gradient computation.")
@@ -93,3 +97,40 @@ def saved_error(saved, found: int, pol: str):
     return errors.SavedTensorModifiedError(
         msg, tensor=t, saved=saved, node=saved.node_name, expected=saved.version, found=found,
         policy=pol)
+
+
+# ---- paddle-legacy --------------------------------------------------------------------------
+
+_PADDLE_NAMES = ("multiply", "divide", "subtract")  # Paddle's names where PyTorch's differ
+
+
+def legacy_refuses(spec, ins) -> bool:
+    """paddle-legacy: would this in-place op, recorded, need the input it overwrites?
+
+    ``save_if`` counts: ``y.mul_(2)`` needs nothing, ``y.mul_(w)`` with ``w`` requiring
+    grad needs the old ``y``; nothing is needed when nothing is recorded.
+    """
+    from .autograd import grad_mode
+
+    if not grad_mode.state.enabled or spec.backward is None or not spec.saves_input_for_inplace:
+        return False
+
+    def rg(x):
+        return bool(getattr(x, "_requires_grad", False))
+
+    if not any(rg(x) for x in ins):
+        return False
+    cond = spec.save_if.get("self")
+    return cond is None or rg(ins[spec.args.index(cond)])
+
+
+def legacy_error(spec, target):
+    """Why Paddle before 2.6 had no in-place form for this op, and what to write instead."""
+    name = next((a for a in spec.aliases if a in _PADDLE_NAMES), spec.name)
+    call = f"paddle.{name}(x)" if spec.n_args == 1 else f"paddle.{name}(x, y)"
+    msg = (f"(Unimplemented) {spec.name}_ has no in-place form before Paddle 2.6: the backward of "
+           f"{spec.name} needs the value of x that {spec.name}_ would overwrite, and Paddle did "
+           "not copy it before writing (2.6 added that copy, PR 54683). Use the out-of-place "
+           f"{call} instead, or x = x.clone() first.")
+    return errors.LegacyInplaceUnsupportedError(msg, tensor=target, op=spec.name,
+                                                policy="paddle-legacy")

@@ -7,30 +7,49 @@ except in ``v``'s cells, where it applies the in-place op's backward. ``v``'s
 own grad_fn is rebuilt lazily (``AsStridedBackward0`` on top of the new base
 history) the next time anyone asks for it.
 
+A view *requires grad* whenever its base does, even a view made under
+``no_grad`` or one taken before the base started requiring grad (PyTorch's
+``DifferentiableViewMeta::requires_grad``). Such an inherited flag gives the view
+no gradient sink of its own: without a grad_fn its gradient is dropped, as in
+PyTorch (``ViewMeta.inherited``).
+
+Views made under ``no_grad`` / ``inference_mode`` and outputs of
+unbind/split/chunk refuse in-place ops while grad is recorded, directly (the
+view is modified) or indirectly (its base or a sibling was modified and the
+view's grad_fn is asked for).
+
 Under the ``paddle`` policies there is no rewrite: the view simply gets the
 op's node, as Paddle 3.3.1 does.
 """
 from __future__ import annotations
 
+import weakref
+
 from .. import errors, layout, policy
 from . import grad_mode
 from .node import Node, edge_of
 
-_NO_GRAD_MSG = ("A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. ")
-_MULTI_MSG = ("This view is the output of a function that returns multiple views. Such functions "
+_BAN_NO_GRAD = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+                "clarify your code by moving both the view and the inplace either both inside the "
+                "{block} block (if you don't want the inplace to be tracked) or both outside (if "
+                "you want the inplace to be tracked).")
+_BAN_MULTI = (" This view is the output of a function that returns multiple views. Such functions "
               "do not allow the output views to be modified inplace. You should replace the "
               "inplace operation by an out-of-place one.")
 
 
 class ViewMeta:
-    """How a view was made (PyTorch's creation_meta) and when its grad_fn was last valid."""
+    """How a view was made (PyTorch's creation_meta) and when its grad_fn was last valid.
 
-    __slots__ = ("creation", "attr_version")
+    ``inherited``: the view requires grad only because its base does (no own sink).
+    """
+
+    __slots__ = ("creation", "attr_version", "inherited")
 
     def __init__(self, creation: str, attr_version: int):
         self.creation = creation  # "default" | "no_grad" | "multi_output" | "inference"
         self.attr_version = attr_version
+        self.inherited = False
 
     def stale(self, view) -> bool:
         if self.attr_version == view._vc.version:
@@ -41,27 +60,39 @@ class ViewMeta:
 
     def check_inplace(self, view, op: str) -> None:
         """PyTorch's handle_view_on_rebase: no_grad views and multi-output views are refused."""
-        if self.creation == "default":
-            return
-        if self.creation == "multi_output":
-            gf = view._grad_fn
-            if gf is not None:
-                from .saved import _short
+        if self.creation != "default":
+            raise _rebase_error(view, self.creation, op, indirect=False)
 
-                msg = (f"Output {view._output_nr} of {_short(gf.name())} is a view and is being "
-                       "modified inplace. " + _MULTI_MSG)
-            else:
-                msg = _NO_GRAD_MSG + _MULTI_MSG
-            raise errors.MultiOutputViewInplaceError(msg, tensor=view, op=op)
-        raise errors.NoGradViewInplaceError(
-            _NO_GRAD_MSG + "Given that this use case is ambiguous and error-prone, it is forbidden. "
-            "You can clarify your code by moving both the view and the inplace either both inside "
-            "the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
-            "you want the inplace to be tracked).", tensor=view, op=op)
+
+def _rebase_error(view, creation: str, op: str, *, indirect: bool):
+    """PyTorch's words for an in-place op that would rebase a non-default view's history."""
+    from .saved import _short
+
+    gf = view._grad_fn
+    what = "its base or another view of its base has been" if indirect else "is being"
+    if creation == "multi_output" and gf is not None:
+        msg = f"Output {view._output_nr} of {_short(gf.name())} is a view and {what} modified inplace."
+    else:
+        head = (f"Output {view._output_nr} of {_short(gf.name())} is a view of a view which was "
+                "created in") if gf is not None else "A view was created in"
+        if creation == "inference":
+            msg = f"{head} inference mode and {what} modified inplace in normal mode."
+        else:
+            msg = f"{head} no_grad mode and {what} modified inplace with grad mode enabled."
+    if creation == "multi_output":
+        return errors.MultiOutputViewInplaceError(msg + _BAN_MULTI, tensor=view, op=op,
+                                                  node=gf, indirect=indirect)
+    block = "inference_mode" if creation == "inference" else "no_grad"
+    return errors.NoGradViewInplaceError(msg + _BAN_NO_GRAD.format(block=block), tensor=view,
+                                         op=op, node=gf, creation=creation, indirect=indirect)
 
 
 def mark_views(spec, src, outs) -> None:
-    """Give each new view its creation meta (inherited from a non-default source view)."""
+    """Give each new view its creation meta (inherited from a non-default source view).
+
+    Also PyTorch's rule that a view requires grad when its base does: a view made
+    under no_grad of a base that requires grad reports ``requires_grad=True``.
+    """
     st = grad_mode.state
     if st.inference:
         creation = "inference"
@@ -74,8 +105,36 @@ def mark_views(spec, src, outs) -> None:
     if src._view_meta is not None and src._view_meta.creation != "default":
         creation = src._view_meta.creation
     version = src._vc.version
+    root = src._base if src._base is not None else src
+    torch_rules = not policy.is_paddle(policy.policy_of(src))
     for v in outs:
         v._view_meta = ViewMeta(creation, version)
+        if not torch_rules:
+            continue
+        if root._requires_grad:
+            if not v._requires_grad:
+                v._requires_grad = True
+                v._view_meta.inherited = True
+        else:  # the base may start requiring grad later: then so does this view
+            _views_of(root).add(v)
+
+
+def _views_of(root) -> "weakref.WeakSet":
+    reg = root.__dict__.get("_views")
+    if reg is None:
+        reg = root.__dict__["_views"] = weakref.WeakSet()
+    return reg
+
+
+def base_requires_grad_now(root) -> None:
+    """``root`` started requiring grad: its existing views now do too (inherited)."""
+    reg = root.__dict__.pop("_views", None)
+    if not reg:
+        return
+    for v in list(reg):
+        if not v._requires_grad:
+            v._requires_grad = True
+            v._view_meta.inherited = True
 
 
 def _geometry(t):
@@ -87,10 +146,14 @@ def rebase_history(target, node) -> None:
     base = target._base
     if base is None or policy.is_paddle(policy.policy_of(target)):
         _set_grad_fn(target, node)
+        if base is None:
+            base_requires_grad_now(target)
         return
     copy = CopySlices(edge_of(base), _geometry(base), _geometry(target), node, base)
     _set_grad_fn(base, copy)
+    base_requires_grad_now(base)
     target._view_meta.attr_version = -1  # force the lazy AsStridedBackward0 rebuild
+    target._view_meta.inherited = False
     target._requires_grad = True
 
 
@@ -106,13 +169,21 @@ def _set_grad_fn(t, node) -> None:
 
 
 def refresh_view_grad_fn(view) -> None:
-    """Rebuild a view's grad_fn as AsStridedBackward0 on its base's current history."""
+    """Rebuild a view's grad_fn as AsStridedBackward0 on its base's current history.
+
+    A view made under no_grad (or by unbind/split/chunk) cannot be rebuilt: PyTorch
+    raises its "its base or another view of its base has been modified" error.
+    """
+    vm = view._view_meta
+    if vm.creation != "default":
+        raise _rebase_error(view, vm.creation, "", indirect=True)
     base = view._base
     view._grad_fn = AsStridedBackward0(edge_of(base), _geometry(base), _geometry(view))
     view._grad_fn.output_meta.append((view._shape, view._dtype, view._storage.device))
     view._output_nr = 0
     view._requires_grad = True
-    view._view_meta.attr_version = view._vc.version
+    vm.inherited = False
+    vm.attr_version = view._vc.version
 
 
 def _strided_zeros(base_geo, dt, dev):
