@@ -148,7 +148,7 @@ def to_device(self, dev):
         out = Tensor._wrap(arr.copy(), dev, self._policy)
     if grad_mode.state.enabled and self._requires_grad:
         node = dispatch.make_node(OPS["_to_copy"], [self], {"dtype": self.dtype}, self._policy)
-        node.metadata["device"] = str(self.device)
+        node.op_meta["device"] = str(self.device)
         dispatch.set_history(out, node)
     if hooks.active:
         hooks.emit_op(OPS["_to_copy"], "normal", [self], out)
@@ -219,10 +219,10 @@ def _inplace_view(name):
         node = None
         if dispatch._needs_grad(spec, [self]):
             node = dispatch.make_node(spec, [self], params, policy.policy_of(self))
-            node.metadata["geometry"] = geo
-            node.metadata["in_geo"] = (self._shape, self._strides, self._offset)
+            node.op_meta["geometry"] = geo
+            node.op_meta["in_geo"] = (self._shape, self._strides, self._offset)
             if spec.perm_of is not None:
-                node.metadata["perm"] = spec.perm_of(self, *params.get("sizes", ()),
+                node.op_meta["perm"] = spec.perm_of(self, *params.get("sizes", ()),
                                                      *(v for k, v in params.items() if k != "sizes"))
         self._set_geometry(*geo)
         self._vc.bump()
@@ -240,7 +240,9 @@ def _inplace_view(name):
 
 
 def resize_(self, *sizes, memory_format=None):
-    """Change the shape in place (version bump); grows the storage itself when needed."""
+    """Change the shape in place; grows the storage itself when needed (views stay valid).
+
+    Bumps the version only when the shape changes, as PyTorch does."""
     shape = tuple(int(n) for n in _dims(sizes))
     if self._requires_grad and grad_mode.state.enabled:
         raise RuntimeError("cannot resize variables that require grad")
@@ -249,8 +251,10 @@ def resize_(self, *sizes, memory_format=None):
     need = self._offset + layout.numel(shape)
     if need > self._storage.size():
         grow_storage(self._storage, need)
+    changed = shape != self._shape
     self._set_geometry(shape, layout.contiguous_strides(shape))
-    self._vc.bump()
+    if changed:
+        self._vc.bump()
     if hooks.active:
         hooks.emit_op(_RESIZE, "inplace", [self], self)
     return self
@@ -275,6 +279,35 @@ def grow_storage(st, n):
             ref._arr = None
 
 
+def pin_memory(self, device=None):
+    """A copy in page-locked host memory (cupy's pinned allocator); self if already pinned."""
+    from ..storage import Storage
+
+    if self.device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    if self.is_pinned():
+        return self
+    buf = backend.pinned_empty(self.numel(), self.dtype.np)
+    buf[...] = self._a.reshape(-1)
+    shape = self._shape
+    out = Tensor._make(Storage(buf, self.dtype, self.device), shape, layout.contiguous_strides(shape))
+    out._policy = self._policy
+    return out
+
+
+def is_pinned(self, device=None) -> bool:
+    return bool(self._storage.pinned)
+
+
+def copy_(self, src, non_blocking=False):
+    """``self.copy_(src)``: ``src`` may live on another device; it is moved first (keeping its
+    autograd edge), then the one in-place ``copy`` op of the table writes into self."""
+    if isinstance(src, Tensor) and src.device != self.device and not (
+            src.ndim == 0 and src.device.type == "cpu"):
+        src = to_device(src, self.device)
+    return dispatch.call_inplace(OPS["copy"], (self, src), {"non_blocking": non_blocking})
+
+
 def sum_to_size_method(self, *size):
     return dispatch.call(OPS["sum_to_size"], (self, _dims(size)), {})
 
@@ -297,6 +330,7 @@ def install(cls) -> None:
         "__ifloordiv__": _iop("floor_divide"),
         "__mod__": _fn("remainder"), "__rmod__": _rev("remainder"), "__imod__": _iop("remainder"),
         "__pow__": _fn("pow"), "__rpow__": _rev("pow"), "__ipow__": _iop("pow"),
+        "__matmul__": _fn("matmul"), "__rmatmul__": _rev("matmul"),
         "__neg__": _fn("neg"), "__abs__": _fn("abs"), "__pos__": _fn("positive"),
         "__invert__": _fn("bitwise_not"),
         "__and__": _fn("bitwise_and"), "__rand__": _rev("bitwise_and"), "__iand__": _iop("bitwise_and"),
@@ -316,6 +350,7 @@ def install(cls) -> None:
         "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
         "new_empty": _new_factory("empty"),
         "where": where, "resize_": resize_, "sum_to_size": sum_to_size_method,
+        "pin_memory": pin_memory, "is_pinned": is_pinned, "copy_": copy_,
         "T": property(_T), "mT": property(_mT),
     }
     for n in ("t", "transpose", "squeeze", "unsqueeze", "as_strided", "swapaxes", "swapdims",
