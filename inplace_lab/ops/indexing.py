@@ -1,147 +1,253 @@
 """Indexing: ``x[idx]`` and ``x[idx] = v`` exactly as PyTorch splits them.
 
-Basic indices (ints, slices, ``None``, ``...``) become a chain of view ops
-(select, slice, unsqueeze), so ``x[0, 1:3]`` is a view whose grad_fn is
-``SliceBackward0`` on ``SelectBackward0``. Anything else (integer tensors,
-lists, boolean masks) is advanced indexing: a copy (``index``), and its
-assignment form is the in-place ``index_put_``.
+PyTorch walks the index once, left to right (``applySlicing``): ints become
+``select``, slices ``slice``, ``None`` ``unsqueeze`` -- a chain of *views*, so
+``x[0, 1:3]`` has grad_fn ``SliceBackward0`` on ``SelectBackward0`` and shares
+x's storage. Everything else (integer tensors, lists, numpy arrays, boolean
+masks, Python ``True``/``False``) is collected, with the dim it applies to,
+and applied afterwards in one *advanced* step: the ``index`` op, a copy
+(``IndexBackward0``, ``_base`` None). Assignment mirrors it: a basic index
+writes through the view with ``copy_``/``fill_`` (the base's grad_fn becomes
+``CopySlices``); an advanced one is one in-place ``index_put_``.
+
+Where the advanced dims land follows numpy's rule (adjacent advanced indices
+stay in place, separated ones move to the front); PyTorch agrees once the
+ints have been turned into ``select`` views, which is why ``x[0, :, [0, 1]]``
+has shape ``[4, 2]`` here (and in PyTorch) but ``[2, 4]`` in numpy.
 """
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
-from .. import backend, policy
+from .. import backend, dtypes, errors, layout, policy
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import dispatch
 from .table import OPS, OpSpec, register
 
+_BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+              "valid indices (got {})")
+_BAD_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+_ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+             "in C++ to convert a 0-dim tensor to a number")
+_SEQ = (list, tuple, range, str, bytes, np.ndarray)
 
-def _is_basic(ix) -> bool:
-    return ix is None or ix is Ellipsis or isinstance(ix, slice) or \
-        (isinstance(ix, numbers.Integral) and not isinstance(ix, bool)) or \
-        (isinstance(ix, Tensor) and ix.ndim == 0 and ix.dtype.category == 1)
 
+# ---- reading the index ------------------------------------------------------------------------
 
-def _as_tuple(idx):
+def _as_tuple(idx) -> tuple:
+    """PyTorch's (numpy's) rule for when ``x[seq]`` means ``x[tuple(seq)]``."""
     if isinstance(idx, tuple):
         return idx
+    if isinstance(idx, (list, range, str, bytes)) and len(idx) < 32:
+        for e in idx:
+            if isinstance(e, (Tensor, slice, *_SEQ)) or e is None or e is Ellipsis:
+                return tuple(idx)
     return (idx,)
 
 
-def _expand_ellipsis(idx, ndim):
-    n_real = sum(_consumed(ix) for ix in idx)
-    if n_real > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if sum(1 for ix in idx if ix is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    out = []
-    for ix in idx:
-        if ix is Ellipsis:
-            out.extend([slice(None)] * (ndim - n_real))
-        else:
-            out.append(ix)
-    return out
+def _as_int(ix):
+    """The int an index entry stands for (select), or None if it is not int-like."""
+    if isinstance(ix, bool) or isinstance(ix, np.bool_):
+        return None
+    if isinstance(ix, numbers.Integral):
+        return int(ix)
+    if isinstance(ix, np.ndarray) and ix.ndim == 0 and ix.dtype.kind in "iu":
+        return int(ix)
+    if isinstance(ix, Tensor) and ix.ndim == 0 and ix.dtype.category == dtypes.INT:
+        return int(ix.item())
+    return None
+
+
+def _is_mask(t: Tensor) -> bool:
+    return t.dtype is dtypes.bool_ or t.dtype is dtypes.uint8
 
 
 def _consumed(ix) -> int:
-    """How many tensor dims one index entry consumes."""
-    if ix is None or ix is Ellipsis:
+    """How many dims of the tensor one entry uses (PyTorch's count_specified_dimensions)."""
+    if isinstance(ix, Tensor):
+        return ix.ndim if _is_mask(ix) else 1
+    if ix is None or ix is Ellipsis or isinstance(ix, bool):
         return 0
-    if isinstance(ix, Tensor) and ix.dtype.category == 0:
-        return max(ix.ndim, 1)
-    if isinstance(ix, np.ndarray) and ix.dtype == np.bool_:
-        return max(ix.ndim, 1)
     return 1
 
 
-def getitem(self, idx):
-    """``x[idx]``: views for basic indices, a copy for advanced ones."""
-    idx = _as_tuple(idx)
-    if all(_is_basic(ix) for ix in idx):
-        return _basic(self, idx)
-    return _advanced(self, idx)
+def _index_tensor(seq, device) -> Tensor:
+    """A list / numpy array used as an index becomes a bool tensor (all bools) or a long one."""
+    try:
+        a = np.asarray(seq)
+    except ValueError as e:
+        raise IndexError(str(e)) from None
+    if a.dtype.kind in "US":
+        raise TypeError("new(): invalid data type 'str'")
+    if a.dtype == object:
+        raise IndexError(_BAD_INDEX.format(type(seq).__name__))
+    a = a.astype(np.bool_ if a.dtype == np.bool_ else np.int64)
+    return Tensor._wrap(backend.to_device_array(a, device) if device.type != "cpu" else a, device)
 
 
-def _basic(self, idx):
-    if self.ndim == 0 and any(ix is not None and ix is not Ellipsis for ix in idx):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    single_slice = len(idx) == 1 and isinstance(idx[0], slice)
-    entries = _expand_ellipsis(idx, self.ndim)
-    out = self
-    d = 0
-    for ix in entries:
-        if ix is None:
-            out = dispatch.call_view(OPS["unsqueeze"], (out, d), {})
-            d += 1
+def _bool_index(flag: bool, device) -> Tensor:
+    """``x[True]``: a new unit dim indexed by [0]; ``x[False]`` by an empty index."""
+    a = np.zeros(1 if flag else 0, dtype=np.int64)
+    return Tensor._wrap(a, device) if device.type == "cpu" else _index_tensor(a, device)
+
+
+def _select(t: Tensor, dim: int, i: int, real_dim: int = 0) -> Tensor:
+    """``select`` with indexing's own bound error, naming the dim of the *indexed* tensor."""
+    if t.ndim == 0:
+        raise IndexError(_ZERO_DIM)
+    n = t.shape[dim] if dim < t.ndim else 0
+    if dim < t.ndim and not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for dimension {real_dim} with size {n}")
+    return dispatch.call_view(OPS["select"], (t, dim, i), {})
+
+
+def _slice_bound(v):
+    return None if v is None else v.__index__()
+
+
+def apply_slicing(self: Tensor, idx: tuple, *, skip_full_slices: bool = True):
+    """Walk the index: views for the basic entries, and ``{dim: tensor}`` for the advanced ones."""
+    n_spec = sum(_consumed(ix) for ix in idx)
+    if n_spec > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    out, dim, tensors, dev = self, 0, {}, self.device
+    real = 0  # the dim of self the entry applies to (for error texts)
+    for ix in idx:
+        i = _as_int(ix)
+        real += _consumed(ix) if ix is not Ellipsis else self.ndim - n_spec
+        if i is not None:
+            out = _select(out, dim, i, real - 1)
         elif isinstance(ix, slice):
-            n = out._shape[d]
-            start, stop, step = ix.start, ix.stop, ix.step
-            full = (start in (None, 0)) and (stop is None or (isinstance(stop, int) and stop >= n)) \
-                and step in (None, 1)
-            if not full or single_slice:
+            start, stop, step = _slice_bound(ix.start), _slice_bound(ix.stop), _slice_bound(ix.step)
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            full = start in (None, 0) and step in (None, 1) and (stop is None or stop >= out.shape[dim])
+            if not (full and skip_full_slices):
                 out = dispatch.call_view(OPS["slice"], (out,), {
-                    "dim": d, "start": start, "end": stop, "step": 1 if step is None else step})
-            d += 1
+                    "dim": dim, "start": start, "end": stop, "step": 1 if step is None else step})
+            dim += 1
+        elif ix is Ellipsis:
+            dim += self.ndim - n_spec
+        elif ix is None:
+            out = dispatch.call_view(OPS["unsqueeze"], (out, dim), {})
+            dim += 1
+        elif isinstance(ix, (bool, np.bool_)) or (isinstance(ix, Tensor) and ix.ndim == 0
+                                                  and ix.dtype is dtypes.bool_):
+            out = dispatch.call_view(OPS["unsqueeze"], (out, dim), {})
+            tensors[dim] = _bool_index(bool(ix.item() if isinstance(ix, Tensor) else ix), dev)
+            dim += 1
+        elif isinstance(ix, Tensor):
+            tensors[dim] = ix
+            dim += _consumed(ix)
+        elif isinstance(ix, _SEQ):
+            t = _index_tensor(ix, dev)
+            tensors[dim] = t
+            dim += _consumed(t)
         else:
-            n = out._shape[d]
-            if not -n <= int(ix) < n:  # x[i] words it differently from x.select(d, i)
-                raise IndexError(f"index {int(ix)} is out of bounds for dimension {d} with size {n}")
-            out = dispatch.call_view(OPS["select"], (out, d, int(ix)), {})
-    if out is self:
-        out = dispatch.call_view(OPS["alias"], (self,), {})
-    return out
+            raise IndexError(_BAD_INDEX.format(type(ix).__name__))
+    return out, _index_list(tensors)
 
 
-# ---- advanced indexing --------------------------------------------------------------------------
-
-def _np_index(self, idx):
-    """Translate an index tuple for numpy, with PyTorch's bounds and mask checks."""
-    entries = _expand_ellipsis(idx, self.ndim)
+def _index_list(tensors: dict) -> tuple:
+    """``{dim: tensor}`` -> the aligned list ``index`` takes (None for untouched dims)."""
     out = []
-    d = 0
-    for ix in entries:
-        if isinstance(ix, Tensor):
-            a = backend.to_numpy(ix._a)
-        elif isinstance(ix, (list, tuple)) or isinstance(ix, np.ndarray):
-            a = np.asarray(ix)
-            if a.dtype == object:
-                raise IndexError("only integers, slices, ellipsis, None, and integer or boolean "
-                                 "tensors are valid indices")
-        else:
-            out.append(ix)
-            d += 0 if ix is None else 1
-            continue
-        if a.dtype == np.bool_:
-            for k in range(a.ndim):
-                if d + k >= self.ndim or a.shape[k] != self._shape[d + k]:
-                    raise IndexError(
-                        f"The shape of the mask {list(a.shape)} at index {k} does not match the "
-                        f"shape of the indexed tensor {list(self._shape)} at index {d + k}")
-            d += max(a.ndim, 1)
-        else:
-            if a.dtype.kind not in "iu":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            n = self._shape[d]
-            if a.size and (a.max() >= n or a.min() < -n):
-                bad = int(a.max()) if a.max() >= n else int(a.min())
-                raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-            d += 1
-        out.append(a)
+    for d in sorted(tensors):
+        out.extend([None] * (d - _width(out)))
+        out.append(tensors[d])
     return tuple(out)
 
 
-def _to_dev(idx, xp):
-    if xp is np:
-        return idx
-    return tuple(xp.asarray(i) if isinstance(i, np.ndarray) else i for i in idx)
+def _width(lst) -> int:
+    return sum(1 if t is None or not _is_mask(t) else max(t.ndim, 1) for t in lst)
 
 
-def _index_fwd(xp, a, out=None, dt=None, indices=()):
-    return a[_to_dev(indices, xp)]
+# ---- the advanced step: validating and expanding the index list -------------------------------
+
+def expand_indices(shape, indices, xp=np):
+    """PyTorch's checks, in its order, then the numpy index tuple (masks -> nonzero columns).
+
+    Raises before anything is read or written: index dtype, mask shapes, too many
+    indices, broadcastable index shapes, bounds (the bound error names the index's
+    position among the given tensors, as PyTorch's kernel does).
+    """
+    for t in indices:
+        if t is not None and t.dtype not in (dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool_):
+            raise IndexError(_BAD_DTYPE)
+    cols, pos = [], 0
+    for t in indices:
+        if t is None:
+            cols.append(None)
+            pos += 1
+            continue
+        if _is_mask(t):
+            if t.dtype is dtypes.uint8:
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+            for j, n in enumerate(t.shape):
+                if pos + j >= len(shape) or n != shape[pos + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(t.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(shape)} at index {pos + j}")
+            cols.extend(xp.nonzero(t._a))
+            pos += t.ndim
+        else:
+            cols.append(t._a)
+            pos += 1
+    if len(cols) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)} (got {len(cols)})")
+    given = [c for c in cols if c is not None]
+    try:
+        bshape = np.broadcast_shapes(*(c.shape for c in given))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(c.shape)) for c in given)) from None
+    _check_bounds(shape, cols, bshape, xp)
+    return tuple(slice(None) if c is None else c for c in cols)
+
+
+def _check_bounds(shape, cols, bshape, xp):
+    first = None  # (flat position in the broadcast index, ordinal of the index tensor)
+    k = 0
+    for d, c in enumerate(cols):
+        if c is None:
+            continue
+        n = shape[d]
+        bad = xp.broadcast_to((c >= n) | (c < -n), bshape)
+        if bad.any():
+            p = int(xp.argmax(bad.reshape(-1)))
+            if first is None or p < first[0]:
+                first = (p, k, d)
+        k += 1
+    if first is not None:
+        p, k, d = first
+        v = int(xp.broadcast_to(cols[d], bshape).reshape(-1)[p])
+        raise IndexError(f"index {v} is out of bounds for dimension {k} with size {shape[d]}")
+
+
+def indexed_shape(shape, ix) -> tuple:
+    """The shape of ``a[ix]`` for a numpy index tuple, without computing it."""
+    adv = [i for i, c in enumerate(ix) if not isinstance(c, slice)]
+    if not adv:
+        return tuple(shape)
+    b = tuple(np.broadcast_shapes(*(ix[i].shape for i in adv)))
+    rest = list(shape[len(ix):])
+    kept = [shape[i] for i in range(len(ix)) if isinstance(ix[i], slice)]
+    if adv == list(range(adv[0], adv[-1] + 1)):
+        before = [shape[i] for i in range(adv[0])]
+        after = [shape[i] for i in range(adv[-1] + 1, len(ix))]
+        return tuple(before) + b + tuple(after) + tuple(rest)
+    return b + tuple(kept) + tuple(rest)
+
+
+# ---- the two advanced ops -----------------------------------------------------------------------
+
+def _index_fwd(xp, a, indices, out=None, dt=None):
+    _check_index_list(indices, "index")
+    return a[expand_indices(a.shape, indices, xp)]
 
 
 def _index_bw(c, g):
@@ -149,63 +255,162 @@ def _index_bw(c, g):
     from .. import creation
 
     z = creation.zeros(shape, dtype=g.dtype, device=dev)
-    return (dispatch.call(OPS["index_put"], (z, g), {"indices": c["indices"], "accumulate": True}),)
+    return (dispatch.call(OPS["index_put"], (z, saved_indices(c), g), {"accumulate": True}), None)
 
 
-register(OpSpec(name="index", forward=_index_fwd, backward=_index_bw, dtype_rule="self",
-                params={"indices": ()}, method=False, function=False, out=False))
+def saved_indices(c) -> tuple:
+    """The index tensors a node saved, each version-checked (as PyTorch checks them)."""
+    return tuple(None if t is None else c.saved[f"indices[{k}]"].unpack(c)
+                 for k, t in enumerate(c.params["indices"]))
 
 
-def _advanced(self, idx):
-    return dispatch.call(OPS["index"], (self,), {"indices": _np_index(self, idx)})
+register(OpSpec(name="index", forward=_index_fwd, backward=_index_bw, args=("self", "indices"),
+                saves=("indices",), dtype_rule="self", method=False, function=False, out=False))
 
 
-def _index_put_fwd(xp, a, values, out=None, dt=None, indices=(), accumulate=False):
+def _index_put_fwd(xp, a, indices, values, out=None, dt=None, accumulate=False):
+    fname = "index_put" if out is None else "index_put_"
+    _check_index_list(indices, fname)
+    if not isinstance(values, xp.ndarray):
+        raise TypeError(f"{fname}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    ix = expand_indices(a.shape, indices, xp)
+    vdt, adt = dtypes.from_numpy_dtype(values.dtype), dtypes.from_numpy_dtype(a.dtype)
+    if vdt is not adt:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{adt.torch_name} for the destination and {vdt.torch_name} for the source.")
+    rshape = indexed_shape(a.shape, ix)
+    try:
+        np.broadcast_shapes(values.shape, rshape)
+        if np.broadcast_shapes(values.shape, rshape) != rshape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(rshape)}") from None
     target = out if out is not None else a.copy()
-    ix = _to_dev(indices, xp)
     if accumulate:
+        vals = xp.broadcast_to(values, rshape)
         if xp is np:
-            np.add.at(target, ix, values)
+            np.add.at(target, ix, vals)
         else:
             import cupyx  # type: ignore
 
-            cupyx.scatter_add(target, ix, values)
+            cupyx.scatter_add(target, ix, vals)
     else:
         target[ix] = values
     return target
 
 
 def _index_put_bw(c, g):
-    ix = c["indices"]
+    ix = saved_indices(c)
     gs = None
     if c.needs_input_grad[0]:
-        gs = g.clone()
-        if not c["accumulate"]:
-            gs = dispatch.call(OPS["index_put"], (gs, 0.0), {"indices": ix, "accumulate": False})
+        gs = g if c["accumulate"] else dispatch.call(
+            OPS["index_put"], (g, ix, _zero_like_scalar(g)), {"accumulate": False})
     gv = None
-    if c.needs_input_grad[1]:
-        gv = dispatch.call(OPS["index"], (g,), {"indices": ix})
-        shape = c.input_meta[1][0]
+    if c.needs_input_grad[2]:
+        gv = dispatch.call(OPS["index"], (g, ix), {})
+        shape = c.input_meta[2][0]
         if gv.shape != shape:
             gv = gv.sum_to_size(shape)
-    return (gs, gv)
+    return (gs, None, gv)
+
+
+def _zero_like_scalar(g):
+    return Tensor._wrap(backend.xp_of(g.device).zeros((), dtype=g.dtype.np), g.device)
+
+
+def _no_overlap(target, ins, params):
+    """``index_put_`` and the scatter family refuse any overlap of the written tensor and a source."""
+    geo = (target._shape, target._strides, target._offset)
+    for x in ins[1:]:
+        if isinstance(x, Tensor) and x._storage is target._storage and \
+                layout.overlap_kind(geo, (x._shape, x._strides, x._offset)) != "none":
+            raise errors.PartialOverlapError(
+                "unsupported operation: some elements of the input tensor and the written-to tensor "
+                "refer to a single memory location. Please clone() the tensor before performing the "
+                "operation.", tensor=target, other=x)
 
 
 register(OpSpec(name="index_put", forward=_index_put_fwd, backward=_index_put_bw,
-                args=("self", "values"), params={"indices": (), "accumulate": False},
-                dtype_rule=lambda spec, ins, params: ins[0]._dtype, inplace=True,
-                paddle_inplace=True, method=False, function=False, out=False))
+                args=("self", "indices", "values"), params={"accumulate": False},
+                saves=("indices",), dtype_rule="self", inplace=True, paddle_inplace=True, out=False,
+                inplace_check=_no_overlap))
 
 
-def index_put_(self, indices, values, accumulate=False):
-    idx = _np_index(self, tuple(indices))
-    return dispatch.call_inplace(OPS["index_put"], (self, values),
-                                 {"indices": idx, "accumulate": accumulate})
+# ---- x[idx] -------------------------------------------------------------------------------------
+
+def getitem(self, idx):
+    """``x[idx]``: views for basic indices, a copy (``index``) for advanced ones."""
+    if isinstance(idx, slice):  # PyTorch's fast path: a lone slice is never skipped
+        out, tensors = apply_slicing(self, (idx,), skip_full_slices=False)
+    elif _as_int(idx) is not None and not isinstance(idx, Tensor):
+        return _select(self, 0, _as_int(idx))
+    else:
+        out, tensors = apply_slicing(self, _as_tuple(idx))
+    if tensors:
+        return advanced_index(out, tensors)
+    if out is self:
+        return dispatch.call_view(OPS["alias"], (self,), {})
+    return out
 
 
-def index_put(self, indices, values, accumulate=False):
-    idx = _np_index(self, tuple(indices))
-    return dispatch.call(OPS["index_put"], (self, values), {"indices": idx, "accumulate": accumulate})
+def advanced_index(self, indices):
+    return dispatch.call(OPS["index"], (self, tuple(indices)), {})
+
+
+# ---- x[idx] = value -----------------------------------------------------------------------------
+
+_C_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "int64_t",
+            "Int": "int", "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t", "Bool": "bool"}
+
+
+def _check_value(self, value):
+    """PyTorch's valueToTensor: a Tensor, or a Python/numpy scalar that fits self's dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, np.ndarray):
+        if isinstance(value, (complex, np.complexfloating)) and not self.dtype.is_complex:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_C_NAMES.get(self.dtype.torch_name, self.dtype.name)} without overflow")
+        return value
+    raise TypeError(f"can't assign a {_qualname(value)} to a {policy.torch_type_name(self)}")
+
+
+def _qualname(v) -> str:
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _strip_leading_ones(v: Tensor) -> Tensor:
+    """PyTorch's slicePrefix1sSize: a value of shape [1, 1, 4] is used as [4]."""
+    shape = v._shape
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return v if k == 0 else dispatch.call_view(OPS["view"], (v, shape[k:]), {})
+
+
+def _copy_to(dst: Tensor, value, setitem=True) -> None:
+    """copy_ for tensors, fill_ for scalars; the value broadcasts to ``dst`` (never the reverse)."""
+    if not isinstance(value, Tensor):
+        dispatch.call_inplace(OPS["fill"], (dst, value), {}, setitem=setitem)
+        return
+    if value._shape != dst._shape and value.ndim:
+        src = _strip_leading_ones(value)
+        if src.ndim > dst.ndim:
+            raise RuntimeError(
+                f"expand({policy.torch_type_name(value)}{{{list(src.shape)}}}, size={list(dst.shape)}): "
+                f"the number of sizes provided ({dst.ndim}) must be greater or equal to the number of "
+                f"dimensions in the tensor ({src.ndim})")
+        for i in range(1, src.ndim + 1):
+            if src._shape[-i] not in (1, dst._shape[-i]):
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({dst._shape[-i]}) must match the existing size "
+                    f"({src._shape[-i]}) at non-singleton dimension {dst.ndim - i}.  Target sizes: "
+                    f"{list(dst.shape)}.  Tensor sizes: {list(src.shape)}")
+        value = src
+    dispatch.call_inplace(OPS["copy"], (dst, value), {}, setitem=setitem)
 
 
 def setitem(self, idx, value):
@@ -213,23 +418,31 @@ def setitem(self, idx, value):
     pol = policy.policy_of(self)
     if policy.is_paddle(pol) and grad_mode.state.enabled and self._requires_grad and self.is_leaf:
         raise policy.leaf_error(self, pol, setitem=True, op="setitem")
-    tidx = _as_tuple(idx)
-    if all(_is_basic(ix) for ix in tidx):
-        view = _basic(self, tidx)
-        if isinstance(value, Tensor):
-            dispatch.call_inplace(OPS["copy"], (view, value), {}, setitem=True)
-        else:
-            _check_scalar(value)
-            dispatch.call_inplace(OPS["fill"], (view, value), {}, setitem=True)
+    value = _check_value(self, value)
+    if idx is False:
+        return  # PyTorch: x[False] = v writes nothing and bumps nothing
+    sliced, tensors = apply_slicing(self, _as_tuple(idx))
+    if not tensors:
+        _copy_to(sliced, value)
         return
-    vals = value if isinstance(value, Tensor) else value
-    dispatch.call_inplace(OPS["index_put"], (self, vals),
-                          {"indices": _np_index(self, tidx), "accumulate": False}, setitem=True)
+    if not isinstance(value, Tensor):
+        value = _scalar_tensor(value, self)
+    else:
+        value = _strip_leading_ones(value)
+    dispatch.call_inplace(OPS["index_put"], (sliced, tensors, value), {"accumulate": False},
+                          setitem=True)
 
 
-def _check_scalar(v):
-    if not isinstance(v, (numbers.Number, np.generic)):
-        if isinstance(v, (list, tuple, np.ndarray)):
-            return
-        raise TypeError(f"can't assign a {type(v).__name__} to a tensor")
+def _scalar_tensor(v, like: Tensor) -> Tensor:
+    xp = backend.xp_of(like.device)
+    return Tensor._wrap(xp.asarray(v).astype(like.dtype.np), like.device, like._policy)
 
+
+def _check_index_list(indices, fname):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for k, t in enumerate(indices):
+        if t is not None and not isinstance(t, Tensor):  # None: internal (a backward's list)
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
+                            f"{type(t).__name__}")

@@ -1,0 +1,796 @@
+"""Joining, gathering and scattering: cat, stack, gather, scatter, index_*, masked_*, put, ...
+
+Every result here is a *copy* (new storage, ``_base`` None), unlike the views of
+``shape.py``. The in-place forms (``scatter_``, ``index_add_``, ``masked_fill_``,
+``put_`` ...) exist exactly where PyTorch has them and write into the target's
+own buffer: no new storage, one version bump. What each backward saves is what
+PyTorch saves: the *index* (gather, scatter, index_select, index_add ...) or the
+*mask* (masked_fill, masked_scatter), never the data, so ``y = x*1;
+y.index_add_(0, idx, src)`` keeps backward working while ``idx.add_(1)``
+afterwards breaks it. Kernels validate shapes, dtypes and bounds before writing
+one element, with PyTorch's messages.
+
+``cat``/``stack`` take a *list*: each tensor in it is one input of the node (one
+edge, one gradient), so the public names are composites that call a per-length
+kernel spec, as ``matmul`` in ``linalg.py`` composes table ops.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .. import dtypes, layout
+from ..tensor import Tensor
+from . import dispatch
+from .indexing import _no_overlap
+from .table import OPS, OpSpec, register
+
+_C = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "long int", "Int": "int",
+      "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool"}
+
+
+def _tn(a) -> str:
+    """PyTorch's dtype name of an array ("Float", "Long")."""
+    return dtypes.from_numpy_dtype(a.dtype).torch_name
+
+
+def _is_int_index(a, allow32=True) -> bool:
+    return a.dtype == np.int64 or (allow32 and a.dtype == np.int32)
+
+
+def _g_to(g, meta):
+    """A gradient cast back to an input's dtype (cat of float and double)."""
+    if meta is not None and g.dtype is not meta[1] and meta[1].is_floating_point:
+        return g.to(meta[1])
+    return g
+
+
+# ---- cat, stack (one input per tensor of the list) ---------------------------------------------
+
+def _cat_fwd(xp, *arrays, out=None, dt=None, dim=0):
+    parts = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]  # legacy: skip [0]
+    if not parts:
+        return xp.zeros((0,), dtype=dt.np)
+    ref = parts[0]
+    d = layout.wrap_dim(dim, ref.ndim)
+    for k, a in enumerate(arrays):
+        if a.ndim == 1 and a.shape[0] == 0:
+            continue
+        if a.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {a.ndim}")
+        for i in range(ref.ndim):
+            if i != d and a.shape[i] != ref.shape[i]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[i]} but got size {a.shape[i]} for tensor number {k} in the list.")
+    return xp.concatenate([a.astype(dt.np, copy=False) for a in parts], axis=d)
+
+
+def _cat_bw(c, g):
+    sizes = [m[0] for m in c.input_meta]
+    ref = next((s for s in sizes if s != (0,)), sizes[0])
+    d = layout.wrap_dim(c["dim"], len(ref))
+    out, start = [], 0
+    for i, s in enumerate(sizes):
+        if s == (0,) and len(ref) != 1:  # a skipped legacy empty input gets no gradient
+            out.append(None)
+            continue
+        out.append(_g_to(g.narrow(d, start, s[d]), c.input_meta[i]) if c.needs_input_grad[i]
+                   else None)
+        start += s[d]
+    return tuple(out)
+
+
+def _stack_fwd(xp, *arrays, out=None, dt=None, dim=0):
+    d = layout.wrap_dim(dim, arrays[0].ndim + 1)
+    for k, a in enumerate(arrays):
+        if a.shape != arrays[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at entry {k}")
+    return xp.stack([a.astype(dt.np, copy=False) for a in arrays], axis=d)
+
+
+def _stack_bw(c, g):
+    d = layout.wrap_dim(c["dim"], len(c.input_meta[0][0]) + 1)
+    return tuple(_g_to(g.select(d, i), c.input_meta[i]) if c.needs_input_grad[i] else None
+                 for i in range(len(c.input_meta)))
+
+
+_CAT = OpSpec(name="cat", forward=_cat_fwd, backward=_cat_bw, params={"dim": 0},
+              node_name="CatBackward0")
+_STACK = OpSpec(name="stack", forward=_stack_fwd, backward=_stack_bw, params={"dim": 0},
+                node_name="StackBackward0")
+_ARITY: dict = {}
+
+
+def _of_list(base: OpSpec, tensors) -> OpSpec:
+    """The kernel spec for a list of n tensors: args ``tensors[0] .. tensors[n-1]``."""
+    n = len(tensors)
+    key = (base.name, n)
+    if key not in _ARITY:
+        _ARITY[key] = dataclasses.replace(base, args=tuple(f"tensors[{i}]" for i in range(n)))
+    return _ARITY[key]
+
+
+def _tensor_list(tensors, fname):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    return list(tensors)
+
+
+def cat(tensors, dim=0, *, axis=None, out=None):
+    """Join along an existing dim (CatBackward0: one gradient slice per input)."""
+    ts = _tensor_list(tensors, "cat")
+    if not ts:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for k, t in enumerate(ts):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+    kw = {"dim": dim if axis is None else axis}
+    if out is not None:
+        kw["out"] = out
+    return dispatch.call(_of_list(_CAT, ts), tuple(ts), kw)
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Join along a new dim (StackBackward0)."""
+    ts = _tensor_list(tensors, "stack")
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    kw = {"dim": dim} if out is None else {"dim": dim, "out": out}
+    return dispatch.call(_of_list(_STACK, ts), tuple(ts), kw)
+
+
+def hstack(tensors, *, out=None):
+    """cat of atleast_1d inputs: along dim 0 for 1-D inputs, else dim 1 (CatBackward0)."""
+    ts = [t.reshape(1) if t.ndim == 0 else t for t in _tensor_list(tensors, "hstack")]
+    return cat(ts, 0 if ts and ts[0].ndim == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    """cat along dim 0 of atleast_2d inputs (1-D inputs become rows through unsqueeze views)."""
+    ts = []
+    for t in _tensor_list(tensors, "vstack"):
+        if t.ndim == 0:
+            t = t.reshape(1, 1)
+        elif t.ndim == 1:
+            t = t.unsqueeze(0)
+        ts.append(t)
+    return cat(ts, 0, out=out)
+
+
+for _f, _al in ((cat, ("concat", "concatenate")), (stack, ()), (hstack, ()), (vstack, ())):
+    register(OpSpec(name=_f.__name__, forward=_f, kind="composite", args=("tensors",),
+                    method=False, aliases=_al, doc=_f.__doc__))
+
+# ---- gather / scatter / scatter_add -------------------------------------------------------------
+
+
+def _grid(index, dim, xp):
+    """The fancy index of ``index``'s cells along ``dim``: ``a[_grid(i, d)]`` is gather."""
+    ix = list(xp.ogrid[tuple(slice(0, n) for n in index.shape)]) if index.ndim else []
+    if index.ndim:
+        ix[dim] = index
+    return tuple(ix)
+
+
+def _region(a, shape):
+    return a[tuple(slice(0, n) for n in shape)]
+
+
+def _check_bounds(index, n, d, xp, exc=RuntimeError, prefix=""):
+    if index.size:
+        bad = (index >= n) | (index < 0)
+        if bad.any():
+            v = int(index.reshape(-1)[int(xp.argmax(bad.reshape(-1)))])
+            raise exc(f"{prefix}index {v} is out of bounds for dimension {d} with size {n}")
+
+
+def _gather_fwd(xp, a, dim, index, out=None, dt=None, sparse_grad=False):
+    d = layout.wrap_dim(dim, a.ndim)
+    if not _is_int_index(index):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if index.ndim != a.ndim and (index.ndim or a.ndim) > 1:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for i in range(index.ndim):
+        if i != d and index.shape[i] > a.shape[i]:
+            raise RuntimeError(
+                f"Size does not match at dimension {i} expected index {list(index.shape)} to be no "
+                f"larger than self {list(a.shape)} apart from dimension {d}")
+    _check_bounds(index, a.shape[d] if a.ndim else 1, d, xp)
+    return a[_grid(index, d, xp)] if a.ndim else a[()]
+
+
+def _gather_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    from .. import creation
+
+    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    return (z.scatter_add(c["dim"], c["index"], g), None, None)
+
+
+register(OpSpec(name="gather", forward=_gather_fwd, backward=_gather_bw,
+                args=("self", "dim", "index"), params={"sparse_grad": False}, saves=("index",),
+                dtype_rule="self"))
+
+
+def _scatter_checks(fname, a, d, index, src, xp):
+    if not _is_int_index(index):
+        raise RuntimeError(f"{fname}(): Expected dtype int32/int64 for index")
+    if index.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    is_t = isinstance(src, xp.ndarray)
+    if is_t:
+        if src.ndim != index.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        if src.dtype != a.dtype:
+            raise RuntimeError(f"{fname}(): Expected self.dtype to be equal to src.dtype")
+    too_big = any(index.shape[i] > a.shape[i] for i in range(a.ndim) if i != d) or \
+        (is_t and any(index.shape[i] > src.shape[i] for i in range(a.ndim)))
+    if too_big:
+        tail = f" and to be no larger size than src {list(src.shape)}" if is_t else ""
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                           f"{list(a.shape)} apart from dimension {d}{tail}")
+    _check_bounds(index, a.shape[d] if a.ndim else 1, d, xp)
+
+
+def _scatter_fwd(xp, a, dim, index, src, out=None, dt=None, reduce=None):
+    fname = "scatter" if out is None else "scatter_"
+    if reduce is not None:
+        raise NotImplementedError(
+            f"{fname}(reduce={reduce!r}) is not implemented here; use scatter_add or "
+            "scatter_reduce semantics explicitly")
+    d = layout.wrap_dim(dim, a.ndim)
+    _scatter_checks(fname, a, d, index, src, xp)
+    _check_scalar(src, a)
+    target = out if out is not None else a.copy()
+    target[_grid(index, d, xp)] = _region(src, index.shape) if isinstance(src, xp.ndarray) else src
+    return target
+
+
+def _check_scalar(v, a):
+    if isinstance(v, complex) and a.dtype.kind != "c":
+        raise RuntimeError(f"value cannot be converted to type {_C.get(_tn(a), _tn(a))} "
+                           "without overflow")
+
+
+def _scatter_bw(c, g):
+    idx = c["index"]
+    gs = g.scatter(c["dim"], idx, 0.0) if c.needs_input_grad[0] else None
+    gsrc = g.gather(c["dim"], idx) if c.needs_input_grad[3] else None
+    return (gs, None, None, gsrc)
+
+
+def _scatter_select(args, kwargs):
+    src = args[3] if len(args) > 3 else kwargs.get("src", kwargs.get("value"))
+    if "value" in kwargs:
+        return _SCATTER_VALUE
+    return None if isinstance(src, Tensor) else _SCATTER_VALUE
+
+
+_SC = register(OpSpec(name="scatter", forward=_scatter_fwd, backward=_scatter_bw,
+                      args=("self", "dim", "index", "src"), params={"reduce": None},
+                      saves=("index",), dtype_rule="self", inplace=True, paddle_inplace=True,
+                      inplace_check=_no_overlap, select=_scatter_select))
+_SCATTER_VALUE = dataclasses.replace(_SC, args=("self", "dim", "index", "value"),
+                                     node_name="ScatterBackward1", select=None)
+
+
+def _scatter_add_fwd(xp, a, dim, index, src, out=None, dt=None):
+    fname = "scatter_add" if out is None else "scatter_add_"
+    if not isinstance(src, xp.ndarray):
+        raise TypeError(f"{fname}(): argument 'src' (position 3) must be Tensor, not "
+                        f"{type(src).__name__}")
+    d = layout.wrap_dim(dim, a.ndim)
+    _scatter_checks(fname, a, d, index, src, xp)
+    target = out if out is not None else a.copy()
+    _add_at(xp, target, _grid(index, d, xp), _region(src, index.shape))
+    return target
+
+
+def _add_at(xp, target, ix, vals):
+    """``target[ix] += vals`` with repeated indices accumulating (numpy/cupy)."""
+    if xp is np:
+        np.add.at(target, ix, vals)
+    else:
+        import cupyx  # type: ignore
+
+        cupyx.scatter_add(target, ix, vals)
+
+
+register(OpSpec(name="scatter_add", forward=_scatter_add_fwd,
+                backward=lambda c, g: (g if c.needs_input_grad[0] else None, None, None,
+                                       g.gather(c["dim"], c["index"]) if c.needs_input_grad[3]
+                                       else None),
+                args=("self", "dim", "index", "src"), saves=("index",), dtype_rule="self",
+                inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """gather along ``dim`` after broadcasting input and indices (GatherBackward0)."""
+    if indices.dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.torch_name}")
+    kw = {} if out is None else {"out": out}
+    if dim is None:
+        return dispatch.call(OPS["gather"], (input.reshape(-1), 0, indices.reshape(-1)), kw)
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    d = layout.wrap_dim(dim, input.ndim)
+    a = list(input.shape)
+    b = list(indices.shape)
+    a[d] = b[d] = 1
+    common = list(layout.broadcast_shapes(a, b))
+    si, ti = list(common), list(common)
+    si[d], ti[d] = input.shape[d], indices.shape[d]
+    return dispatch.call(OPS["gather"], (input.expand(*si), d, indices.expand(*ti)), kw)
+
+
+register(OpSpec(name="take_along_dim", forward=take_along_dim, kind="composite",
+                args=("self", "indices"), doc=take_along_dim.__doc__))
+
+# ---- index_select / index_add / index_fill / index_copy ---------------------------------------
+
+
+def _vector_index(index, fname, xp, exc=IndexError):
+    if index.ndim > 1:
+        raise exc(f"{fname}(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+                  f"type: {_tn(index)} and size: {list(index.shape)}")
+    return index.reshape(-1)
+
+
+def _index_select_fwd(xp, a, dim, index, out=None, dt=None):
+    d = layout.wrap_dim(dim, a.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if not _is_int_index(index):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    idx = index.reshape(-1)
+    n = a.shape[d] if a.ndim else 1
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):
+        raise IndexError("index out of range in self")
+    return xp.take(a, idx, axis=d) if a.ndim else a.reshape(1)[idx].reshape(())
+
+
+def _index_select_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    from .. import creation
+
+    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    return (z.index_add(c["dim"], c["index"], g), None, None)
+
+
+register(OpSpec(name="index_select", forward=_index_select_fwd, backward=_index_select_bw,
+                args=("self", "dim", "index"), saves=("index",), dtype_rule="self"))
+
+
+def _slices(a, d, idx):
+    """The fancy index addressing ``a``'s slices ``idx`` along ``d`` (one per index entry)."""
+    return (slice(None),) * d + (idx,)
+
+
+def _index_add_fwd(xp, a, dim, index, source, out=None, dt=None, alpha=1):
+    d = layout.wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, "index_add_", xp)
+    if not _is_int_index(index):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_tn(index)}")
+    if source.dtype != a.dtype:
+        raise RuntimeError(f"index_add_(): self ({_tn(a)}) and source ({_tn(source)}) must have "
+                           "the same scalar type")
+    ns = source.shape[d] if source.ndim else 1
+    if idx.size != ns:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({ns}), for dim: {d}")
+    if source.ndim != a.ndim or any(source.shape[i] != a.shape[i] for i in range(a.ndim) if i != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
+    _check_bounds(idx, a.shape[d], d, xp)
+    target = out if out is not None else a.copy()
+    vals = source if alpha == 1 else (source * alpha).astype(a.dtype)
+    _add_at(xp, target, _slices(a, d, idx), vals)
+    return target
+
+
+register(OpSpec(name="index_add", forward=_index_add_fwd,
+                backward=lambda c, g: (
+                    g if c.needs_input_grad[0] else None, None, None,
+                    (g.index_select(c["dim"], c["index"]) * c["alpha"] if c["alpha"] != 1 else
+                     g.index_select(c["dim"], c["index"])) if c.needs_input_grad[3] else None),
+                args=("self", "dim", "index", "source"), params={"alpha": 1}, saves=("index",),
+                dtype_rule="self", inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+
+
+def _index_fill_fwd(xp, a, dim, index, value, out=None, dt=None):
+    d = layout.wrap_dim(dim, a.ndim)
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if index.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if isinstance(value, xp.ndarray) and value.ndim:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.ndim} dimension(s).")
+    _check_scalar(value, a)
+    idx = index.reshape(-1)
+    n = a.shape[d] if a.ndim else 1
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])
+        raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
+    target = out if out is not None else a.copy()
+    target[_slices(a, d, idx)] = value
+    return target
+
+
+def _index_fill_bw(c, g):
+    gs = g.index_fill(c["dim"], c["index"], 0.0) if c.needs_input_grad[0] else None
+    gv = None
+    if len(c.needs_input_grad) > 3 and c.needs_input_grad[3]:
+        gv = g.index_select(c["dim"], c["index"]).sum()
+    return (gs, None, None, gv)
+
+
+def _value_select(name, pos):
+    """Overloads: a Tensor ``value`` is a different node in PyTorch (IndexFillBackward1)."""
+    def select(args, kwargs):
+        v = args[pos] if len(args) > pos else kwargs.get("value")
+        return _VALUE_TENSOR[name] if isinstance(v, Tensor) else None
+
+    return select
+
+
+_VALUE_TENSOR: dict = {}
+_IF = register(OpSpec(name="index_fill", forward=_index_fill_fwd, backward=_index_fill_bw,
+                      args=("self", "dim", "index", "value"), saves=("index",), dtype_rule="self",
+                      inplace=True, paddle_inplace=True, inplace_check=_no_overlap,
+                      select=_value_select("index_fill", 3)))
+_VALUE_TENSOR["index_fill"] = dataclasses.replace(_IF, node_name="IndexFillBackward1", select=None)
+
+
+def _index_copy_fwd(xp, a, dim, index, source, out=None, dt=None):
+    d = layout.wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, "index_copy_", xp)
+    if index.dtype != np.int64:
+        raise IndexError(f"index_copy_(): Expected a long tensor for index, but got {_tn(index)}")
+    ns = source.shape[d] if source.ndim else 1
+    if idx.size != ns:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({ns})")
+    if source.dtype != a.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got "
+                           f"(self) {_tn(a)} and (source) {_tn(source)}")
+    rest_a = [a.shape[i] for i in range(a.ndim) if i != d]
+    rest_s = [source.shape[i] for i in range(source.ndim) if i != d]
+    if rest_a != rest_s:
+        k = next((i for i, (p, q) in enumerate(zip(rest_a, rest_s)) if p != q), 0)
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {' '.join(map(str, rest_a))} at dimension {k} and source slice shape: "
+            f"{' '.join(map(str, rest_s))} at dimension {k}.")
+    _check_bounds(idx, a.shape[d], d, xp, IndexError, "index_copy_(): ")
+    target = out if out is not None else a.copy()
+    target[_slices(a, d, idx)] = source
+    return target
+
+
+register(OpSpec(name="index_copy", forward=_index_copy_fwd,
+                backward=lambda c, g: (
+                    g.index_fill(c["dim"], c["index"], 0.0) if c.needs_input_grad[0] else None,
+                    None, None,
+                    g.index_select(c["dim"], c["index"]) if c.needs_input_grad[3] else None),
+                args=("self", "dim", "index", "source"), saves=("index",), dtype_rule="self",
+                inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+
+# ---- masked_fill / masked_select / masked_scatter ---------------------------------------------
+
+
+def _masked_fill_fwd(xp, a, mask, value, out=None, dt=None):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_C.get(_tn(mask), _tn(mask))}")
+    if isinstance(value, xp.ndarray) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.ndim} dimension(s).")
+    _check_scalar(value, a)
+    if out is not None:
+        xp.copyto(out, xp.asarray(value, dtype=out.dtype), where=mask)
+        return out
+    shape = layout.broadcast_shapes(a.shape, mask.shape)
+    return xp.where(mask, xp.asarray(value, dtype=a.dtype), a).astype(a.dtype).reshape(shape)
+
+
+def _masked_fill_bw(c, g):
+    m = c["mask"]
+    gs = None
+    if c.needs_input_grad[0]:
+        gs = g.masked_fill(m, 0.0)
+        if gs.shape != c.input_meta[0][0]:
+            gs = gs.sum_to_size(c.input_meta[0][0])
+    gv = (g * m).sum() if len(c.needs_input_grad) > 2 and c.needs_input_grad[2] else None
+    return (gs, None, gv)
+
+
+_MF = register(OpSpec(name="masked_fill", forward=_masked_fill_fwd, backward=_masked_fill_bw,
+                      args=("self", "mask", "value"), saves=("mask",), dtype_rule="self",
+                      inplace=True, paddle_inplace=True,
+                      select=_value_select("masked_fill", 2)))
+_VALUE_TENSOR["masked_fill"] = dataclasses.replace(_MF, node_name="MaskedFillBackward1", select=None)
+
+
+def _masked_select_fwd(xp, a, mask, out=None, dt=None):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = layout.broadcast_shapes(a.shape, mask.shape)
+    return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]
+
+
+def _masked_select_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    m = c["mask"]
+    from .. import creation
+
+    full = layout.broadcast_shapes(shape, m.shape)
+    z = creation.zeros(full, dtype=g.dtype, device=dev)
+    gs = z.masked_scatter(m, g)
+    return (gs.sum_to_size(shape) if full != tuple(shape) else gs, None)
+
+
+register(OpSpec(name="masked_select", forward=_masked_select_fwd, backward=_masked_select_bw,
+                args=("self", "mask"), saves=("mask",), dtype_rule="self"))
+
+
+def _masked_scatter_fwd(xp, a, mask, source, out=None, dt=None):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_tn(mask)}")
+    if source.dtype != a.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_tn(a)} and {_tn(source)}")
+    shape = a.shape if out is not None else layout.broadcast_shapes(a.shape, mask.shape)
+    m = xp.broadcast_to(mask, shape)
+    k = int(m.sum())
+    if k > source.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    target = out if out is not None else xp.array(xp.broadcast_to(a, shape))
+    target[m] = source.reshape(-1)[:k]
+    return target
+
+
+def _masked_scatter_bw(c, g):
+    m = c["mask"]
+    gs = None
+    if c.needs_input_grad[0]:
+        gs = g.masked_fill(m, 0.0)
+        if gs.shape != c.input_meta[0][0]:
+            gs = gs.sum_to_size(c.input_meta[0][0])
+    gsrc = None
+    if c.needs_input_grad[2]:
+        sshape = c.input_meta[2][0]
+        n = layout.numel(sshape)
+        sel = g.masked_select(m)
+        if sel.numel() < n:
+            from .. import creation
+
+            sel = cat([sel, creation.zeros(n - sel.numel(), dtype=g.dtype, device=g.device)])
+        gsrc = sel.reshape(sshape)
+    return (gs, None, gsrc)
+
+
+def _mask_fits(target, ins, params):
+    """masked_scatter_: the mask expands to the target (the source may have any shape)."""
+    mask = ins[1]
+    if isinstance(mask, Tensor) and mask.ndim > target.ndim:
+        raise RuntimeError(
+            f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(target.shape)}): the number of "
+            f"sizes provided ({target.ndim}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({mask.ndim})")
+    if isinstance(mask, Tensor):
+        b = layout.broadcast_shapes(target._shape, mask._shape)
+        if b != target._shape:
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast "
+                               f"shape {list(b)}")
+    _no_overlap(target, ins, params)
+
+
+register(OpSpec(name="masked_scatter", forward=_masked_scatter_fwd, backward=_masked_scatter_bw,
+                args=("self", "mask", "source"), saves=("mask",), dtype_rule="self",
+                inplace=True, paddle_inplace=True, inplace_check=_mask_fits))
+
+# ---- flip / roll / repeat / tile ---------------------------------------------------------------
+
+
+def _dims(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _flip_fwd(xp, a, out=None, dt=None, dims=()):
+    ds = [layout.wrap_dim(d, a.ndim) for d in dims]
+    for d in ds:
+        if ds.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return xp.flip(a, axis=tuple(ds)).copy() if ds else a.copy()
+
+
+_FLIP = OpSpec(name="flip", forward=_flip_fwd, backward=lambda c, g: g.flip(c["dims"]),
+               params={"dims": ()}, dtype_rule="self", node_name="FlipBackward0")
+
+
+def flip(input, *dims, out=None):
+    """A reversed copy (not a view: PyTorch has no negative strides). FlipBackward0."""
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    kw = {"dims": _dims(dims)} if out is None else {"dims": _dims(dims), "out": out}
+    return dispatch.call(_FLIP, (input,), kw)
+
+
+def _roll_fwd(xp, a, out=None, dt=None, shifts=(), dims=()):
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims and len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if not dims:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return xp.roll(a.reshape(-1), shifts[0]).reshape(a.shape)
+    return xp.roll(a, shifts, axis=tuple(layout.wrap_dim(d, a.ndim) for d in dims))
+
+
+_ROLL = OpSpec(name="roll", forward=_roll_fwd,
+               backward=lambda c, g: g.roll(tuple(-s for s in c["shifts"]), c["dims"] or None),
+               params={"shifts": (), "dims": ()}, dtype_rule="self", node_name="RollBackward0")
+
+
+def roll(input, shifts, dims=None):
+    """Shift elements cyclically along dims (all elements, flattened, when dims is None)."""
+    sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
+    ds = () if dims is None else (tuple(dims) if isinstance(dims, (list, tuple)) else (dims,))
+    return dispatch.call(_ROLL, (input,), {"shifts": sh, "dims": ds})
+
+
+def _repeat_fwd(xp, a, out=None, dt=None, repeats=()):
+    if len(repeats) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    lead = len(repeats) - a.ndim
+    shape = (1,) * lead + tuple(a.shape)
+    final = [n * r for n, r in zip(shape, repeats)]
+    if any(r < 0 for r in repeats):
+        bad = min(final)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {final}")
+    return xp.tile(a.reshape(shape), repeats)
+
+
+def _repeat_bw(c, g):
+    shape = c.input_meta[0][0]
+    reps = c["repeats"]
+    lead = len(reps) - len(shape)
+    full = (1,) * lead + tuple(shape)
+    split = []
+    for n, r in zip(full, reps):
+        split += [r, n]
+    gs = g.reshape(split).sum(tuple(range(0, 2 * len(reps), 2)))
+    return gs.reshape(shape)
+
+
+_REPEAT = OpSpec(name="repeat", forward=_repeat_fwd, backward=_repeat_bw, params={"repeats": ()},
+                 dtype_rule="self", node_name="RepeatBackward0")
+
+
+def repeat(input, *sizes):
+    """Tile the data ``sizes`` times (a copy; ``expand`` is the no-copy view). RepeatBackward0."""
+    return dispatch.call(_REPEAT, (input,), {"repeats": _dims(sizes)})
+
+
+def tile(input, *dims):
+    """``repeat`` with missing leading repeats filled by 1 (RepeatBackward0)."""
+    ds = _dims(dims)
+    ds = (1,) * (input.ndim - len(ds)) + tuple(ds)
+    return dispatch.call(_REPEAT, (input,), {"repeats": ds})
+
+
+register(OpSpec(name="flip", forward=flip, kind="composite", doc=flip.__doc__))
+register(OpSpec(name="roll", forward=roll, kind="composite", doc=roll.__doc__))
+register(OpSpec(name="repeat", forward=repeat, kind="composite", function=False, doc=repeat.__doc__))
+register(OpSpec(name="tile", forward=tile, kind="composite", doc=tile.__doc__))
+
+# ---- nonzero / put / take -----------------------------------------------------------------------
+
+
+def _nonzero_fwd(xp, a, out=None, dt=None):
+    return xp.stack(xp.nonzero(a), axis=1).astype(np.int64) if a.ndim else \
+        xp.zeros((1 if a.item() else 0, 0), dtype=np.int64)
+
+
+_NONZERO = OpSpec(name="nonzero", forward=_nonzero_fwd,
+                  dtype_rule=lambda spec, ins, params: dtypes.int64)
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """Indices of the non-zero elements, shape [n, ndim] (not differentiable: no grad_fn)."""
+    res = dispatch.call(_NONZERO, (input,), {} if out is None else {"out": out})
+    if not as_tuple:
+        return res
+    if input.ndim == 0:
+        return (res.reshape(-1),)
+    return tuple(res[:, k].contiguous() for k in range(input.ndim))
+
+
+register(OpSpec(name="nonzero", forward=nonzero, kind="composite", doc=nonzero.__doc__))
+
+
+def _flat_index(index, n, xp, fname):
+    if index.dtype != np.int64:
+        raise RuntimeError(f"{fname}(): Expected a long tensor for index, but got {_tn(index)}")
+    idx = index.reshape(-1)
+    if idx.size:
+        bad = (idx >= n) | (idx < -n)
+        if bad.any():
+            v = int(idx[int(xp.argmax(bad))])
+            raise IndexError(f"out of range: tried to access index {v} on a tensor of {n} elements.")
+    return idx % max(n, 1)
+
+
+def _put_fwd(xp, a, index, source, out=None, dt=None, accumulate=False):
+    idx = _flat_index(index, a.size, xp, "put_")
+    if source.size != idx.size:
+        raise IndexError("put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.size}, index.numel() = {idx.size}")
+    if source.dtype != a.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_tn(a)} and source.dtype = {_tn(source)}")
+    target = out if out is not None else a.copy()
+    flat = target.reshape(-1) if target.flags.c_contiguous else None
+    if flat is None:  # a strided target: write through its element positions
+        pos = tuple(xp.unravel_index(idx, a.shape))
+        if accumulate:
+            _add_at(xp, target, pos, source.reshape(-1))
+        else:
+            target[pos] = source.reshape(-1)
+        return target
+    if accumulate:
+        _add_at(xp, flat, idx, source.reshape(-1))
+    else:
+        flat[idx] = source.reshape(-1)
+    return target
+
+
+def _put_bw(c, g):
+    idx = c["index"]
+    gs = None
+    if c.needs_input_grad[0]:
+        gs = g if c["accumulate"] else g.put(idx, _zeros(c.input_meta[2], g), False)
+    gsrc = g.take(idx).reshape(c.input_meta[2][0]) if c.needs_input_grad[2] else None
+    return (gs, None, gsrc)
+
+
+def _zeros(meta, like):
+    from .. import creation
+
+    return creation.zeros(meta[0], dtype=like.dtype, device=like.device)
+
+
+register(OpSpec(name="put", forward=_put_fwd, backward=_put_bw, args=("self", "index", "source"),
+                params={"accumulate": False}, saves=("index",), dtype_rule="self", inplace=True,
+                inplace_check=_no_overlap, out=False))
+
+
+def _take_fwd(xp, a, index, out=None, dt=None):
+    idx = _flat_index(index, a.size, xp, "take")
+    return a.reshape(-1)[idx].reshape(index.shape)
+
+
+def _take_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    from .. import creation
+
+    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    return (z.put(c["index"], g, True), None)
+
+
+register(OpSpec(name="take", forward=_take_fwd, backward=_take_bw, args=("self", "index"),
+                saves=("index",), dtype_rule="self"))
