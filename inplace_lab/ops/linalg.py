@@ -75,19 +75,23 @@ def _check_bmm(a, b):
     return (a.shape[0], a.shape[1], b.shape[2])
 
 
-def _check_added(self, shape, mat_dtype):
-    """addmm/baddbmm's ``self`` must broadcast to the product's shape and share its dtype."""
-    s = tuple(self.shape)
+def _check_expand(s, shape, dt):
+    """addmm/baddbmm's ``self`` must broadcast to the product's shape (PyTorch's expand texts)."""
+    s, shape = tuple(s), tuple(shape)
     if len(s) > len(shape):
-        raise RuntimeError(f"expand(torch.{self.dtype.torch_name}Tensor{{{list(s)}}}, size="
-                           f"{list(shape)}): the number of sizes provided ({len(shape)}) must be "
-                           f"greater or equal to the number of dimensions in the tensor ({len(s)})")
+        raise RuntimeError(f"expand(torch.{dt.torch_name}Tensor{{{list(s)}}}, size={list(shape)}): "
+                           f"the number of sizes provided ({len(shape)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({len(s)})")
     for k in range(1, len(s) + 1):
         if s[-k] != 1 and s[-k] != shape[-k]:
             raise RuntimeError(
                 f"The expanded size of the tensor ({shape[-k]}) must match the existing size "
                 f"({s[-k]}) at non-singleton dimension {len(shape) - k}.  Target sizes: "
                 f"{list(shape)}.  Tensor sizes: {list(s)}")
+
+
+def _check_added(self, shape, mat_dtype):
+    _check_expand(self.shape, shape, self.dtype)
     if self.dtype is not mat_dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{self.dtype.torch_name} and {mat_dtype.torch_name}")
@@ -135,11 +139,16 @@ def _addmm_shape(ins):
     return _check_mm(ins[1], ins[2], first="mat1")
 
 
-def _same_shape(shape_of):
-    """addmm_/baddbmm_: the product's shape must be the target's (no broadcasting into it)."""
+def _same_shape(shape_of, expand_first=False):
+    """addmm_/baddbmm_: the product's shape must be the target's (no broadcasting into it).
+
+    PyTorch checks this before the broadcast of ``self`` for addmm_, after it for baddbmm_.
+    """
 
     def check(target, ins, params):
         res = tuple(shape_of(ins))
+        if expand_first:
+            _check_expand(target.shape, res, target.dtype)
         if res != tuple(target.shape):
             from .. import errors
 
@@ -151,7 +160,10 @@ def _same_shape(shape_of):
 
 
 def _addmm_rule(spec, ins, params):
-    _check_added(ins[0], _addmm_shape(ins), ins[2].dtype)
+    _addmm_shape(ins)
+    if ins[0].dtype is not ins[2].dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{ins[0].dtype.torch_name} and {ins[2].dtype.torch_name}")
     return ins[0].dtype
 
 
@@ -204,7 +216,10 @@ def _scaled_sum(xp, s, prod, dt, beta, alpha):
 
 
 def _addmm_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
-    return _out(_scaled_sum(xp, s, xp.matmul(a, b), dt, beta, alpha), out)
+    prod = xp.matmul(a, b)
+    if out is None:  # out-of-place: self broadcasts (in place, inplace_check ran already)
+        _check_expand(s.shape, prod.shape, dt)
+    return _out(_scaled_sum(xp, s, prod, dt, beta, alpha), out)
 
 
 def _addmm_bw(mul, tr):
@@ -231,7 +246,7 @@ register(OpSpec(
     name="baddbmm", forward=_addmm_fwd, backward=_addmm_bw("bmm", lambda t: t.transpose(1, 2)),
     args=("self", "batch1", "batch2"), params={"beta": 1, "alpha": 1}, dtype_rule=_baddbmm_rule,
     saves=("batch1", "batch2"), save_if={"batch1": "batch2", "batch2": "batch1"},
-    inplace_check=_same_shape(_baddbmm_shape), inplace=True, paddle_inplace=True))
+    inplace_check=_same_shape(_baddbmm_shape, expand_first=True), inplace=True, paddle_inplace=True))
 
 
 # ---- trace, tril, triu -------------------------------------------------------------------------
