@@ -88,8 +88,11 @@ def _cast_fwd(xp, a, out=None, dt=None, dtype=None):
 
 
 def _cast_bw(c, g):
-    shape, dt, _ = c.input_meta[0]
-    return g.to(dt) if (dt.is_floating_point or dt.is_complex) else None
+    """The gradient goes back in the input's dtype *and* device (``x.cuda()`` sends it home)."""
+    shape, dt, dev = c.input_meta[0]
+    if not (dt.is_floating_point or dt.is_complex):
+        return None
+    return g.to(dev, dt) if dev is not None else g.to(dt)
 
 
 register(OpSpec(name="_to_copy", forward=_cast_fwd, backward=_cast_bw, params={"dtype": None},
