@@ -108,7 +108,11 @@ def _generic(pname: str):
             raise _not_yet(pname, f"no op {pname[:-1]!r}")
         if not spec.inplace:
             raise _not_yet(pname, f"the op {spec.name!r} has no in-place form")
-        return dispatch.call_inplace(spec, (x,), translate(spec, pname, args, kwargs))
+        kw = translate(spec, pname, args, kwargs)
+        if _gives_bool(spec) and x.dtype is not dtypes.bool_:
+            # Paddle's comparison ops in place turn x into a bool tensor (x.equal_(y))
+            return _take_result(x, dispatch.call(spec, (x,), kw))
+        return dispatch.call_inplace(spec, (x,), kw)
 
     return fn_
 
@@ -173,19 +177,36 @@ def t_(input, name=None):
     return _Core.t_(input)
 
 
-def cast_(x, dtype):
-    """Change x's dtype in place: x takes the converted storage, version + 1."""
-    dt = dtypes.from_any(dtype)
-    if dt is x.dtype:
-        x._vc.bump()
-        return x
-    new = x.to(dt)
+def _gives_bool(spec) -> bool:
+    rule = spec.dtype_rule
+    return rule == "bool" or getattr(rule, "__name__", "") == "bool_rule"
+
+
+def _take_result(x, new):
+    """x takes ``new``'s storage, dtype and history in place (one version bump).
+
+    For Paddle's in-place ops that change the dtype (``cast_``, ``equal_`` on floats):
+    no buffer can hold the new dtype, so x is re-pointed at the result's storage.
+    """
+    if x._requires_grad and x._grad_fn is None and grad_mode.state.enabled:
+        from inplace_lab import policy
+
+        raise policy.leaf_error(x, policy.policy_of(x), op="cast")
     x._storage, x._dtype = new._storage, new._dtype
     x._set_geometry(new._shape, new._strides, new._offset)
     x._vc.bump()
     if new._grad_fn is not None:
         x._grad_fn, x._output_nr, x._requires_grad = new._grad_fn, new._output_nr, True
     return x
+
+
+def cast_(x, dtype):
+    """Change x's dtype in place: x takes the converted storage, version + 1."""
+    dt = dtypes.from_any(dtype.replace("paddle.", "") if isinstance(dtype, str) else dtype)
+    if dt is x.dtype:
+        x._vc.bump()
+        return x
+    return _take_result(x, x.to(dt))
 
 
 def apply_(x, func):
@@ -223,8 +244,11 @@ def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
 
 
 def reconstruct_from_(x, other):
-    """Paddle's internal ``reconstruct_from_``: x takes other's storage, shape and strides."""
-    return set_(x, other, list(other.shape), list(other.stride()), 0)
+    """Paddle's internal ``reconstruct_from_``: x takes other's storage, shape and strides.
+
+    Returns None, as Paddle's does.
+    """
+    set_(x, other, list(other.shape), list(other.stride()), 0)
 
 
 def resize_(x, shape, fill_zero=False, name=None):
@@ -235,7 +259,20 @@ def resize_(x, shape, fill_zero=False, name=None):
     return x
 
 
-SPECIAL = {f.__name__: f for f in (reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
+def scatter_(x, index, updates, overwrite=True, name=None):
+    """Paddle's row scatter: ``x[index[i]] = updates[i]`` (or summed, after zeroing, if not overwrite)."""
+    spec = OPS.get("index_put")
+    if spec is None or not spec.inplace:
+        raise _not_yet("scatter_", "no in-place op 'index_put'")
+    if not overwrite:
+        zeros = updates * 0
+        dispatch.call_inplace(spec, (x,), {"indices": (index,), "values": zeros})
+        x._vc.bump(-1)  # one Paddle call, one bump
+    return dispatch.call_inplace(spec, (x,), {"indices": (index,), "values": updates,
+                                              "accumulate": not overwrite})
+
+
+SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
                                     cast_, apply_, where_, set_, reconstruct_from_, resize_)}
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
@@ -264,6 +301,9 @@ def describe(pname: str) -> tuple[bool, Optional[object], str]:
             return spec is not None, spec, "where, result copied into x"
         if pname in ("cast_",):
             return True, OPS.get("_to_copy"), "converted storage swapped in"
+        if pname == "scatter_":
+            spec = OPS.get("index_put")
+            return spec is not None and spec.inplace, spec, "row scatter via index_put"
         if pname in ("apply_", "set_", "reconstruct_from_", "resize_"):
             return True, None, "metadata / storage change"
         return True, OPS.get("view") if pname != "transpose_" else OPS.get("permute"), \
