@@ -1,18 +1,32 @@
-"""Elementwise ops: unary and binary math, comparisons, logic, activations.
+"""Elementwise ops with two or more operands: arithmetic, comparisons, logic, bitwise, clamps.
 
 Each entry is a forward kernel (a numpy/cupy ufunc writing into ``out`` when
-given, so in-place forms allocate nothing) and a backward formula written with
-tensor ops (so ``create_graph=True`` differentiates it again). ``saves`` says
-what the formula reads; SEMANTICS.md section 5 is the reference.
+given, so an in-place form allocates nothing of the target's size) and a backward
+formula written with tensor ops (so ``create_graph=True`` differentiates it again).
+``saves`` says what the formula reads; SEMANTICS.md section 5 is the reference.
+
+Overloads: PyTorch names a node after the overload that ran, so ``x**2`` is
+``PowBackward0``, ``x**y`` ``PowBackward1`` and ``2**x`` ``PowBackward2``. Such an
+op keeps one table entry; ``select`` picks an unregistered variant (``overload``)
+that differs only in its node name, what it saves and its backward.
+
+Unary math lives in ``unary.py``, activations in ``activation.py``.
 """
 from __future__ import annotations
+
+import dataclasses
+import math
 
 from ..backend import special_for
 from .table import OpSpec, register
 
+LN2 = math.log(2.0)
 
-def _red(ctx, i, g):
-    """Reduce a broadcast gradient back to argument ``i``'s shape."""
+
+# ---- helpers shared with unary.py and activation.py --------------------------------------------
+
+def red(ctx, i, g):
+    """Reduce a broadcast gradient back to argument ``i``'s shape (None if it needs no grad)."""
     meta = ctx.input_meta[i]
     if meta is None or not ctx.needs_input_grad[i]:
         return None
@@ -24,8 +38,8 @@ def _red(ctx, i, g):
     return g
 
 
-def _uf(fname):
-    """Forward from a ufunc name: ``xp.<fname>(*args, out=out, dtype=dt)``."""
+def uf(fname):
+    """Forward from a ufunc name: ``xp.<fname>(*args, out=out, dtype=dt)`` (no temporaries)."""
 
     def fwd(xp, *a, out=None, dt=None):
         return getattr(xp, fname)(*a, out=out, dtype=dt.np, casting="unsafe")
@@ -34,107 +48,252 @@ def _uf(fname):
     return fwd
 
 
-def _sp(fname):
-    """Forward from scipy.special (cupyx.scipy.special on a GPU)."""
-
-    def fwd(xp, a, out=None, dt=None):
-        f = getattr(special_for(xp), fname)
-        if out is None:
-            return f(a.astype(dt.np, copy=False))
-        return f(a, out=out)
-
-    fwd.__name__ = fname
-    return fwd
+def assign(xp, out, r):
+    """Store a computed result: returned as is, or copied into ``out`` (kernels without out=)."""
+    if out is None:
+        return r
+    out[...] = r
+    return out
 
 
-def unary(name, fwd, backward=None, saves=(), dtype_rule="float", inplace=True, **kw):
-    return register(OpSpec(name=name, forward=fwd if callable(fwd) else _uf(fwd), backward=backward,
-                           saves=saves, dtype_rule=dtype_rule, inplace=inplace, **kw))
+def flags(torch: bool, paddle: bool) -> dict:
+    """In-place flags: a ``name_`` form exists here when PyTorch 2.13 or Paddle 3.3.1 has one."""
+    return {"inplace": torch or paddle, "torch_inplace": torch, "paddle_inplace": paddle}
 
 
-def binary(name, fwd, backward=None, saves=(), dtype_rule="promote", inplace=True, **kw):
-    return register(OpSpec(name=name, forward=fwd if callable(fwd) else _uf(fwd), backward=backward,
+def overload(spec: OpSpec, node_name: str, **changes) -> OpSpec:
+    """An unregistered variant of ``spec`` (same op, another PyTorch overload)."""
+    return dataclasses.replace(spec, node_name=node_name, select=None, **changes)
+
+
+def arg(args, kwargs, i, name, default=None):
+    """Argument ``i`` (or keyword ``name``) of a raw call, for ``select``."""
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+def is_tensor(x) -> bool:
+    return hasattr(x, "_vc")
+
+
+def promote(ins):
+    from .dispatch import result_dtype
+
+    return result_dtype(_PROMOTE, list(ins), {})
+
+
+def not_implemented_for(kernel, kinds):
+    """A dtype rule that refuses some categories, as PyTorch's CPU kernels do."""
+    from ..dtypes import BOOL, FLOAT, INT
+
+    cats = {"bool": BOOL, "int": INT, "float": FLOAT}
+    bad = {cats[k] for k in kinds}
+
+    def rule(spec, ins, params):
+        dt = promote(ins)
+        if dt.category in bad:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+        return dt
+
+    return rule
+
+
+def float_rule(spec, ins, params):
+    from ..dtypes import FLOAT, get_default_dtype
+
+    dt = promote(ins)
+    return get_default_dtype() if dt.category < FLOAT else dt
+
+
+def bool_rule(spec, ins, params):
+    from ..dtypes import bool_
+
+    return bool_
+
+
+_PROMOTE = OpSpec(name="_promote", forward=None)
+
+
+def binary(name, fwd, backward=None, saves=(), dtype_rule="promote", t=True, p=False, **kw):
+    return register(OpSpec(name=name, forward=fwd if callable(fwd) else uf(fwd), backward=backward,
                            args=("self", "other"), saves=saves, dtype_rule=dtype_rule,
-                           inplace=inplace, **kw))
+                           **flags(t, p), **kw))
 
 
-# ---- arithmetic -------------------------------------------------------------------------------
+# ---- add, sub, rsub, mul, div -------------------------------------------------------------------
+
+def _scaled(xp, b, alpha):
+    return b if alpha == 1 else xp.multiply(b, alpha)
+
 
 def _add_fwd(xp, a, b, out=None, dt=None, alpha=1):
-    if alpha != 1:
-        b = xp.multiply(b, alpha)
-    return xp.add(a, b, out=out, dtype=dt.np, casting="unsafe")
+    return xp.add(a, _scaled(xp, b, alpha), out=out, dtype=dt.np, casting="unsafe")
 
 
 def _sub_fwd(xp, a, b, out=None, dt=None, alpha=1):
-    if alpha != 1:
-        b = xp.multiply(b, alpha)
-    return xp.subtract(a, b, out=out, dtype=dt.np, casting="unsafe")
+    return xp.subtract(a, _scaled(xp, b, alpha), out=out, dtype=dt.np, casting="unsafe")
 
 
-binary("add", _add_fwd, lambda c, g: (_red(c, 0, g), _red(c, 1, g if c["alpha"] == 1 else g * c["alpha"])),
-       params={"alpha": 1}, paddle_inplace=True)
-binary("sub", _sub_fwd, lambda c, g: (_red(c, 0, g), _red(c, 1, -g if c["alpha"] == 1 else g * -c["alpha"])),
-       params={"alpha": 1}, paddle_inplace=True, aliases=("subtract",))
+def _sub_dtype(spec, ins, params):
+    from ..dtypes import bool_
+
+    bools = [x is bool_ or isinstance(x, bool) or getattr(x, "_dtype", None) is bool_ for x in ins]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return promote(ins)
+
+
+def _alpha_g(c, g, sign):
+    a = c["alpha"] * sign
+    return g if a == 1 else g * a
+
+
+binary("add", _add_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, 1))),
+       params={"alpha": 1}, p=True)
+SUB = binary("sub", _sub_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, -1))),
+             params={"alpha": 1}, dtype_rule=_sub_dtype, p=True, aliases=("subtract",))
+_RSUB_SCALAR = overload(SUB, "RsubBackward1")  # 2 - x: sub with a number first
+SUB.select = lambda args, kw: _RSUB_SCALAR if args and not is_tensor(args[0]) else None
+
+
+def _rsub_fwd(xp, a, b, out=None, dt=None, alpha=1):
+    return xp.subtract(b, _scaled(xp, a, alpha), out=out, dtype=dt.np, casting="unsafe")
+
+
+RSUB = binary("rsub", _rsub_fwd, lambda c, g: (red(c, 0, _alpha_g(c, g, -1)), red(c, 1, g)),
+              params={"alpha": 1}, dtype_rule=_sub_dtype, t=False, method=False)
+_RSUB1 = overload(RSUB, "RsubBackward1")
+RSUB.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _RSUB1
+
 binary("mul", "multiply",
-       lambda c, g: (_red(c, 0, g * c["other"]) if c.needs_input_grad[0] else None,
-                     _red(c, 1, g * c["self"]) if c.needs_input_grad[1] else None),
+       lambda c, g: (red(c, 0, g * c["other"]) if c.needs_input_grad[0] else None,
+                     red(c, 1, g * c["self"]) if c.needs_input_grad[1] else None),
        saves=("self", "other"), save_if={"self": "other", "other": "self"},
-       paddle_inplace=True, aliases=("multiply",))
+       p=True, aliases=("multiply",))
 
 
 def _div_fwd(xp, a, b, out=None, dt=None, rounding_mode=None):
     if rounding_mode is None:
         return xp.true_divide(a, b, out=out, dtype=dt.np, casting="unsafe")
-    r = xp.true_divide(a, b, dtype="float64" if dt.category < 2 else dt.np)
-    r = xp.floor(r) if rounding_mode == "floor" else xp.trunc(r)
-    if out is None:
-        return r.astype(dt.np)
-    out[...] = r
-    return out
+    if dt.category < 2:  # integers: exact integer floor/trunc division
+        q = xp.floor_divide(a, b, dtype=dt.np)
+        if rounding_mode == "trunc":
+            q = q + ((xp.remainder(a, b, dtype=dt.np) != 0) & ((xp.sign(a) * xp.sign(b)) < 0))
+        return assign(xp, out, q.astype(dt.np, copy=False))
+    r = xp.true_divide(a, b, out=out, dtype=dt.np, casting="unsafe")
+    return (xp.floor if rounding_mode == "floor" else xp.trunc)(r, out=r)
 
 
 def _div_dtype(spec, ins, params):
-    from ..dtypes import FLOAT, get_default_dtype
-    from .dispatch import result_dtype
-
-    dt = result_dtype(_PROMOTE, ins, params)
-    if params.get("rounding_mode") is None and dt.category < FLOAT:
-        return get_default_dtype()
-    return dt
+    if params.get("rounding_mode") is None:
+        return float_rule(spec, ins, params)
+    return promote(ins)
 
 
-_PROMOTE = OpSpec(name="_promote", forward=None)
-binary("div", _div_fwd,
-       lambda c, g: (_red(c, 0, g / c["other"]),
-                     _red(c, 1, -g * c["self"] / (c["other"] * c["other"])) if c.needs_input_grad[1] else None),
-       saves=("self", "other"), save_if={"self": "other"}, dtype_rule=_div_dtype,
-       params={"rounding_mode": None}, paddle_inplace=True, aliases=("divide", "true_divide"))
+def _div_bw(c, g):
+    if c["rounding_mode"] is not None:
+        return (red(c, 0, g * 0), red(c, 1, g * 0))
+    return (red(c, 0, g / c["other"]),
+            red(c, 1, -g * c["self"] / (c["other"] * c["other"])) if c.needs_input_grad[1] else None)
 
+
+DIV = binary("div", _div_fwd, _div_bw, saves=("self", "other"), save_if={"self": "other"},
+             dtype_rule=_div_dtype, params={"rounding_mode": None}, p=True,
+             aliases=("divide", "true_divide"))
+_DIV2 = overload(DIV, "DivBackward2")  # the rounding_mode overload, even with None
+DIV.select = lambda args, kw: _DIV2 if len(args) > 2 or "rounding_mode" in kw else None
+
+
+# ---- pow, float_power ---------------------------------------------------------------------------
 
 def _pow_fwd(xp, a, b, out=None, dt=None):
+    if dt.category < 2:
+        neg = (b < 0) if not hasattr(b, "shape") else bool((b < 0).any())
+        if neg:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
     return xp.power(a, b, out=out, dtype=dt.np, casting="unsafe")
 
 
-def _pow_bw(c, g):
+def _pow_scalar_bw(c, g):  # x ** 2: PowBackward0 saves self (and the number)
     e = c["exponent"]
-    x = c["self"]
-    if isinstance(e, (int, float)):
-        if e == 0:
-            return (g * 0, None)
-        return (_red(c, 0, g * e * x.pow(e - 1)), None)
-    r = c["result"]
-    gx = _red(c, 0, g * e * x.pow(e - 1)) if c.needs_input_grad[0] else None
-    ge = _red(c, 1, g * r * x.log().masked_fill(x == 0, 0)) if c.needs_input_grad[1] else None
+    if e == 0:
+        return (red(c, 0, g * 0), None)
+    return (red(c, 0, g * e * c["self"].pow(e - 1)), None)
+
+
+def _log_times_result(base, result):
+    """result * log(base), zero where base == 0 (PyTorch's pow_backward_exponent)."""
+    t = result * base.log()
+    return t.where(base != 0, t * 0)
+
+
+def _pow_tensor_bw(c, g):  # x ** y: PowBackward1
+    x, e = c["self"], c["exponent"]
+    gx = red(c, 0, g * e * x.pow(e - 1)) if c.needs_input_grad[0] else None
+    ge = red(c, 1, g * _log_times_result(x, c["result"])) if c.needs_input_grad[1] else None
     return (gx, ge)
 
 
-register(OpSpec(name="pow", forward=_pow_fwd, backward=_pow_bw, args=("self", "exponent"),
-                saves=("self", "exponent", "result"), inplace=True, paddle_inplace=True))
+def _pow_number_bw(c, g):  # 2 ** x: PowBackward2
+    base = c["self"]
+    if base == 0:
+        return (None, red(c, 1, g * 0))
+    return (None, red(c, 1, g * c["result"] * math.log(base)))
+
+
+POW = register(OpSpec(name="pow", forward=_pow_fwd, backward=_pow_scalar_bw,
+                      args=("self", "exponent"), saves=("self",), **flags(True, True),
+                      node_name="PowBackward0"))
+_POW1 = overload(POW, "PowBackward1", backward=_pow_tensor_bw, saves=("self", "exponent", "result"))
+_POW2 = overload(POW, "PowBackward2", backward=_pow_number_bw, saves=("exponent", "result"))
+
+
+def _pow_select(args, kw):
+    if args and not is_tensor(args[0]):
+        return _POW2
+    return _POW1 if is_tensor(arg(args, kw, 1, "exponent")) else None
+
+
+POW.select = _pow_select
+
+
+def _double_rule(spec, ins, params):
+    from ..dtypes import COMPLEX, complex128, float64
+
+    return complex128 if promote(ins).category == COMPLEX else float64
+
+
+def _float_power_fwd(xp, a, b, out=None, dt=None):
+    if out is not None and out.dtype != dt.np:  # in place: the target must already be double
+        from ..dtypes import from_numpy_dtype
+
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{from_numpy_dtype(out.dtype).torch_name} but the operation's result "
+                           f"requires dtype {dt.torch_name}")
+    return xp.power(a, b, out=out, dtype=dt.np, casting="unsafe")
+
+
+FLOAT_POWER = register(OpSpec(name="float_power", forward=_float_power_fwd,
+                              backward=lambda c, g: _pow_scalar_bw(c, g.to(c.input_meta[0][1])),
+                              args=("self", "exponent"), saves=("self",),
+                              dtype_rule=_double_rule, node_name="PowBackward0",
+                              **flags(True, False)))
+FLOAT_POWER.select = lambda args, kw: (
+    overload(FLOAT_POWER, "PowBackward1", backward=_pow_tensor_bw,
+             saves=("self", "exponent", "result"))
+    if is_tensor(arg(args, kw, 1, "exponent")) else None)
+
+
+# ---- other binary arithmetic ---------------------------------------------------------------------
+
 binary("atan2", "arctan2",
-       lambda c, g: (_red(c, 0, g * c["other"] / (c["self"] ** 2 + c["other"] ** 2)),
-                     _red(c, 1, -g * c["self"] / (c["self"] ** 2 + c["other"] ** 2))),
-       saves=("self", "other"), dtype_rule="float")
+       lambda c, g: (red(c, 0, g * c["other"] / (c["self"] ** 2 + c["other"] ** 2)),
+                     red(c, 1, -g * c["self"] / (c["self"] ** 2 + c["other"] ** 2))),
+       saves=("self", "other"), dtype_rule=float_rule, aliases=("arctan2",))
 
 
 def _minmax_bw(pick_self):
@@ -145,26 +304,153 @@ def _minmax_bw(pick_self):
         half = g * 0.5
         gx = g.where(m, g * 0).where(~eq, half)
         gy = g.where(~m, g * 0).where(~eq, half)
-        return (_red(c, 0, gx), _red(c, 1, gy))
+        return (red(c, 0, gx), red(c, 1, gy))
 
     return bw
 
 
-binary("maximum", "maximum", _minmax_bw(lambda x, y: x > y), saves=("self", "other"), inplace=False)
-binary("minimum", "minimum", _minmax_bw(lambda x, y: x < y), saves=("self", "other"), inplace=False)
-binary("fmax", "fmax", None, inplace=False)
-binary("fmin", "fmin", None, inplace=False)
-binary("remainder", "remainder", lambda c, g: (_red(c, 0, g), None), paddle_inplace=True,
-       aliases=("mod", "floor_mod"))
-binary("fmod", "fmod", lambda c, g: (_red(c, 0, g), None))
-binary("floor_divide", "floor_divide", None, paddle_inplace=True)
-binary("hypot", "hypot", lambda c, g: (_red(c, 0, g * c["self"] / c["result"]),
-                                       _red(c, 1, g * c["other"] / c["result"])),
-       saves=("self", "other", "result"), dtype_rule="float", paddle_inplace=True)
-binary("copysign", "copysign", None, dtype_rule="float", paddle_inplace=True)
-binary("logaddexp", "logaddexp", lambda c, g: (_red(c, 0, g * (c["self"] - c["result"]).exp()),
-                                               _red(c, 1, g * (c["other"] - c["result"]).exp())),
-       saves=("self", "other", "result"), dtype_rule="float", inplace=False)
+def _fminmax_bw(pick_self):
+    def bw(c, g):
+        x, y = c["self"], c["other"]
+        m = pick_self(x, y).logical_or(y.isnan())
+        return (red(c, 0, g.where(m, g * 0)), red(c, 1, (g * 0).where(m, g)))
+
+    return bw
+
+
+binary("maximum", "maximum", _minmax_bw(lambda x, y: x > y), saves=("self", "other"), t=False)
+binary("minimum", "minimum", _minmax_bw(lambda x, y: x < y), saves=("self", "other"), t=False)
+binary("fmax", "fmax", _fminmax_bw(lambda x, y: x >= y), saves=("self", "other"), t=False)
+binary("fmin", "fmin", _fminmax_bw(lambda x, y: x <= y), saves=("self", "other"), t=False)
+
+
+def _rounded_quotient_bw(rounder):
+    def bw(c, g):
+        gy = None
+        if c.needs_input_grad[1]:
+            gy = red(c, 1, -g * getattr(c["self"] / c["other"], rounder)())
+        return (red(c, 0, g), gy)
+
+    return bw
+
+
+def _tensor_overload(spec, node_name, backward, saves):
+    """Tensor-other variant of an op whose number-other form saves nothing (remainder, fmod)."""
+    variant = overload(spec, node_name, backward=backward, saves=saves)
+    spec.select = lambda args, kw: variant if is_tensor(arg(args, kw, 1, "other")) else None
+
+
+for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")),
+                        ("fmod", "fmod", "trunc", ())]:
+    _s = binary(_n, _f, lambda c, g: (red(c, 0, g), None), p=_n == "remainder", aliases=_al)
+    _tensor_overload(_s, _n.capitalize() + "Backward1", _rounded_quotient_bw(_r), ("self", "other"))
+
+binary("floor_divide", "floor_divide", None, p=True)
+binary("hypot", "hypot", lambda c, g: (red(c, 0, g * c["self"] / c["result"]),
+                                       red(c, 1, g * c["other"] / c["result"])),
+       saves=("self", "other", "result"), dtype_rule=not_implemented_for("hypot_cpu", ("int", "bool")),
+       p=True)
+
+
+def _copysign_bw(c, g):
+    x = c["self"]
+    return (red(c, 0, (g * c["result"] / x).where(x != 0, g * 0)), red(c, 1, g * 0))
+
+
+COPYSIGN = binary("copysign", "copysign", _copysign_bw, saves=("self", "result"),
+                  dtype_rule=float_rule, p=True)
+_COPYSIGN1 = overload(COPYSIGN, "CopysignBackward1")
+COPYSIGN.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _COPYSIGN1
+
+binary("logaddexp", "logaddexp", lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp() + 1)),
+                                               red(c, 1, g / ((c["self"] - c["other"]).exp() + 1))),
+       saves=("self", "other"), dtype_rule=not_implemented_for("logaddexp_cpu", ("int", "bool")),
+       t=False)
+binary("logaddexp2", "logaddexp2",
+       lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp2() + 1)),
+                     red(c, 1, g / ((c["self"] - c["other"]).exp2() + 1))),
+       saves=("self", "other"), dtype_rule=not_implemented_for("logaddexp2_cpu", ("int", "bool")),
+       t=False)
+
+
+def _xlogy_fwd(xp, a, b, out=None, dt=None):
+    r = special_for(xp).xlogy(xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np))
+    return assign(xp, out, r.astype(dt.np, copy=False))
+
+
+def _xlogy_bw(c, g):
+    x, y = c["self"], c["other"]
+    gx = gy = None
+    if c.needs_input_grad[0]:
+        if is_tensor(y):
+            gx = red(c, 0, (g * y.log()).where((x != 0).logical_or(y > 0), g * 0))
+        else:
+            gx = red(c, 0, g * math.log(y) if y > 0 else (g * math.log(y)).where(x != 0, g * 0))
+    if c.needs_input_grad[1]:
+        gy = red(c, 1, g * x / y)
+    return (gx, gy)
+
+
+XLOGY = binary("xlogy", _xlogy_fwd, _xlogy_bw, saves=("self", "other"), dtype_rule=float_rule)
+_XLOGY1, _XLOGY2 = overload(XLOGY, "XlogyBackward1"), overload(XLOGY, "XlogyBackward2")
+XLOGY.select = lambda args, kw: (_XLOGY1 if args and not is_tensor(args[0]) else
+                                 None if is_tensor(arg(args, kw, 1, "other")) else _XLOGY2)
+
+
+def _heaviside_dtype(spec, ins, params):
+    tens = [x._dtype for x in ins if is_tensor(x)]
+    if len(set(tens)) > 1:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return promote(ins)
+
+
+def _heaviside_fwd(xp, a, b, out=None, dt=None):
+    """0 below zero, 1 above, ``values`` at zero (numpy's ufunc has no integer loop)."""
+    return assign(xp, out, xp.where(a == 0, b, a > 0).astype(dt.np, copy=False))
+
+
+binary("heaviside", _heaviside_fwd, None, dtype_rule=_heaviside_dtype, p=False)
+binary("nextafter", "nextafter", None, dtype_rule=not_implemented_for("nextafter_cpu", ("int", "bool")))
+binary("gcd", "gcd", None, dtype_rule=not_implemented_for("gcd_cpu", ("float", "bool")), p=True)
+binary("lcm", "lcm", None, dtype_rule=not_implemented_for("lcm_cpu", ("float", "bool")), p=True)
+
+
+def _ldexp_fwd(xp, a, b, out=None, dt=None):
+    r = xp.multiply(a, xp.exp2(xp.asarray(b, dtype=dt.np)), out=out, dtype=dt.np, casting="unsafe")
+    return r
+
+
+binary("ldexp", _ldexp_fwd, lambda c, g: (red(c, 0, g * c["other"].exp2()),
+                                          red(c, 1, g * c["result"] * LN2)),
+       saves=("other", "result"), dtype_rule=float_rule, p=True)
+
+
+def _igamma_fwd(name):
+    def fwd(xp, a, b, out=None, dt=None):
+        f = getattr(special_for(xp), name)
+        if out is not None and out.dtype == dt.np:
+            return f(a, b, out=out)
+        return assign(xp, out, f(xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np)))
+
+    return fwd
+
+
+def _igamma_bw(sign):
+    def bw(c, g):
+        if c.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        a, x = c["self"], c["other"]
+        d = ((a - 1) * x.log() - x - a.lgamma()).exp()
+        return (None, red(c, 1, g * d * sign))
+
+    return bw
+
+
+binary("igamma", _igamma_fwd("gammainc"), _igamma_bw(1), saves=("self", "other"),
+       dtype_rule=not_implemented_for("igamma_cpu", ("int", "bool")), p=True, aliases=("gammainc",))
+binary("igammac", _igamma_fwd("gammaincc"), _igamma_bw(-1), saves=("self", "other"),
+       dtype_rule=not_implemented_for("igammac_cpu", ("int", "bool")), p=True,
+       aliases=("gammaincc",))
 
 # ---- comparisons and logic (results are bool; in-place forms keep self's dtype) -------------
 
@@ -176,177 +462,108 @@ def _cmp(fname):
     return fwd
 
 
-def _bool_rule(spec, ins, params):
-    from ..dtypes import bool_
-
-    return bool_
-
-
+# (op, ufunc, aliases, torch has op_, paddle has some name_)
 for _n, _f, _al in [("eq", "equal", ("equal",)), ("ne", "not_equal", ("not_equal",)),
                     ("lt", "less", ("less", "less_than")), ("le", "less_equal", ("less_equal",)),
                     ("gt", "greater", ("greater", "greater_than")),
                     ("ge", "greater_equal", ("greater_equal",))]:
-    binary(_n, _cmp(_f), None, dtype_rule=_bool_rule, paddle_inplace=True, aliases=_al)
+    binary(_n, _cmp(_f), None, dtype_rule=bool_rule, p=True, aliases=_al)
 
 for _n in ("logical_and", "logical_or", "logical_xor"):
-    binary(_n, _cmp(_n), None, dtype_rule=_bool_rule, paddle_inplace=True)
-unary("logical_not", lambda xp, a, out=None, dt=None: xp.logical_not(a, out=out, casting="unsafe"),
-      dtype_rule=_bool_rule, paddle_inplace=True)
+    binary(_n, _cmp(_n), None, dtype_rule=bool_rule, p=True)
 
-for _n, _f in [("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or"),
-               ("bitwise_xor", "bitwise_xor"), ("bitwise_left_shift", "left_shift"),
-               ("bitwise_right_shift", "right_shift")]:
-    binary(_n, _f, None, paddle_inplace=True)
-unary("bitwise_not", lambda xp, a, out=None, dt=None: xp.invert(a, out=out),
-      dtype_rule="self", paddle_inplace=True, aliases=("bitwise_invert",))
+for _n, _f, _k in [("bitwise_and", "bitwise_and", "bitwise_and_cpu"),
+                   ("bitwise_or", "bitwise_or", "bitwise_or_cpu"),
+                   ("bitwise_xor", "bitwise_xor", "bitwise_xor_cpu"),
+                   ("bitwise_left_shift", "left_shift", "lshift_cpu"),
+                   ("bitwise_right_shift", "right_shift", "rshift_cpu")]:
+    binary(_n, _f, None, dtype_rule=not_implemented_for(_k, ("float",)), p=True)
 
-# ---- unary math ---------------------------------------------------------------------------------
-# (name, forward, backward(ctx, g), saves, paddle has name_)
-_F = "float"
-_UNARY = [
-    ("exp", "exp", lambda c, g: g * c["result"], ("result",), True),
-    ("exp2", "exp2", lambda c, g: g * c["result"] * 0.6931471805599453, ("result",), False),
-    ("expm1", "expm1", lambda c, g: g * (c["result"] + 1), ("result",), True),
-    ("log", "log", lambda c, g: g / c["self"], ("self",), True),
-    ("log2", "log2", lambda c, g: g / (c["self"] * 0.6931471805599453), ("self",), True),
-    ("log10", "log10", lambda c, g: g / (c["self"] * 2.302585092994046), ("self",), True),
-    ("log1p", "log1p", lambda c, g: g / (c["self"] + 1), ("self",), True),
-    ("sqrt", "sqrt", lambda c, g: g / (c["result"] * 2), ("result",), True),
-    ("sin", "sin", lambda c, g: g * c["self"].cos(), ("self",), True),
-    ("cos", "cos", lambda c, g: -g * c["self"].sin(), ("self",), True),
-    ("tan", "tan", lambda c, g: g * (c["result"] * c["result"] + 1), ("result",), True),
-    ("asin", "arcsin", lambda c, g: g * (1 - c["self"] * c["self"]).rsqrt(), ("self",), True),
-    ("acos", "arccos", lambda c, g: -g * (1 - c["self"] * c["self"]).rsqrt(), ("self",), True),
-    ("atan", "arctan", lambda c, g: g / (c["self"] * c["self"] + 1), ("self",), True),
-    ("sinh", "sinh", lambda c, g: g * c["self"].cosh(), ("self",), True),
-    ("cosh", "cosh", lambda c, g: g * c["self"].sinh(), ("self",), True),
-    ("tanh", "tanh", lambda c, g: g * (1 - c["result"] * c["result"]), ("result",), True),
-    ("asinh", "arcsinh", lambda c, g: g * (c["self"] * c["self"] + 1).rsqrt(), ("self",), True),
-    ("acosh", "arccosh", lambda c, g: g * (c["self"] * c["self"] - 1).rsqrt(), ("self",), True),
-    ("atanh", "arctanh", lambda c, g: g / (1 - c["self"] * c["self"]), ("self",), True),
-    ("sigmoid", _sp("expit"), lambda c, g: g * c["result"] * (1 - c["result"]), ("result",), True),
-    ("erf", _sp("erf"), lambda c, g: g * 1.1283791670955126 * (-(c["self"] * c["self"])).exp(), ("self",), False),
-    ("erfc", _sp("erfc"), lambda c, g: -g * 1.1283791670955126 * (-(c["self"] * c["self"])).exp(), ("self",), False),
-    ("erfinv", _sp("erfinv"), lambda c, g: g * 0.886226925452758 * (c["result"] * c["result"]).exp(), ("result",), True),
-    ("lgamma", _sp("gammaln"), lambda c, g: g * c["self"].digamma(), ("self",), True),
-    ("digamma", _sp("psi"), lambda c, g: g * _polygamma(1, c["self"]), ("self",), True),
-    ("i0", _sp("i0"), lambda c, g: g * c["self"].special_i1(), ("self",), True),
-    ("special_i1", _sp("i1"), None, (), False),
-    ("reciprocal", "reciprocal", lambda c, g: -g * c["result"] * c["result"], ("result",), True),
-]
-for _n, _f, _b, _s, _p in _UNARY:
-    unary(_n, _f, _b, saves=_s, paddle_inplace=_p)
+register(OpSpec(name="logical_not", dtype_rule=bool_rule, **flags(True, True),
+                forward=lambda xp, a, out=None, dt=None: xp.logical_not(a, out=out, casting="unsafe")))
+register(OpSpec(name="bitwise_not", dtype_rule=not_implemented_for("bitwise_not_cpu", ("float",)),
+                forward=lambda xp, a, out=None, dt=None: xp.invert(a, out=out),
+                aliases=("bitwise_invert",), **flags(True, True)))
 
 
-def _rsqrt(xp, a, out=None, dt=None):
-    r = xp.sqrt(a, out=out, dtype=dt.np, casting="unsafe")
-    return xp.reciprocal(r, out=r)
+# ---- several operands: where, lerp, addcmul, addcdiv -------------------------------------------
+
+def _where_fwd(xp, cond, a, b, out=None, dt=None):
+    return assign(xp, out, xp.where(cond, a, b).astype(dt.np, copy=False))
 
 
-unary("rsqrt", _rsqrt, lambda c, g: g * c["result"] ** 3 * -0.5, saves=("result",), paddle_inplace=True)
+register(OpSpec(
+    name="where", forward=_where_fwd, args=("condition", "self", "other"),
+    backward=lambda c, g: (None, red(c, 1, g.where(c["condition"], g * 0)),
+                           red(c, 2, (g * 0).where(c["condition"], g))),
+    saves=("condition",), dtype_rule=lambda s, ins, p: promote(ins[1:]), method=False,
+    inplace=False))
 
 
-def _polygamma(n, x):
-    from .dispatch import call
-
-    return call(OPS_POLYGAMMA, (x,), {"n": n})
-
-
-def _polygamma_fwd(xp, a, out=None, dt=None, n=0):
-    r = special_for(xp).polygamma(n, a)
-    if out is None:
-        return r.astype(dt.np, copy=False)
-    out[...] = r
-    return out
+def _lerp_fwd(xp, a, b, w, out=None, dt=None):
+    d = xp.subtract(b, a, dtype=dt.np)
+    xp.multiply(d, w, out=d, casting="unsafe")
+    return xp.add(a, d, out=out, dtype=dt.np, casting="unsafe")
 
 
-OPS_POLYGAMMA = register(OpSpec(
-    name="polygamma", forward=_polygamma_fwd, params={"n": 0}, dtype_rule="float",
-    backward=lambda c, g: g * _polygamma(c["n"] + 1, c["self"]), saves=("self",),
-    inplace=True, paddle_inplace=True))
+LERP = register(OpSpec(
+    name="lerp", forward=_lerp_fwd, args=("self", "end", "weight"),
+    backward=lambda c, g: (red(c, 0, g * (1 - c["weight"])), red(c, 1, g * c["weight"]), None),
+    saves=(), dtype_rule=not_implemented_for("lerp_kernel_scalar", ("int", "bool")),
+    **flags(True, True)))
+_LERP1 = overload(LERP, "LerpBackward1", saves=("self", "end", "weight"), backward=lambda c, g: (
+    red(c, 0, g * (1 - c["weight"])), red(c, 1, g * c["weight"]),
+    red(c, 2, g * (c["end"] - c["self"]))))
+LERP.select = lambda args, kw: _LERP1 if is_tensor(arg(args, kw, 2, "weight")) else None
 
 
-def _same(fname):
-    def fwd(xp, a, out=None, dt=None):
-        return getattr(xp, fname)(a, out=out)
+def _addc_fwd(op):
+    def fwd(xp, a, t1, t2, out=None, dt=None, value=1):
+        r = getattr(xp, op)(t1, t2, dtype=dt.np, casting="unsafe")
+        if value != 1:
+            xp.multiply(r, value, out=r, casting="unsafe")
+        return xp.add(a, r, out=out, dtype=dt.np, casting="unsafe")
 
     return fwd
 
 
-def _sign_of(x):
-    return x.sign()
+def _addcdiv_dtype(spec, ins, params):
+    dt = promote(ins)
+    if dt.category < 2:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    return dt
 
 
-unary("neg", "negative", lambda c, g: -g, dtype_rule="self", paddle_inplace=True, aliases=("negative",))
-unary("abs", "absolute", lambda c, g: g * c["self"].sign(), saves=("self",), dtype_rule="self",
-      paddle_inplace=True, aliases=("absolute",))
-unary("sign", "sign", lambda c, g: g * 0, dtype_rule="self", paddle_inplace=False)
-unary("floor", _same("floor"), lambda c, g: g * 0, dtype_rule="self", paddle_inplace=True)
-unary("ceil", _same("ceil"), lambda c, g: g * 0, dtype_rule="self", paddle_inplace=True)
-unary("trunc", _same("trunc"), lambda c, g: g * 0, dtype_rule="self", paddle_inplace=True, aliases=("fix",))
-unary("frac", lambda xp, a, out=None, dt=None: xp.subtract(a, xp.trunc(a), out=out),
-      lambda c, g: g, dtype_rule="self", paddle_inplace=True)
+register(OpSpec(
+    name="addcmul", forward=_addc_fwd("multiply"), args=("self", "tensor1", "tensor2"),
+    params={"value": 1}, saves=("tensor1", "tensor2"),
+    save_if={"tensor1": "tensor2", "tensor2": "tensor1"},
+    backward=lambda c, g: (red(c, 0, g),
+                           red(c, 1, g * c["tensor2"] * c["value"]) if c.needs_input_grad[1] else None,
+                           red(c, 2, g * c["tensor1"] * c["value"]) if c.needs_input_grad[2] else None),
+    **flags(True, False)))
+register(OpSpec(
+    name="addcdiv", forward=_addc_fwd("true_divide"), args=("self", "tensor1", "tensor2"),
+    params={"value": 1}, saves=("tensor1", "tensor2"), dtype_rule=_addcdiv_dtype,
+    backward=lambda c, g: (
+        red(c, 0, g),
+        red(c, 1, g * c["value"] / c["tensor2"]) if c.needs_input_grad[1] else None,
+        red(c, 2, -g * c["value"] * c["tensor1"] / (c["tensor2"] * c["tensor2"]))
+        if c.needs_input_grad[2] else None),
+    **flags(True, False)))
 
 
-def _round_fwd(xp, a, out=None, dt=None, decimals=0):
-    return xp.round(a, decimals, out=out)
+# ---- clamps and Paddle's scale --------------------------------------------------------------------
 
-
-unary("round", _round_fwd, lambda c, g: g * 0, dtype_rule="self", params={"decimals": 0},
-      paddle_inplace=True)
-unary("square", "square", lambda c, g: g * 2 * c["self"], saves=("self",), dtype_rule="self",
-      paddle_inplace=True, node_name="PowBackward0")
-unary("positive", lambda xp, a, out=None, dt=None: a, None, dtype_rule="self", inplace=False)
-
-
-def _sinc_fwd(xp, a, out=None, dt=None):
-    r = xp.sinc(a.astype(dt.np, copy=False))  # numpy's sinc is normalised, like PyTorch's
-    if out is None:
-        return r.astype(dt.np, copy=False)
-    out[...] = r
-    return out
-
-
-def _sinc_bw(c, g):
-    import math
-
-    x = c["self"]
-    px = x * math.pi
-    d = ((px.cos() * px - px.sin()) / (px * x)).masked_fill(x == 0, 0)
-    return g * d
-
-
-unary("sinc", _sinc_fwd, _sinc_bw, saves=("self",), paddle_inplace=True)
-
-
-def _logit_fwd(xp, a, out=None, dt=None, eps=None):
-    x = a if eps is None else xp.clip(a, eps, 1 - eps)
-    r = xp.log(xp.divide(x, xp.subtract(1, x, dtype=dt.np), dtype=dt.np))
-    if out is None:
-        return r
-    out[...] = r
-    return out
-
-
-unary("logit", _logit_fwd, lambda c, g: g / (c["self"] * (1 - c["self"])), saves=("self",),
-      params={"eps": None}, paddle_inplace=True)
-
-# ---- activations and clamps -------------------------------------------------------------------
-
-
-def _relu_fwd(xp, a, out=None, dt=None):
-    return xp.maximum(a, 0, out=out, dtype=dt.np, casting="unsafe")
-
-
-unary("relu", _relu_fwd, lambda c, g: g * (c["result"] > 0), saves=("result",), dtype_rule="self",
-      paddle_inplace=False)
-
-
-def _clamp_fwd(xp, a, out=None, dt=None, min=None, max=None):
-    if min is None and max is None:
+def _clamp_fwd(xp, a, lo=None, hi=None, out=None, dt=None):
+    if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    lo = min._a if hasattr(min, "_a") else min
-    hi = max._a if hasattr(max, "_a") else max
     if lo is not None and hi is not None:
         return xp.clip(a, lo, hi, out=out, dtype=dt.np, casting="unsafe")
     if lo is not None:
@@ -354,146 +571,60 @@ def _clamp_fwd(xp, a, out=None, dt=None, min=None, max=None):
     return xp.minimum(a, hi, out=out, dtype=dt.np, casting="unsafe")
 
 
-def _clamp_bw(c, g):
+def _clamp_check(spec, ins, params):
+    if all(x is None for x in ins[1:]):
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return promote([x for x in ins if x is not None])
+
+
+def _clamp_grads(c, g, lo, hi, lo_i, hi_i):
+    """Gradient flows to self inside [lo, hi], to a tensor bound where it was the one picked."""
     x = c["self"]
-    lo, hi = c["min"], c["max"]
     keep = None
     if lo is not None:
         keep = x >= lo
     if hi is not None:
         k2 = x <= hi
         keep = k2 if keep is None else keep.logical_and(k2)
-    return g * keep
+    out = [red(c, 0, g * keep)] + [None] * (len(c.input_meta) - 1)
+    if is_tensor(lo):
+        out[lo_i] = red(c, lo_i, g * (x < lo))
+    if is_tensor(hi):
+        out[hi_i] = red(c, hi_i, g * (x > hi))
+    return tuple(out)
 
 
-def _clamp_dtype(spec, ins, params):
-    from .dispatch import result_dtype
-
-    extra = [v for v in (params.get("min"), params.get("max")) if v is not None]
-    return result_dtype(_PROMOTE, [ins[0], *extra], {})
+def _bounds_select(variant, names):
+    return lambda args, kw: variant if any(
+        is_tensor(arg(args, kw, i + 1, n)) for i, n in enumerate(names)) else None
 
 
-unary("clamp", _clamp_fwd, _clamp_bw, saves=("self",), dtype_rule=_clamp_dtype,
-      params={"min": None, "max": None}, node_name="ClampBackward1", paddle_inplace=True,
-      aliases=("clip",))
+CLAMP = register(OpSpec(
+    name="clamp", forward=_clamp_fwd, args=("self", "min", "max"), optional_args=("min", "max"),
+    backward=lambda c, g: _clamp_grads(c, g, c["min"], c["max"], 1, 2),
+    saves=("self", "min", "max"), dtype_rule=_clamp_check, node_name="ClampBackward1",
+    aliases=("clip",), **flags(True, True)))
+CLAMP.select = _bounds_select(overload(CLAMP, "ClampBackward0"), ("min", "max"))
+CLAMP_MIN = register(OpSpec(
+    name="clamp_min", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, b, None, out=out, dt=dt),
+    backward=lambda c, g: _clamp_grads(c, g, c["min"], None, 1, None),
+    args=("self", "min"), saves=("self", "min"), **flags(True, False)))
+CLAMP_MAX = register(OpSpec(
+    name="clamp_max", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, None, b, out=out, dt=dt),
+    backward=lambda c, g: _clamp_grads(c, g, None, c["max"], None, 1),
+    args=("self", "max"), saves=("self", "max"), **flags(True, False)))
+for _s, _k in ((CLAMP_MIN, "min"), (CLAMP_MAX, "max")):
+    _s.select = _bounds_select(overload(_s, _s.node_name[:-1] + "1"), (_k,))
 
 
-def _leaky_fwd(xp, a, out=None, dt=None, negative_slope=0.01):
-    neg = xp.multiply(a, negative_slope, dtype=dt.np)
-    return xp.where(a > 0, a, neg) if out is None else _assign(xp, out, xp.where(a > 0, a, neg))
+def _scale_fwd(xp, a, out=None, dt=None, scale=1.0, bias=0.0, bias_after_scale=True):
+    if bias_after_scale:
+        r = xp.multiply(a, scale, out=out, dtype=dt.np, casting="unsafe")
+        return xp.add(r, bias, out=r, casting="unsafe")
+    r = xp.add(a, bias, out=out, dtype=dt.np, casting="unsafe")
+    return xp.multiply(r, scale, out=r, casting="unsafe")
 
 
-def _assign(xp, out, r):
-    out[...] = r
-    return out
-
-
-unary("leaky_relu", _leaky_fwd,
-      lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * c["negative_slope"],
-      saves=("self",), dtype_rule="self", params={"negative_slope": 0.01}, method=False)
-
-
-def _elu_fwd(xp, a, out=None, dt=None, alpha=1.0):
-    r = xp.where(a > 0, a, xp.multiply(alpha, xp.expm1(xp.minimum(a, 0)), dtype=dt.np))
-    return r.astype(dt.np, copy=False) if out is None else _assign(xp, out, r)
-
-
-unary("elu", _elu_fwd,
-      lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * (c["self"].exp() * c["alpha"]),
-      saves=("self",), dtype_rule="self", params={"alpha": 1.0}, method=False)
-
-
-def _hardtanh_fwd(xp, a, out=None, dt=None, min_val=-1.0, max_val=1.0):
-    return xp.clip(a, min_val, max_val, out=out)
-
-
-unary("hardtanh", _hardtanh_fwd,
-      lambda c, g: g * (c["self"] > c["min_val"]).logical_and(c["self"] < c["max_val"]),
-      saves=("self",), dtype_rule="self", params={"min_val": -1.0, "max_val": 1.0}, method=False)
-
-
-def _gelu_fwd(xp, a, out=None, dt=None, approximate="none"):
-    sp = special_for(xp)
-    if approximate == "tanh":
-        r = 0.5 * a * (1 + xp.tanh(0.7978845608028654 * (a + 0.044715 * a ** 3)))
-    else:
-        r = 0.5 * a * (1 + sp.erf(a * 0.7071067811865476))
-    r = r.astype(dt.np, copy=False)
-    return r if out is None else _assign(xp, out, r)
-
-
-def _gelu_bw(c, g):
-    x = c["self"]
-    cdf = (x * 0.7071067811865476).erf() * 0.5 + 0.5
-    pdf = (-(x * x) * 0.5).exp() * 0.3989422804014327
-    return g * (cdf + x * pdf)
-
-
-unary("gelu", _gelu_fwd, _gelu_bw, saves=("self",), dtype_rule="self",
-      params={"approximate": "none"}, inplace=False, method=False)
-
-
-def _silu_fwd(xp, a, out=None, dt=None):
-    r = a * special_for(xp).expit(a)
-    return r.astype(dt.np, copy=False) if out is None else _assign(xp, out, r)
-
-
-unary("silu", _silu_fwd,
-      lambda c, g: g * c["self"].sigmoid() * (1 + c["self"] * (1 - c["self"].sigmoid())),
-      saves=("self",), dtype_rule="self", method=False)
-
-
-def _thresholded_fwd(xp, a, out=None, dt=None, threshold=1.0, value=0.0):
-    r = xp.where(a > threshold, a, xp.asarray(value, dtype=a.dtype))
-    return r if out is None else _assign(xp, out, r)
-
-
-unary("thresholded_relu", _thresholded_fwd, lambda c, g: g * (c["self"] > c["threshold"]),
-      saves=("self",), dtype_rule="self", params={"threshold": 1.0, "value": 0.0}, method=False)
-
-
-def _nan_to_num_fwd(xp, a, out=None, dt=None, nan=0.0, posinf=None, neginf=None):
-    r = xp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
-    return r if out is None else _assign(xp, out, r)
-
-
-unary("nan_to_num", _nan_to_num_fwd, lambda c, g: g * c["self"].isfinite(), saves=("self",),
-      dtype_rule="self", params={"nan": 0.0, "posinf": None, "neginf": None}, paddle_inplace=True)
-unary("isfinite", lambda xp, a, out=None, dt=None: xp.isfinite(a), dtype_rule=_bool_rule, inplace=False)
-unary("isnan", lambda xp, a, out=None, dt=None: xp.isnan(a), dtype_rule=_bool_rule, inplace=False)
-unary("isinf", lambda xp, a, out=None, dt=None: xp.isinf(a), dtype_rule=_bool_rule, inplace=False)
-
-
-# ---- where, lerp -----------------------------------------------------------------------------
-
-
-def _where_fwd(xp, cond, a, b, out=None, dt=None):
-    r = xp.where(cond, a, b)
-    r = r.astype(dt.np, copy=False)
-    return r if out is None else _assign(xp, out, r)
-
-
-def _where_dtype(spec, ins, params):
-    from .dispatch import result_dtype
-
-    return result_dtype(_PROMOTE, ins[1:], {})
-
-
-register(OpSpec(
-    name="where", forward=_where_fwd, args=("condition", "self", "other"),
-    backward=lambda c, g: (None, _red(c, 1, g.where(c["condition"], g * 0)),
-                           _red(c, 2, (g * 0).where(c["condition"], g))),
-    saves=("condition",), dtype_rule=_where_dtype, method=False, inplace=False))
-
-
-def _lerp_fwd(xp, a, b, w, out=None, dt=None):
-    r = a + w * (b - a)
-    r = xp.asarray(r).astype(dt.np, copy=False)
-    return r if out is None else _assign(xp, out, r)
-
-
-register(OpSpec(
-    name="lerp", forward=_lerp_fwd, args=("self", "end", "weight"),
-    backward=lambda c, g: (_red(c, 0, g * (1 - c["weight"])), _red(c, 1, g * c["weight"]),
-                           _red(c, 2, g * (c["end"] - c["self"]))),
-    saves=("self", "end", "weight"), inplace=True, paddle_inplace=True))
+register(OpSpec(name="scale", forward=_scale_fwd, backward=lambda c, g: g * c["scale"],
+                params={"scale": 1.0, "bias": 0.0, "bias_after_scale": True}, dtype_rule="self",
+                **flags(False, True)))

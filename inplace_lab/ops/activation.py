@@ -1,0 +1,238 @@
+"""Activation functions (``torch.nn.functional`` / ``paddle.nn.functional``).
+
+The interesting part for in-place lessons is what each one saves. ``relu`` saves its
+result, so ``relu_`` is free. ``elu_``, ``selu_``, ``celu_`` and ``leaky_relu_`` are
+separate PyTorch overloads that save the *result* (``EluBackward1``...) so that the
+in-place form needs no copy of its input; ``hardtanh_`` and ``threshold_`` still
+save the input, so they clone it before overwriting (``inplace_spec`` below).
+
+Every kernel takes ``out=`` and writes into it (``relu_`` allocates nothing).
+"""
+from __future__ import annotations
+
+from ..backend import special_for
+from .elementwise import assign, flags, float_rule, not_implemented_for, overload
+from .table import OpSpec, register
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def act(name, fwd, backward, saves=("self",), t=False, p=False, dtype_rule="self", **kw):
+    kw.setdefault("method", False)
+    return register(OpSpec(name=name, forward=fwd, backward=backward, saves=saves,
+                           dtype_rule=dtype_rule, **flags(t, p), **kw))
+
+
+def _relu_rule(spec, ins, params):
+    if ins[0]._dtype.category == 0:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return ins[0]._dtype
+
+
+act("relu", lambda xp, a, out=None, dt=None: xp.maximum(a, 0, out=out, dtype=dt.np, casting="unsafe"),
+    lambda c, g: g * (c["result"] > 0), saves=("result",), t=True, p=True, dtype_rule=_relu_rule,
+    method=True)
+
+
+def _hardtanh_fwd(xp, a, out=None, dt=None, min_val=-1.0, max_val=1.0):
+    return xp.clip(a, min_val, max_val, out=out, dtype=dt.np, casting="unsafe")
+
+
+def _hardtanh_bw(c, g):
+    x = c["self"]
+    return g * (x > c["min_val"]).logical_and(x < c["max_val"])
+
+
+act("hardtanh", _hardtanh_fwd, _hardtanh_bw, params={"min_val": -1.0, "max_val": 1.0}, t=True, p=True)
+act("relu6", lambda xp, a, out=None, dt=None: _hardtanh_fwd(xp, a, out, dt, 0.0, 6.0),
+    lambda c, g: g * (c["self"] > 0).logical_and(c["self"] < 6), node_name="HardtanhBackward0")
+
+
+def _threshold_fwd(xp, a, out=None, dt=None, threshold=0.0, value=0.0):
+    """``x if x > threshold else value`` (torch's F.threshold; Paddle's thresholded_relu)."""
+    if out is not None:  # in place (out aliases a): overwrite only the cut elements
+        cut = a > threshold
+        xp.logical_not(cut, out=cut)  # one bool mask, a quarter of a float32 target
+        xp.copyto(out, value, where=cut, casting="unsafe")
+        return out
+    return xp.where(a > threshold, a, xp.asarray(value, dtype=dt.np))
+
+
+def _threshold_bw(c, g):
+    return g * (c["self"] > c["threshold"])
+
+
+THRESHOLD = act("threshold", _threshold_fwd, _threshold_bw, params={"threshold": 0.0, "value": 0.0},
+                t=True)
+THRESHOLD.inplace_spec = overload(THRESHOLD, "ThresholdBackward1")
+act("thresholded_relu", _threshold_fwd, _threshold_bw, params={"threshold": 1.0, "value": 0.0},
+    p=True)
+
+
+def _leaky_fwd(xp, a, out=None, dt=None, negative_slope=0.01):
+    neg = a <= 0
+    if out is not None:  # in place (out aliases a): scale only the negative elements
+        return xp.multiply(a, negative_slope, out=out, where=neg, casting="unsafe")
+    return assign(xp, out, xp.where(neg, xp.multiply(a, negative_slope, dtype=dt.np), a))
+
+
+LEAKY = act("leaky_relu", _leaky_fwd,
+            lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * c["negative_slope"],
+            params={"negative_slope": 0.01}, t=True, p=True)
+LEAKY.inplace_spec = overload(
+    LEAKY, "LeakyReluBackward1", saves=("result",),
+    backward=lambda c, g: g * (c["result"] > 0) + g * (c["result"] <= 0) * c["negative_slope"])
+
+
+def _elu_fwd(xp, a, out=None, dt=None, alpha=1.0, scale=1.0, input_scale=1.0):
+    neg = xp.expm1(xp.multiply(xp.minimum(a, 0), input_scale, dtype=dt.np))
+    neg *= alpha * scale
+    r = xp.where(a > 0, xp.multiply(a, scale, dtype=dt.np), neg)
+    return assign(xp, out, r.astype(dt.np, copy=False))
+
+
+def _elu_bw(c, g):
+    x, a, s, i = c["self"], c["alpha"], c["scale"], c["input_scale"]
+    return g * s * (x > 0) + g * (x <= 0) * ((x * i).exp() * (a * s * i))
+
+
+def _elu_result_bw(c, g):
+    r, a, s, i = c["result"], c["alpha"], c["scale"], c["input_scale"]
+    return g * s * (r > 0) + g * (r <= 0) * ((r + a * s) * i)
+
+
+def _elu_like(name, params, t, p):
+    spec = act(name, _elu_fwd, _elu_bw, params=params, t=t, p=p, node_name="EluBackward0")
+    spec.inplace_spec = overload(spec, "EluBackward1", saves=("result",), backward=_elu_result_bw)
+    return spec
+
+
+_elu_like("elu", {"alpha": 1.0, "scale": 1.0, "input_scale": 1.0}, t=True, p=True)
+_elu_like("selu", {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0}, t=True, p=False)
+
+
+def _celu_fwd(xp, a, out=None, dt=None, alpha=1.0):
+    return _elu_fwd(xp, a, out, dt, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+
+
+CELU = act("celu", _celu_fwd,
+           lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * (c["self"] / c["alpha"]).exp(),
+           params={"alpha": 1.0}, t=True, node_name="CeluBackward0")
+CELU.inplace_spec = overload(
+    CELU, "CeluBackward1", saves=("result",),
+    backward=lambda c, g: g * (c["result"] > 0) + g * (c["result"] <= 0) * (c["result"] / c["alpha"] + 1))
+
+
+def _gelu_fwd(xp, a, out=None, dt=None, approximate="none"):
+    x = xp.asarray(a, dtype=dt.np)
+    if approximate == "tanh":
+        r = 0.5 * x * (1 + xp.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    else:
+        r = 0.5 * x * (1 + special_for(xp).erf(x * 0.7071067811865476))
+    return assign(xp, out, r.astype(dt.np, copy=False))
+
+
+def _gelu_bw(c, g):
+    x = c["self"]
+    if c["approximate"] == "tanh":
+        k = 0.7978845608028654
+        inner = (x + x * x * x * 0.044715) * k
+        t = inner.tanh()
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x))
+    cdf = (x * 0.7071067811865476).erf() * 0.5 + 0.5
+    pdf = (-(x * x) * 0.5).exp() * 0.3989422804014327
+    return g * (cdf + x * pdf)
+
+
+act("gelu", _gelu_fwd, _gelu_bw, params={"approximate": "none"}, dtype_rule=float_rule)
+
+
+def _silu_fwd(xp, a, out=None, dt=None):
+    s = special_for(xp).expit(xp.asarray(a, dtype=dt.np))
+    return xp.multiply(a, s, out=out, dtype=dt.np, casting="unsafe")
+
+
+act("silu", _silu_fwd,
+    lambda c, g: g * c["self"].sigmoid() * (1 + c["self"] * (1 - c["self"].sigmoid())),
+    dtype_rule=float_rule)
+
+
+def _softplus_np(xp, x, beta, threshold):
+    bx = x * beta
+    return xp.where(bx > threshold, x, xp.logaddexp(0, bx) / beta)
+
+
+def _softplus_fwd(xp, a, out=None, dt=None, beta=1.0, threshold=20.0):
+    x = xp.asarray(a, dtype=dt.np)
+    return assign(xp, out, _softplus_np(xp, x, beta, threshold).astype(dt.np, copy=False))
+
+
+def _softplus_bw(c, g):
+    x, b, th = c["self"], c["beta"], c["threshold"]
+    d = (x * b).sigmoid()
+    return g * d.where(x * b <= th, d * 0 + 1)
+
+
+act("softplus", _softplus_fwd, _softplus_bw, params={"beta": 1.0, "threshold": 20.0},
+    dtype_rule=float_rule)
+
+
+def _hardsigmoid_fwd(xp, a, out=None, dt=None):
+    r = xp.add(a, 3, out=out, dtype=dt.np, casting="unsafe")
+    xp.clip(r, 0, 6, out=r)
+    return xp.true_divide(r, 6, out=r)
+
+
+act("hardsigmoid", _hardsigmoid_fwd,
+    lambda c, g: g * (c["self"] > -3).logical_and(c["self"] < 3) / 6,
+    dtype_rule=not_implemented_for("hardsigmoid_cpu", ("bool", "int")))
+
+
+def _hardswish_fwd(xp, a, out=None, dt=None):
+    x = xp.asarray(a, dtype=dt.np)
+    r = xp.clip(x + 3, 0, 6)
+    r *= x
+    r /= 6
+    return assign(xp, out, r)
+
+
+def _hardswish_bw(c, g):
+    x = c["self"]
+    mid = (x * 2 + 3) / 6
+    d = mid.where(x < 3, mid * 0 + 1).where(x > -3, mid * 0)
+    return g * d
+
+
+act("hardswish", _hardswish_fwd, _hardswish_bw,
+    dtype_rule=not_implemented_for("hardswish_cpu", ("bool", "int")))
+
+
+def _mish_fwd(xp, a, out=None, dt=None):
+    x = xp.asarray(a, dtype=dt.np)
+    return assign(xp, out, (x * xp.tanh(xp.logaddexp(0, x))).astype(dt.np, copy=False))
+
+
+def _mish_bw(c, g):
+    x = c["self"]
+    tsp = _call("softplus", x).tanh()
+    return g * (tsp + x * x.sigmoid() * (1 - tsp * tsp))
+
+
+act("mish", _mish_fwd, _mish_bw, dtype_rule=float_rule)
+
+
+def _tanhshrink_fwd(xp, a, out=None, dt=None):
+    return xp.subtract(a, xp.tanh(a, dtype=dt.np), out=out, dtype=dt.np, casting="unsafe")
+
+
+# PyTorch composes it (x - tanh(x)), so its node is SubBackward0.
+act("tanhshrink", _tanhshrink_fwd, lambda c, g: g * c["self"].tanh() ** 2,
+    dtype_rule=float_rule, node_name="SubBackward0")
+
+
+def _call(name, *args, **kw):
+    from .dispatch import call
+    from .table import OPS
+
+    return call(OPS[name], args, kw)

@@ -1,0 +1,289 @@
+"""Unary math: exp/log families, trigonometry, rounding, special functions.
+
+Kernels are numpy/cupy ufuncs or scipy.special functions (cupyx.scipy.special on
+a GPU, via ``backend.special_for``) called with ``out=``, so an in-place form writes
+straight into the target's buffer. What each backward saves decides which in-place
+ops break a later backward (SEMANTICS.md section 5): ``exp`` saves its result, so
+``y = x.exp(); y.add_(1)`` fails at backward; ``sin`` saves its input, so ``x.sin_()``
+on a graph tensor first clones the input it is about to overwrite.
+
+>>> import inplace_lab as il
+>>> il.tensor([0.0]).exp().grad_fn is None
+True
+"""
+from __future__ import annotations
+
+import math
+
+from ..backend import special_for
+from .elementwise import assign, bool_rule, flags, float_rule, not_implemented_for, overload, promote, uf
+from .table import OPS, OpSpec, register
+
+
+def unary(name, fwd, backward=None, saves=(), dtype_rule=float_rule, t=True, p=False, **kw):
+    return register(OpSpec(name=name, forward=fwd if callable(fwd) else uf(fwd), backward=backward,
+                           saves=saves, dtype_rule=dtype_rule, **flags(t, p), **kw))
+
+
+def sp(fname):
+    """Forward from scipy.special (cupyx.scipy.special on a GPU), into ``out`` when it fits."""
+
+    def fwd(xp, a, out=None, dt=None):
+        f = getattr(special_for(xp), fname)
+        if out is not None and out.dtype == dt.np:
+            return f(a, out=out)
+        return assign(xp, out, f(xp.asarray(a, dtype=dt.np)))
+
+    fwd.__name__ = fname
+    return fwd
+
+
+def _same_or_copy(fname):
+    """Rounding: identity on integers (numpy would return floats), the ufunc on floats."""
+
+    def fwd(xp, a, out=None, dt=None):
+        if dt.category < 2:
+            return a.copy() if out is None else assign(xp, out, a)
+        return getattr(xp, fname)(a, out=out)
+
+    return fwd
+
+
+def _keep_dtype(kernel, refuse=("bool",)):
+    """dtype rule for ops that keep self's dtype and refuse some categories."""
+    return not_implemented_for(kernel, refuse)
+
+
+def _neg_rule(spec, ins, params):
+    dt = promote(ins)
+    if dt.category == 0:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return dt
+
+
+def self_rule(spec, ins, params):
+    return ins[0]._dtype
+
+
+# ---- exp / log / powers / trigonometry --------------------------------------------------------
+# (name, kernel, backward(ctx, g), saves, torch has name_, paddle has name_, aliases)
+_UNARY = [
+    ("exp", "exp", lambda c, g: g * c["result"], ("result",), True, True, ()),
+    ("exp2", "exp2", lambda c, g: g * c["result"] * math.log(2.0), ("result",), True, False, ()),
+    ("expm1", "expm1", lambda c, g: g * (c["result"] + 1), ("result",), True, True, ()),
+    ("log", "log", lambda c, g: g / c["self"], ("self",), True, True, ()),
+    ("log2", "log2", lambda c, g: g / (c["self"] * math.log(2.0)), ("self",), True, True, ()),
+    ("log10", "log10", lambda c, g: g / (c["self"] * math.log(10.0)), ("self",), True, True, ()),
+    ("log1p", "log1p", lambda c, g: g / (c["self"] + 1), ("self",), True, True, ()),
+    ("sqrt", "sqrt", lambda c, g: g / (c["result"] * 2), ("result",), True, True, ()),
+    ("sin", "sin", lambda c, g: g * c["self"].cos(), ("self",), True, True, ()),
+    ("cos", "cos", lambda c, g: -g * c["self"].sin(), ("self",), True, True, ()),
+    ("tan", "tan", lambda c, g: g * (c["result"] * c["result"] + 1), ("result",), True, True, ()),
+    ("asin", "arcsin", lambda c, g: g * (1 - c["self"] * c["self"]).rsqrt(), ("self",), True, True,
+     ("arcsin",)),
+    ("acos", "arccos", lambda c, g: -g * (1 - c["self"] * c["self"]).rsqrt(), ("self",), True, True,
+     ("arccos",)),
+    ("atan", "arctan", lambda c, g: g / (c["self"] * c["self"] + 1), ("self",), True, True,
+     ("arctan",)),
+    ("sinh", "sinh", lambda c, g: g * c["self"].cosh(), ("self",), True, True, ()),
+    ("cosh", "cosh", lambda c, g: g * c["self"].sinh(), ("self",), True, True, ()),
+    ("tanh", "tanh", lambda c, g: g * (1 - c["result"] * c["result"]), ("result",), True, True, ()),
+    ("asinh", "arcsinh", lambda c, g: g * (c["self"] * c["self"] + 1).rsqrt(), ("self",), True, True,
+     ("arcsinh",)),
+    ("acosh", "arccosh", lambda c, g: g * (c["self"] * c["self"] - 1).rsqrt(), ("self",), True, True,
+     ("arccosh",)),
+    ("atanh", "arctanh", lambda c, g: g / (1 - c["self"] * c["self"]), ("self",), True, True,
+     ("arctanh",)),
+    ("sigmoid", sp("expit"), lambda c, g: g * c["result"] * (1 - c["result"]), ("result",), True, True,
+     ()),
+    ("deg2rad", "deg2rad", lambda c, g: g * (math.pi / 180), (), True, False, ()),
+    ("rad2deg", "rad2deg", lambda c, g: g * (180 / math.pi), (), True, False, ()),
+]
+for _n, _f, _b, _s, _t, _p, _al in _UNARY:
+    unary(_n, _f, _b, saves=_s, t=_t, p=_p, aliases=_al,
+          node_name={"log1p": "Log1PBackward0", "deg2rad": "Deg2RadBackward0",
+                     "rad2deg": "Rad2DegBackward0"}.get(_n, ""))
+
+
+
+def _not_implemented(what):
+    def bw(c, g):
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+
+    return bw
+
+
+# PyTorch has no derivative for these three in-place forms (a separate, non-saving overload).
+for _n in ("acosh", "asinh", "atanh"):
+    _s = OPS[_n]
+    _s.inplace_spec = overload(_s, _n.capitalize() + "Backward1", saves=(),
+                               backward=_not_implemented(f"inplace version of {_n}"))
+
+def _reciprocal_fwd(xp, a, out=None, dt=None):
+    # numpy's reciprocal on integers is integer division; compute 1 / a in the float dtype.
+    return xp.true_divide(1, a, out=out, dtype=dt.np, casting="unsafe")
+
+
+unary("reciprocal", _reciprocal_fwd, lambda c, g: -g * c["result"] * c["result"],
+      saves=("result",), p=True)
+
+
+def _rsqrt(xp, a, out=None, dt=None):
+    r = xp.sqrt(a, out=out, dtype=dt.np, casting="unsafe")
+    return xp.true_divide(1, r, out=r)
+
+
+unary("rsqrt", _rsqrt, lambda c, g: g * c["result"] ** 3 * -0.5, saves=("result",), p=True)
+
+# ---- special functions (scipy.special) -------------------------------------------------------
+
+_SQRT_PI_2 = 2 / math.sqrt(math.pi)
+unary("erf", sp("erf"), lambda c, g: g * _SQRT_PI_2 * (-(c["self"] * c["self"])).exp(),
+      saves=("self",), p=True)
+unary("erfc", sp("erfc"), lambda c, g: -g * _SQRT_PI_2 * (-(c["self"] * c["self"])).exp(),
+      saves=("self",))
+unary("erfinv", sp("erfinv"),
+      lambda c, g: g * (math.sqrt(math.pi) / 2) * (c["self"].erfinv() ** 2).exp(),
+      saves=("self",), p=True)
+unary("lgamma", sp("gammaln"), lambda c, g: g * c["self"].digamma(), saves=("self",), p=True,
+      aliases=("gammaln",))
+unary("digamma", sp("psi"), lambda c, g: g * c["self"].polygamma(1), saves=("self",), p=True)
+unary("i0", sp("i0"), lambda c, g: g * c["self"].special_i1(), saves=("self",), p=True)
+
+
+def _i1_bw(c, g):
+    x, r = c["self"], c["result"]
+    d = x.i0() - r / x
+    return g * d.where(x != 0, d * 0 + 0.5)
+
+
+unary("special_i1", sp("i1"), _i1_bw, saves=("self", "result"), t=False)
+
+
+def _polygamma_fwd(xp, a, out=None, dt=None, n=0):
+    return assign(xp, out, special_for(xp).polygamma(n, a).astype(dt.np, copy=False))
+
+
+POLYGAMMA = register(OpSpec(
+    name="polygamma", forward=_polygamma_fwd, params={"n": 0}, dtype_rule=float_rule,
+    backward=lambda c, g: g * c["self"].polygamma(c["n"] + 1), saves=("self",),
+    **flags(True, True)))
+POLYGAMMA.inplace_spec = overload(POLYGAMMA, "PolygammaBackward1")
+
+
+def _mvlgamma_fwd(xp, a, out=None, dt=None, p=1):
+    sp_ = special_for(xp)
+    if bool((a <= (p - 1) / 2).any()):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    r = sum(sp_.gammaln(a - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+    return assign(xp, out, xp.asarray(r).astype(dt.np, copy=False))
+
+
+def _mvlgamma_bw(c, g):
+    x, p = c["self"], c["p"]
+    d = x.digamma()
+    for j in range(1, p):
+        d = d + (x - j / 2).digamma()
+    return g * d
+
+
+unary("mvlgamma", _mvlgamma_fwd, _mvlgamma_bw, saves=("self",), params={"p": 1}, p=True,
+      aliases=("multigammaln",))
+
+# ---- sign, abs, rounding ---------------------------------------------------------------------------
+
+unary("neg", "negative", lambda c, g: -g, dtype_rule=_neg_rule, p=True, aliases=("negative",))
+unary("abs", "absolute", lambda c, g: g * c["self"].sign(), saves=("self",),
+      dtype_rule=_keep_dtype("abs_cpu"), p=True, aliases=("absolute",))
+
+
+def _sign_fwd(xp, a, out=None, dt=None):
+    if dt.category == 0:
+        return a.copy() if out is None else assign(xp, out, a)
+    return xp.sign(a, out=out)
+
+
+unary("sign", _sign_fwd, lambda c, g: g * 0, dtype_rule=self_rule)
+unary("sgn", _sign_fwd, lambda c, g: g * 0, saves=("self", "result"), dtype_rule=self_rule)
+for _n, _k in (("floor", "floor_vml_cpu"), ("ceil", "ceil_vml_cpu"), ("trunc", "trunc_vml_cpu")):
+    unary(_n, _same_or_copy(_n), lambda c, g: g * 0, dtype_rule=_keep_dtype(_k), p=True,
+          aliases=("fix",) if _n == "trunc" else ())
+unary("frac", lambda xp, a, out=None, dt=None: xp.subtract(a, xp.trunc(a), out=out),
+      lambda c, g: g, dtype_rule=_keep_dtype("frac_cpu", ("bool", "int")), p=True)
+
+
+def _round_fwd(xp, a, out=None, dt=None, decimals=0):
+    if dt.category < 2:
+        return a.copy() if out is None else assign(xp, out, a)
+    return xp.round(a, decimals, out=out)
+
+
+ROUND = unary("round", _round_fwd, lambda c, g: g * 0, dtype_rule=_keep_dtype("round_cpu"),
+              params={"decimals": 0}, p=True)
+_ROUND1 = overload(ROUND, "RoundBackward1")
+ROUND.select = lambda args, kw: _ROUND1 if len(args) > 1 or "decimals" in kw else None
+
+
+def _square_rule(spec, ins, params):
+    from ..dtypes import int64
+
+    dt = promote(ins)
+    return int64 if dt.category == 0 else dt
+
+
+SQUARE = unary("square", "square", lambda c, g: g * 2 * c["self"], saves=("self",),
+               dtype_rule=_square_rule, p=True, node_name="PowBackward0")
+unary("positive", lambda xp, a, out=None, dt=None: a, None, dtype_rule=self_rule, t=False)
+
+
+def _sinc_fwd(xp, a, out=None, dt=None):
+    return assign(xp, out, xp.sinc(xp.asarray(a, dtype=dt.np)))  # normalised, like PyTorch's
+
+
+def _sinc_bw(c, g):
+    x = c["self"]
+    px = x * math.pi
+    d = (px.cos() * px - px.sin()) / (px * x)
+    return g * d.where(x != 0, d * 0)
+
+
+unary("sinc", _sinc_fwd, _sinc_bw, saves=("self",), p=True)
+
+
+def _logit_fwd(xp, a, out=None, dt=None, eps=None):
+    x = xp.asarray(a, dtype=dt.np)
+    if eps is not None:
+        x = xp.clip(x, eps, 1 - eps)
+    r = xp.log(xp.true_divide(x, xp.subtract(1, x, dtype=dt.np), dtype=dt.np))
+    return assign(xp, out, r)
+
+
+def _logit_bw(c, g):
+    x, eps = c["self"], c["eps"]
+    d = g / (x * (1 - x))
+    if eps is None:
+        return d
+    inside = (x >= eps).logical_and(x <= 1 - eps)
+    return d.where(inside, d * 0)
+
+
+unary("logit", _logit_fwd, _logit_bw, saves=("self",), params={"eps": None}, p=True)
+
+
+def _nan_to_num_fwd(xp, a, out=None, dt=None, nan=0.0, posinf=None, neginf=None):
+    if dt.category < 2:
+        return a.copy() if out is None else assign(xp, out, a)
+    if out is not None and out is not a:
+        out[...] = a
+        a = out
+    r = xp.nan_to_num(a, copy=out is None, nan=nan, posinf=posinf, neginf=neginf)
+    return r
+
+
+unary("nan_to_num", _nan_to_num_fwd, lambda c, g: g * c["self"].isfinite(), saves=("self",),
+      dtype_rule=self_rule, params={"nan": 0.0, "posinf": None, "neginf": None}, p=True)
+for _n in ("isfinite", "isnan", "isinf"):
+    unary(_n, (lambda f: lambda xp, a, out=None, dt=None: getattr(xp, f)(a))(_n),
+          dtype_rule=bool_rule, t=False)
