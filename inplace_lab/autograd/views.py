@@ -141,10 +141,21 @@ def _geometry(t):
     return (t._shape, t._strides, t._offset)
 
 
-def rebase_history(target, node) -> None:
-    """After an in-place op recorded ``node`` on ``target``: make the graph say so."""
+def rebase_history(target, node, setitem_owner=None) -> None:
+    """After an in-place op recorded ``node`` on ``target``: make the graph say so.
+
+    PyTorch rewrites the root base (CopySlices). Paddle leaves the base alone and gives
+    the written view the op's node, except for setitem (``y[0] = v``): that is one
+    set_value op on ``y`` itself, so ``y`` gets a CopySlices-like node over its region.
+    """
     base = target._base
-    if base is None or policy.is_paddle(policy.policy_of(target)):
+    paddle_rules = policy.is_paddle(policy.policy_of(target))
+    if paddle_rules and setitem_owner is not None and setitem_owner is not target:
+        copy = CopySlices(edge_of(setitem_owner), _geometry(setitem_owner), _geometry(target),
+                          node, setitem_owner)
+        _set_grad_fn(setitem_owner, copy)
+        return
+    if base is None or paddle_rules:
         _set_grad_fn(target, node)
         if base is None:
             base_requires_grad_now(target)
