@@ -180,7 +180,7 @@ def _check_nonempty(who, a, dim, *, err=RuntimeError):
 def _extreme(fname):
     def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
         _check_nonempty(fname, a, dim)
-        return getattr(xp, "max" if fname == "max" else "min")(a, axis=dims_of(dim, a.ndim),
+        return getattr(xp, "max" if fname.endswith("max") else "min")(a, axis=dims_of(dim, a.ndim),
                                                                 keepdims=keepdim)
 
     return fwd
