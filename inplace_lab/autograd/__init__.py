@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from . import graph  # noqa: F401
 from .engine import make_root_grads, root_edges, run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the gradcheck helper's line)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .node import edge_of
@@ -63,10 +64,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         input_edges = []
         for t in inputs_t:
-            if not t.is_leaf:
-                t.retain_grad()  # PyTorch: a non-leaf input's gradient lands in its .grad
-            elif not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            t.retain_grad()  # PyTorch: a non-leaf input's gradient lands in its .grad
             input_edges.append(edge_of(t))
     run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=input_edges, accumulate=True)
@@ -114,4 +112,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "Function", "FunctionCtx",
-           "once_differentiable", "graph"]
+           "once_differentiable", "graph", "gradcheck", "gradgradcheck"]

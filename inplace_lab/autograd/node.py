@@ -21,12 +21,14 @@ _seq = itertools.count()
 class Node:
     """Base of every grad_fn."""
 
-    __slots__ = ("next_functions", "metadata", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+    __slots__ = ("next_functions", "metadata", "op_meta", "_pre_hooks", "_hooks",
+                 "_tensor_pre_hooks",
                  "_retains", "seq", "_released", "output_meta", "__weakref__", "__dict__")
 
     def __init__(self, next_functions=()):
         self.next_functions = tuple(next_functions)
-        self.metadata = {}
+        self.metadata = {}  # the user's dict, empty as in PyTorch
+        self.op_meta = {}  # what the library's formulas need (geometry, permutation, policy)
         self._pre_hooks = []
         self._hooks = []
         self._tensor_pre_hooks = {}  # output_nr -> [fn]: tensor.register_hook on non-leaves
