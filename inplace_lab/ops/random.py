@@ -71,28 +71,33 @@ def _any_dtype(spec, ins, params):
     return ins[0]._dtype
 
 
+def _g(v):
+    """A number as PyTorch's messages print a double (C++ ostream: 1, 0.5, -1)."""
+    return format(v, "g") if isinstance(v, float) else str(v)
+
+
 def _validate(name, p, ins=None):
     """PyTorch's argument checks, raised before anything is written."""
     bad = {
         "uniform": lambda: p["from_"] > p["to"] and
-        f"uniform_ expects to return a [from, to) range, but found from={p['from_']} > to={p['to']}",
-        "normal": lambda: p["std"] < 0 and f"normal expects std >= 0.0, but found std {p['std']}",
+        f"uniform_ expects to return a [from, to) range, but found from={_g(p['from_'])} > to={_g(p['to'])}",
+        "normal": lambda: p["std"] < 0 and f"normal expects std >= 0.0, but found std {_g(p['std'])}",
         "exponential": lambda: p["lambd"] <= 0 and
-        f"exponential_ expects lambda > 0.0, but found lambda={p['lambd']}",
+        f"exponential_ expects lambda > 0.0, but found lambda={_g(p['lambd'])}",
         "geometric": lambda: not 0 < p["p"] < 1 and
-        f"geometric_ expects p to be in (0, 1), but got p={p['p']}",
-        "cauchy": lambda: p["sigma"] <= 0 and f"cauchy_ expects sigma > 0.0, but found sigma={p['sigma']}",
+        f"geometric_ expects p to be in (0, 1), but got p={_g(p['p'])}",
+        "cauchy": lambda: p["sigma"] <= 0 and f"cauchy_ expects sigma > 0.0, but found sigma={_g(p['sigma'])}",
         "log_normal": lambda: p["std"] <= 0 and
-        f"log_normal_ expects std > 0.0, but found std={p['std']}",
+        f"log_normal_ expects std > 0.0, but found std={_g(p['std'])}",
         "random": lambda: p["to"] is not None and p["from_"] >= p["to"] and
-        f"random_ expects 'from' to be less than 'to', but got from={p['from_']} >= to={p['to']}",
+        f"random_ expects 'from' to be less than 'to', but got from={_g(p['from_'])} >= to={_g(p['to'])}",
     }.get(name, lambda: False)()
     if bad:
         raise RuntimeError(bad)
     if name == "bernoulli" and ins is not None:
         pr = ins[1]
         if pr is not None and not is_tensor(pr) and not 0 <= pr <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={pr}")
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(pr)}")
         if is_tensor(pr) and not bool(((pr._a >= 0) & (pr._a <= 1)).all()):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                                "this error message be improved?  If so, please report an "
