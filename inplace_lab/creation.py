@@ -59,13 +59,13 @@ def _new(shape, dt, dev, requires_grad=False):
     st = Storage.allocate(layout.numel(shape), dt, dev)
     t = Tensor._make(st, shape, layout.contiguous_strides(shape), 0)
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad_(True, _who="factory")
     return t
 
 
 def _finish(t, requires_grad):
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad_(True, _who="factory")
     return t
 
 

@@ -218,9 +218,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        self.requires_grad_(flag)
+        self.requires_grad_(flag, _who="attribute")
 
-    def requires_grad_(self, requires_grad: bool = True):
+    def requires_grad_(self, requires_grad: bool = True, *, _who: str = "method"):
         """Turn gradient tracking on or off for a leaf (no version bump)."""
         requires_grad = bool(requires_grad)
         if not self.is_leaf:
@@ -236,7 +236,7 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(_INT_GRAD_TEXT[_who])  # PyTorch words it three ways
         self._requires_grad = requires_grad
         return self
 
@@ -315,7 +315,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward as _backward
 
-        _backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph,
+        _backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
                   inputs=inputs)
 
     def detach(self):
@@ -394,12 +394,12 @@ class Tensor:
 
     def numpy(self, force=False):
         """A numpy array sharing memory with this tensor (CPU only, like PyTorch)."""
-        if self.device.type != "cpu" and backend.is_real_gpu(self.device):
+        if self.device.type != "cpu":  # a simulated GPU refuses too: it teaches the real rule
             if not force:
                 raise TypeError(
-                    "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "
-                    "the tensor to host memory first.")
-            return backend.to_numpy(self._a)
+                    f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                    "copy the tensor to host memory first.")
+            return backend.to_numpy(self._a).copy()
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -428,6 +428,13 @@ class Tensor:
         from .serialization import reduce_tensor
 
         return reduce_tensor(self)
+
+
+_INT_GRAD_TEXT = {
+    "method": "only Tensors of floating point dtype can require gradients",
+    "attribute": "only Tensors of floating point and complex dtype can require gradients",
+    "factory": "Only Tensors of floating point and complex dtype can require gradients",
+}
 
 
 class Size(tuple):

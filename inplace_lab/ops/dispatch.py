@@ -45,6 +45,8 @@ def bind(spec, args, kwargs):
             ins.append(kwargs.pop("x"))
         elif key != "self" and "y" in kwargs and len(ins) == 1:
             ins.append(kwargs.pop("y"))
+        elif key in spec.optional_args:
+            ins.append(None)
         else:
             raise TypeError(f"{spec.name}() missing required argument '{key}'")
     if len(extra) > len(spec.param_names):
@@ -111,7 +113,7 @@ def _array(x):
 
 # ---- 2. check -----------------------------------------------------------------------------
 
-def check_inplace(spec, target, ins, dt, *, setitem=False):
+def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
     """Everything that can make an in-place write illegal; raises before any write."""
     pol = policy.policy_of(target)
     # PyTorch's check_inplace: only when grad mode is on and some input requires grad.
@@ -125,15 +127,13 @@ def check_inplace(spec, target, ins, dt, *, setitem=False):
             raise policy.leaf_error(target, pol, view=True, op=spec.name)
     if target._view_meta is not None and recording and not policy.is_paddle(pol):
         target._view_meta.check_inplace(target, spec.name)
-    if pol == "paddle-legacy" and spec.saves_input_for_inplace and recording and \
-            target._requires_grad:
-        raise errors.LegacyInplaceUnsupportedError(
-            f"(Unimplemented) {spec.name}_ has no in-place form before Paddle 2.6: its backward "
-            f"needs the input it would overwrite. Use the out-of-place paddle.{spec.name}(x) "
-            "instead.", tensor=target, op=spec.name)
+    if pol == "paddle-legacy" and policy.legacy_refuses(spec, ins):
+        raise policy.legacy_error(spec, target)
     shape = target._shape
     others = [x for x in ins[1:] if isinstance(x, Tensor)]
-    if others:
+    if spec.inplace_check is not None:  # not elementwise (index_put_, scatter_...): own shape rules
+        spec.inplace_check(target, ins, params if params is not None else spec.params)
+    elif others:
         bshape = layout.broadcast_shapes(shape, *(x._shape for x in others))
         if bshape != shape:
             raise errors.InplaceShapeError(
@@ -185,21 +185,26 @@ def make_node(spec, ins, params, pol):
     for name, x in zip(spec.args, ins):
         if not isinstance(x, Tensor):
             node.params[name] = x
-    node.metadata["policy"] = pol
+    node.op_meta["policy"] = pol
     return node
 
 
 def save_inputs(node, spec, ins, pol, *, replace=None):
     """Save what the backward needs from the inputs (``replace``: clone for in-place self)."""
     for name in spec.saves:
-        if name == "result":
+        if name == "result" or name not in spec.args:  # results are saved after the run
             continue
         cond = spec.save_if.get(name)
         if cond is not None and not node.needs_input_grad[spec.args.index(cond)]:
             continue
         i = spec.args.index(name)
         x = ins[i]
-        if isinstance(x, Tensor):
+        if isinstance(x, (tuple, list)):  # a list of tensors (index's indices): each one saved
+            for k, e in enumerate(x):
+                if isinstance(e, Tensor):
+                    node.saved[f"{name}[{k}]"] = SavedTensor(e, spec.node_name, is_output=False,
+                                                             policy=pol, name=f"{name}[{k}]")
+        elif isinstance(x, Tensor):
             if replace is not None and i == 0:
                 x = replace
             node.saved[name] = SavedTensor(x, spec.node_name, is_output=False, policy=pol, name=name)
@@ -222,6 +227,10 @@ def set_history(t, node, output_nr=0):
 
 def call(spec, args, kwargs):
     """An out-of-place op (or one with ``out=``)."""
+    if spec.kind == "composite":  # composed of table ops (matmul: reshape + mm/bmm + view)
+        return spec.forward(*args, **kwargs)
+    if spec.select is not None:  # overloads: x.sum() is SumBackward0, x.sum(0) SumBackward1
+        spec = spec.select(args, kwargs) or spec
     ins, params, out = bind(spec, args, kwargs)
     if out is not None:
         return _call_out(spec, ins, params, out)
@@ -229,6 +238,8 @@ def call(spec, args, kwargs):
     dt = result_dtype(spec, ins, params)
     xp = backend.xp_of(dev)
     res = spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params)
+    if spec.outputs:
+        return _call_multi(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):
         res = xp.asarray(res)
     result = Tensor._wrap(res, dev, pol)
@@ -240,6 +251,29 @@ def call(spec, args, kwargs):
     if hooks.active:
         hooks.emit_op(spec, "normal", ins, result)
     return result
+
+
+def _call_multi(spec, ins, params, pol, dev, res):
+    """An op with several results (``max(x, dim)`` -> values, indices).
+
+    Only the first result is differentiable; a later result named in ``spec.saves``
+    (max's ``indices``) is saved like an input, as PyTorch does (no grad_fn, so its
+    saved-tensor error names no producer).
+    """
+    xp = backend.xp_of(dev)
+    outs = [Tensor._wrap(xp.asarray(r), dev, pol) for r in res]
+    if _needs_grad(spec, ins):
+        node = make_node(spec, ins, params, pol)
+        save_inputs(node, spec, ins, pol)
+        set_history(outs[0], node)
+        for name, t in zip(spec.outputs[1:], outs[1:]):
+            if name in spec.saves:
+                node.saved[name] = SavedTensor(t, spec.node_name, is_output=False, policy=pol,
+                                               name=name)
+        save_result(node, spec, outs[0], pol)
+    if hooks.active:
+        hooks.emit_op(spec, "normal", ins, outs)
+    return spec.return_type(*outs)
 
 
 def _call_out(spec, ins, params, out):
@@ -281,12 +315,22 @@ def _call_out(spec, ins, params, out):
 
 
 def call_inplace(spec, args, kwargs, *, setitem=False):
-    """``x.op_(...)``: checks, clone-before-overwrite, kernel into x's buffer, bump, record."""
+    """``x.op_(...)``: checks, clone-before-overwrite, kernel into x's buffer, bump, record.
+
+    ``setitem``: the tensor that was indexed (``x`` in ``x[i] = v``) when this op is the
+    write of a setitem; Paddle records setitem on that tensor, not on the view.
+    """
+    owner = setitem if isinstance(setitem, Tensor) else None
+    setitem = setitem is not False and setitem is not None
+    if spec.select is not None:  # x.pow_(2) is PowBackward0, x.pow_(y) PowBackward1
+        spec = spec.select(args, kwargs) or spec
+    if spec.inplace_spec is not None:  # F.elu_ saves its result: EluBackward1
+        spec = spec.inplace_spec
     ins, params, out = bind(spec, args, kwargs)
     target = ins[0]
     device_of(spec, ins)
     dt = result_dtype(spec, ins, params)
-    check_inplace(spec, target, ins, dt, setitem=setitem)
+    check_inplace(spec, target, ins, dt, setitem=setitem, params=params)
     pol = policy.policy_of(target)
     record = _needs_grad(spec, ins)
     node = None
@@ -304,7 +348,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     if record:
         from ..autograd import views
 
-        views.rebase_history(target, node)
+        views.rebase_history(target, node, setitem_owner=owner)
         save_result(node, spec, target, pol)
     if hooks.active:
         hooks.emit_op(spec, "inplace", ins, target)
@@ -338,10 +382,10 @@ def call_view(spec, args, kwargs):
         outs = [_view_of(src, root, geo, pol)]
     if _needs_grad(spec, ins):
         node = make_node(spec, ins, params, pol)
-        node.metadata["geometry"] = geo
-        node.metadata["in_geo"] = (src._shape, src._strides, src._offset)
+        node.op_meta["geometry"] = geo
+        node.op_meta["in_geo"] = (src._shape, src._strides, src._offset)
         if spec.perm_of is not None:
-            node.metadata["perm"] = spec.perm_of(src, *params.get("sizes", ()), *(
+            node.op_meta["perm"] = spec.perm_of(src, *params.get("sizes", ()), *(
                 v for k, v in params.items() if k != "sizes"))
         for i, v in enumerate(outs):
             set_history(v, node, i)

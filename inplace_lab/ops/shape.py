@@ -26,7 +26,7 @@ def _int(v):
 
 
 def _scatter_back(c, g):
-    return (scatter_to_geometry(g, c.metadata["in_geo"], c.metadata["geometry"]),)
+    return (scatter_to_geometry(g, c.op_meta["in_geo"], c.op_meta["geometry"]),)
 
 
 def _reshape_back(c, g):
@@ -126,7 +126,7 @@ def _permute_geo(t, *dims):
 
 
 def _inverse_perm_back(c, g):
-    perm = c.metadata["perm"]
+    perm = c.op_meta["perm"]
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
@@ -355,10 +355,10 @@ def _split_geos(t, split_size_or_sections, dim=0):
 
 def _multi_back(c, *grads):
     g_in = None
-    for geo, g in zip(c.metadata["geometry"], grads):
+    for geo, g in zip(c.op_meta["geometry"], grads):
         if g is None:
             continue
-        part = scatter_to_geometry(g, c.metadata["in_geo"], geo)
+        part = scatter_to_geometry(g, c.op_meta["in_geo"], geo)
         g_in = part if g_in is None else g_in + part
     return (g_in,)
 
