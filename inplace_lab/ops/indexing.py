@@ -17,6 +17,7 @@ has shape ``[4, 2]`` here (and in PyTorch) but ``[2, 4]`` in numpy.
 """
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import warnings
 
@@ -152,13 +153,17 @@ def apply_slicing(self: Tensor, idx: tuple, *, skip_full_slices: bool = True):
     return out, _index_list(tensors)
 
 
-def _index_list(tensors: dict) -> tuple:
+class Aligned(tuple):
+    """An index list made here (None = untouched dim); the public API takes tensors only."""
+
+
+def _index_list(tensors: dict) -> Aligned:
     """``{dim: tensor}`` -> the aligned list ``index`` takes (None for untouched dims)."""
     out = []
     for d in sorted(tensors):
         out.extend([None] * (d - _width(out)))
         out.append(tensors[d])
-    return tuple(out)
+    return Aligned(out)
 
 
 def _width(lst) -> int:
@@ -260,8 +265,8 @@ def _index_bw(c, g):
 
 def saved_indices(c) -> tuple:
     """The index tensors a node saved, each version-checked (as PyTorch checks them)."""
-    return tuple(None if t is None else c.saved[f"indices[{k}]"].unpack(c)
-                 for k, t in enumerate(c.params["indices"]))
+    return Aligned(None if t is None else c.saved[f"indices[{k}]"].unpack(c)
+                   for k, t in enumerate(c.params["indices"]))
 
 
 register(OpSpec(name="index", forward=_index_fwd, backward=_index_bw, args=("self", "indices"),
@@ -356,7 +361,7 @@ def getitem(self, idx):
 
 
 def advanced_index(self, indices):
-    return dispatch.call(OPS["index"], (self, tuple(indices)), {})
+    return dispatch.call(OPS["index"], (self, Aligned(indices)), {})
 
 
 # ---- x[idx] = value -----------------------------------------------------------------------------
@@ -391,12 +396,25 @@ def _strip_leading_ones(v: Tensor) -> Tensor:
     return v if k == 0 else dispatch.call_view(OPS["view"], (v, shape[k:]), {})
 
 
-def _copy_to(dst: Tensor, value, setitem=True) -> None:
-    """copy_ for tensors, fill_ for scalars; the value broadcasts to ``dst`` (never the reverse)."""
-    if not isinstance(value, Tensor):
-        dispatch.call_inplace(OPS["fill"], (dst, value), {}, setitem=setitem)
+def _fill_tensor_bw(c, g):
+    return (g * 0 if c.needs_input_grad[0] else None,
+            g.sum() if c.needs_input_grad[1] else None)
+
+
+# fill_ with a 0-dim *tensor* value: PyTorch's FillBackward3 (a scalar fill_ is FillBackward2).
+# setitem turns a scalar into such a tensor first, as PyTorch's valueToTensor does.
+_FILL_TENSOR = dataclasses.replace(OPS["fill"], node_name="FillBackward3", backward=_fill_tensor_bw)
+
+
+def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:
+    """PyTorch's copy_to: copy_ for equal shapes, fill_ for a 0-dim value, else copy_ broadcast."""
+    if value._shape == dst._shape:
+        dispatch.call_inplace(OPS["copy"], (dst, value), {}, setitem=setitem)
         return
-    if value._shape != dst._shape and value.ndim:
+    if value.ndim == 0:
+        dispatch.call_inplace(_FILL_TENSOR, (dst, value), {}, setitem=setitem)
+        return
+    if value.ndim:
         src = _strip_leading_ones(value)
         if src.ndim > dst.ndim:
             raise RuntimeError(
@@ -422,15 +440,14 @@ def setitem(self, idx, value):
     if idx is False:
         return  # PyTorch: x[False] = v writes nothing and bumps nothing
     sliced, tensors = apply_slicing(self, _as_tuple(idx))
-    if not tensors:
-        _copy_to(sliced, value)
-        return
     if not isinstance(value, Tensor):
         value = _scalar_tensor(value, self)
-    else:
-        value = _strip_leading_ones(value)
+    if not tensors:
+        _copy_to(sliced, value, setitem=self)  # the owner: Paddle records setitem on it
+        return
+    value = _strip_leading_ones(value)
     dispatch.call_inplace(OPS["index_put"], (sliced, tensors, value), {"accumulate": False},
-                          setitem=True)
+                          setitem=self)
 
 
 def _scalar_tensor(v, like: Tensor) -> Tensor:
@@ -443,6 +460,6 @@ def _check_index_list(indices, fname):
         raise TypeError(f"{fname}(): argument 'indices' (position 1) must be tuple of Tensors, "
                         f"not {type(indices).__name__}")
     for k, t in enumerate(indices):
-        if t is not None and not isinstance(t, Tensor):  # None: internal (a backward's list)
+        if not isinstance(t, Tensor) and not (t is None and isinstance(indices, Aligned)):
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
                             f"{type(t).__name__}")
