@@ -43,29 +43,28 @@ def _outputs(fn, inputs):
 def _host(t):
     from .. import backend
 
-    return np.array(backend.to_numpy(t._a) if hasattr(backend, "to_numpy") else t.numpy(force=True),
-                    dtype=np.float64)
+    return np.array(backend.to_numpy(t._a), dtype=np.float64)
 
 
 def _numerical(fn, inputs, diff_idx, eps):
-    """jac[o][i]: array (numel of output o, numel of input i) by central differences."""
-    from .grad_mode import no_grad
+    """jac[o][i]: array (numel of output o, numel of input i) by central differences.
 
-    with no_grad():
-        n_out = [o.numel() for o in _outputs(fn, inputs)]
-        jac = [[np.zeros((n, inputs[i].numel())) for i in diff_idx] for n in n_out]
-        for k, i in enumerate(diff_idx):
-            arr = inputs[i]._a  # a view of exactly the input's elements; writes bypass _version
-            flat = np.ndindex(*arr.shape) if arr.ndim else [()]
-            for j, pos in enumerate(flat):
-                orig = arr[pos].item()
-                arr[pos] = orig + eps
-                plus = [_host(o).reshape(-1) for o in _outputs(fn, inputs)]
-                arr[pos] = orig - eps
-                minus = [_host(o).reshape(-1) for o in _outputs(fn, inputs)]
-                arr[pos] = orig
-                for o, (p, m) in enumerate(zip(plus, minus)):
-                    jac[o][k][:, j] = (p - m) / (2 * eps)
+    Not under no_grad: ``fn`` may itself need grad mode (gradgradcheck's fn calls ``grad``).
+    """
+    n_out = [o.numel() for o in _outputs(fn, inputs)]
+    jac = [[np.zeros((n, inputs[i].numel())) for i in diff_idx] for n in n_out]
+    for k, i in enumerate(diff_idx):
+        arr = inputs[i]._a  # a view of exactly the input's elements; writes bypass _version
+        flat = np.ndindex(*arr.shape) if arr.ndim else [()]
+        for j, pos in enumerate(flat):
+            orig = arr[pos].item()
+            arr[pos] = orig + eps
+            plus = [_host(o).reshape(-1) for o in _outputs(fn, inputs)]
+            arr[pos] = orig - eps
+            minus = [_host(o).reshape(-1) for o in _outputs(fn, inputs)]
+            arr[pos] = orig
+            for o, (p, m) in enumerate(zip(plus, minus)):
+                jac[o][k][:, j] = (p - m) / (2 * eps)
     return jac
 
 
