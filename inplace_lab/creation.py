@@ -102,7 +102,10 @@ def ones(*size, dtype=None, device=None, requires_grad=False, **_):
 
 
 def _infer_dtype(data):
-    """PyTorch's inference: bool, then int64, then the default float, complex."""
+    """PyTorch's inference: bool, then int64, then the default float, complex; a numpy array
+    or numpy scalar keeps its own dtype."""
+    if isinstance(data, np.generic):
+        return dtypes.from_numpy_dtype(data.dtype)
     flat = np.asarray(data, dtype=object).ravel() if not isinstance(data, np.ndarray) else None
     if flat is None:
         return dtypes.from_numpy_dtype(data.dtype)
