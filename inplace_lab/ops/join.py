@@ -192,7 +192,7 @@ def _gather_fwd(xp, a, dim, index, out=None, dt=None, sparse_grad=False):
     d = layout.wrap_dim(dim, a.ndim)
     if not _is_int_index(index):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    if index.ndim != a.ndim and (index.ndim or a.ndim) > 1:
+    if index.ndim != a.ndim and max(index.ndim, a.ndim) > 1:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for i in range(index.ndim):
         if i != d and index.shape[i] > a.shape[i]:
@@ -498,7 +498,7 @@ def _masked_fill_fwd(xp, a, mask, value, out=None, dt=None):
     if out is not None:
         xp.copyto(out, xp.asarray(value, dtype=out.dtype), where=mask)
         return out
-    shape = layout.broadcast_shapes(a.shape, mask.shape)
+    shape = layout.broadcast_shapes(mask.shape, a.shape)
     return xp.where(mask, xp.asarray(value, dtype=a.dtype), a).astype(a.dtype).reshape(shape)
 
 
