@@ -56,17 +56,24 @@ class _Mode:
             @functools.wraps(fn)
             def gen_wrapper(*a, **k):  # each resume of the generator runs inside the mode
                 gen = fn(*a, **k)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
+                try:
                     with self.clone():
-                        response = gen.send(request)
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:
+                            with self.clone():
+                                response = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
 
             return gen_wrapper
 
