@@ -79,7 +79,8 @@ def _leaky_fwd(xp, a, out=None, dt=None, negative_slope=0.01):
 
 LEAKY = act("leaky_relu", _leaky_fwd,
             lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * c["negative_slope"],
-            params={"negative_slope": 0.01}, t=True, p=True)
+            params={"negative_slope": 0.01}, t=True, p=True,
+            dtype_rule=not_implemented_for("leaky_relu_cpu", ("bool", "int")))
 LEAKY.inplace_spec = overload(
     LEAKY, "LeakyReluBackward1", saves=("result",),
     backward=lambda c, g: g * (c["result"] > 0) + g * (c["result"] <= 0) * c["negative_slope"])
@@ -102,8 +103,12 @@ def _elu_result_bw(c, g):
     return g * s * (r > 0) + g * (r <= 0) * ((r + a * s) * i)
 
 
+_ELU_DT = not_implemented_for("elu_cpu", ("bool", "int"))
+
+
 def _elu_like(name, params, t, p):
-    spec = act(name, _elu_fwd, _elu_bw, params=params, t=t, p=p, node_name="EluBackward0")
+    spec = act(name, _elu_fwd, _elu_bw, params=params, t=t, p=p, node_name="EluBackward0",
+               dtype_rule=_ELU_DT)
     spec.inplace_spec = overload(spec, "EluBackward1", saves=("result",), backward=_elu_result_bw)
     return spec
 
@@ -118,7 +123,7 @@ def _celu_fwd(xp, a, out=None, dt=None, alpha=1.0):
 
 CELU = act("celu", _celu_fwd,
            lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * (c["self"] / c["alpha"]).exp(),
-           params={"alpha": 1.0}, t=True, node_name="CeluBackward0")
+           params={"alpha": 1.0}, t=True, node_name="CeluBackward0", dtype_rule=_ELU_DT)
 CELU.inplace_spec = overload(
     CELU, "CeluBackward1", saves=("result",),
     backward=lambda c, g: g * (c["result"] > 0) + g * (c["result"] <= 0) * (c["result"] / c["alpha"] + 1))

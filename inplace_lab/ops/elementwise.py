@@ -506,10 +506,25 @@ def _lerp_fwd(xp, a, b, w, out=None, dt=None):
     return xp.add(a, d, out=out, dtype=dt.np, casting="unsafe")
 
 
+_CPP_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Float": "float",
+              "Double": "double", "Half": "c10::Half", "Bool": "bool", "Byte": "unsigned char",
+              "Char": "signed char"}
+
+
+def _lerp_dtype(spec, ins, params):
+    """lerp wants one dtype throughout (no promotion), in PyTorch's C++ type names."""
+    dt = ins[0]._dtype
+    for name, x in zip(("end", "weight"), ins[1:]):
+        if is_tensor(x) and x._dtype is not dt:
+            raise RuntimeError(f"expected dtype {_CPP_NAMES.get(dt.torch_name)} for `{name}` but "
+                               f"got dtype {_CPP_NAMES.get(x._dtype.torch_name)}")
+    return not_implemented_for("lerp_kernel_scalar", ("int", "bool"))(spec, ins, params)
+
+
 LERP = register(OpSpec(
     name="lerp", forward=_lerp_fwd, args=("self", "end", "weight"),
     backward=lambda c, g: (red(c, 0, g * (1 - c["weight"])), red(c, 1, g * c["weight"]), None),
-    saves=(), dtype_rule=not_implemented_for("lerp_kernel_scalar", ("int", "bool")),
+    saves=(), dtype_rule=_lerp_dtype,
     **flags(True, True)))
 _LERP1 = overload(LERP, "LerpBackward1", saves=("self", "end", "weight"), backward=lambda c, g: (
     red(c, 0, g * (1 - c["weight"])), red(c, 1, g * c["weight"]),
