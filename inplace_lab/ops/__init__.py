@@ -6,7 +6,8 @@ For every entry of ``OPS``: ``inplace_lab.<name>`` (if ``function``),
 """
 from __future__ import annotations
 
-from . import copy, elementwise, reduction, shape  # noqa: F401  (register their ops)
+from . import activation_reduce, copy, elementwise, linalg, reduction, shape  # noqa: F401  (register their ops)
+from . import activation, join, random, unary  # noqa: F401  (register their ops)
 from . import dispatch
 from .table import OPS, OpSpec
 
@@ -17,9 +18,6 @@ def _make(spec: OpSpec):
     if spec.kind == "view":
         def fn(*args, **kwargs):
             return dispatch.call_view(spec, args, kwargs)
-    elif spec.select is not None:
-        def fn(*args, **kwargs):
-            return dispatch.call(spec.select(args) or spec, args, kwargs)
     else:
         def fn(*args, **kwargs):
             return dispatch.call(spec, args, kwargs)

@@ -27,6 +27,7 @@ class OpSpec:
     backward: Optional[Callable] = None
     kind: str = "normal"
     args: tuple = ("self",)  # positional tensor-or-scalar arguments
+    optional_args: tuple = ()  # entries of args that may be left out (then None: clamp's min/max)
     params: dict = field(default_factory=dict)  # keyword parameters (positional after args)
     saves: tuple = ()  # "self", "other", ..., "result"
     save_if: dict = field(default_factory=dict)  # saved name -> arg whose requires_grad needs it
@@ -41,9 +42,12 @@ class OpSpec:
     multi_output: bool = False  # view op returning several views (split/chunk/unbind)
     integer_ok: bool = True  # in-place allowed on integer targets (else cast error)
     aliases: tuple = ()  # other names for the same op (e.g. "multiply" for "mul")
+    inplace_check: Optional[Callable] = None  # (target, ins, params): own shape rule (scatter_)
     variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
-    select: Optional[Callable] = None  # overloads: (ins) -> another OpSpec or None
+    select: Optional[Callable] = None  # overloads: (args, kwargs) -> another OpSpec or None
+    outputs: tuple = ()  # several results (max(dim) -> values, indices); only the first has grad
+    inplace_spec: Optional["OpSpec"] = None  # the in-place form's own overload (elu_: EluBackward1)
     doc: str = ""
 
     def __post_init__(self):
@@ -55,6 +59,10 @@ class OpSpec:
             self.paddle_inplace = False
         self.param_names = tuple(self.params)
         self.n_args = len(self.args)
+        if self.outputs:  # like torch.return_types.max(values=..., indices=...)
+            from collections import namedtuple
+
+            self.return_type = namedtuple(self.name, self.outputs, module="inplace_lab.return_types")
 
     @property
     def saves_input_for_inplace(self) -> bool:
