@@ -497,7 +497,7 @@ register(OpSpec(
     backward=lambda c, g: (None, red(c, 1, g.where(c["condition"], g * 0)),
                            red(c, 2, (g * 0).where(c["condition"], g))),
     saves=("condition",), dtype_rule=lambda s, ins, p: promote(ins[1:]), method=False,
-    inplace=False))
+    inplace=False, torch_inplace=False, paddle_inplace=True))  # paddle.where_ writes into x: facade
 
 
 def _lerp_fwd(xp, a, b, w, out=None, dt=None):
