@@ -119,7 +119,7 @@ def apply_slicing(self: Tensor, idx: tuple, *, skip_full_slices: bool = True):
     real = 0  # the dim of self the entry applies to (for error texts)
     for ix in idx:
         i = _as_int(ix)
-        real += _consumed(ix) if ix is not Ellipsis else self.ndim - n_spec
+        real += self.ndim - n_spec if ix is Ellipsis else (1 if ix is None else _consumed(ix))
         if i is not None:
             out = _select(out, dim, i, real - 1)
         elif isinstance(ix, slice):
@@ -210,8 +210,10 @@ def expand_indices(shape, indices, xp=np):
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          "shapes " + ", ".join(str(list(c.shape)) for c in given)) from None
-    _check_bounds(shape, cols, bshape, xp)
-    return tuple(slice(None) if c is None else c for c in cols)
+    ix = tuple(slice(None) if c is None else c for c in cols)
+    if layout.numel(indexed_shape(shape, ix)):  # PyTorch's kernel checks only what it visits
+        _check_bounds(shape, cols, bshape, xp)
+    return ix
 
 
 def _check_bounds(shape, cols, bshape, xp):
@@ -252,7 +254,9 @@ def indexed_shape(shape, ix) -> tuple:
 
 def _index_fwd(xp, a, indices, out=None, dt=None):
     _check_index_list(indices, "index")
-    return a[expand_indices(a.shape, indices, xp)]
+    ix = expand_indices(a.shape, indices, xp)
+    rshape = indexed_shape(a.shape, ix)
+    return a[ix] if layout.numel(rshape) else xp.empty(rshape, dtype=a.dtype)
 
 
 def _index_bw(c, g):
@@ -293,6 +297,8 @@ def _index_put_fwd(xp, a, indices, values, out=None, dt=None, accumulate=False):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
                            f"broadcast to indexing result of shape {list(rshape)}") from None
     target = out if out is not None else a.copy()
+    if not layout.numel(rshape):
+        return target
     if accumulate:
         vals = xp.broadcast_to(values, rshape)
         if xp is np:
