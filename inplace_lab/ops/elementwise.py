@@ -232,9 +232,10 @@ def _log_times_result(base, result):
 
 
 def _pow_tensor_bw(c, g):  # x ** y: PowBackward1
-    x, e = c["self"], c["exponent"]
+    # PyTorch unpacks (and version-checks) every saved tensor up front, exponent first.
+    e, x, r = c["exponent"], c["self"], c["result"]
     gx = red(c, 0, g * e * x.pow(e - 1)) if c.needs_input_grad[0] else None
-    ge = red(c, 1, g * _log_times_result(x, c["result"])) if c.needs_input_grad[1] else None
+    ge = red(c, 1, g * _log_times_result(x, r)) if c.needs_input_grad[1] else None
     return (gx, ge)
 
 
