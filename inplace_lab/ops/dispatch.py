@@ -366,6 +366,8 @@ def _clone_before_overwrite(target):
 
 def call_view(spec, args, kwargs):
     """A view: new shape/strides/offset over the same storage and version counter."""
+    if spec.select is not None:  # overloads: x.squeeze() is SqueezeBackward0, x.squeeze(1) ...1
+        spec = spec.select(args, kwargs) or spec
     if spec.variadic:
         extra = args[1:] or tuple(v for k, v in kwargs.items() if k in ("size", "shape", "dims"))
         ins, params = [args[0] if args else kwargs["input"]], {"sizes": _dims_arg(extra)}

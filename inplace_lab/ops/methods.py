@@ -207,10 +207,18 @@ def where(self, condition, other):
 # ---- metadata in-place ops (t_, transpose_, squeeze_, unsqueeze_, as_strided_) ----------------
 
 def _inplace_view(name):
-    """In-place metadata change: same object, new strides, version bump, a node like the view's."""
-    spec = OPS[name]
+    """In-place metadata change: same object, new strides, version bump, a node like the view's
+    (named as PyTorch names the in-place overload: ``y.t_()`` is TBackward1)."""
+    from dataclasses import replace
+
+    from .shape import INPLACE_NODE_NAMES
 
     def f(self, *args, **kwargs):
+        spec = OPS[name]
+        if spec.select is not None:
+            spec = spec.select((self,) + args, kwargs) or spec
+        if spec.name in INPLACE_NODE_NAMES:
+            spec = replace(spec, node_name=INPLACE_NODE_NAMES[spec.name])
         ins, params, _ = dispatch.bind(spec, (self,) + args, kwargs) if not spec.variadic else \
             ([self], {"sizes": _dims(args)}, None)
         dispatch.check_inplace(spec, self, [self], self.dtype)
@@ -353,6 +361,7 @@ def install(cls) -> None:
         "pin_memory": pin_memory, "is_pinned": is_pinned, "copy_": copy_,
         "T": property(_T), "mT": property(_mT),
     }
+    # permute_ is not PyTorch API; the paddle facade's transpose_(perm) is built on it.
     for n in ("t", "transpose", "squeeze", "unsqueeze", "as_strided", "swapaxes", "swapdims",
               "permute"):
         ops[n + "_"] = _inplace_view(n)

@@ -63,7 +63,27 @@ def _squeeze_geo(t, dim=None):
     return tuple(t._shape[i] for i in keep), tuple(t._strides[i] for i in keep), t._offset
 
 
-view_op("squeeze", _squeeze_geo, _reshape_back, params={"dim": None}, node_name="SqueezeBackward0")
+def _squeeze_overload(args, kwargs):
+    """PyTorch's three overloads: squeeze() -> 0, squeeze(dim) -> 1, squeeze(dims) -> 2."""
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if dim is None:
+        return None
+    return OPS["_squeeze_dims" if isinstance(dim, (list, tuple)) else "_squeeze_dim"]
+
+
+view_op("squeeze", _squeeze_geo, _reshape_back, params={"dim": None}, node_name="SqueezeBackward0",
+        select=_squeeze_overload)
+for _n, _node in (("_squeeze_dim", "SqueezeBackward1"), ("_squeeze_dims", "SqueezeBackward2")):
+    view_op(_n, _squeeze_geo, _reshape_back, params={"dim": None}, node_name=_node,
+            method=False, function=False)
+
+# The in-place metadata forms (``y.t_()``) record the op's second overload in PyTorch.
+INPLACE_NODE_NAMES = {
+    "t": "TBackward1", "transpose": "TransposeBackward1", "swapaxes": "TransposeBackward1",
+    "swapdims": "TransposeBackward1", "unsqueeze": "UnsqueezeBackward1",
+    "as_strided": "AsStridedBackward1", "squeeze": "SqueezeBackward3",
+    "_squeeze_dim": "SqueezeBackward4", "_squeeze_dims": "SqueezeBackward5",
+}
 
 
 def _unsqueeze_geo(t, dim):
@@ -377,8 +397,16 @@ def _unbind_geos(t, dim=0):
     return [_select_geo(t, d, i) for i in range(t._shape[d])]
 
 
+def _split_overload(args, kwargs):
+    sizes = args[1] if len(args) > 1 else kwargs.get("split_size_or_sections")
+    return OPS["_split_with_sizes"] if isinstance(sizes, (list, tuple)) else None
+
+
 view_op("split", _split_geos, _multi_back, params={"split_size_or_sections": 1, "dim": 0},
-        node_name="SplitBackward0", multi_output=True)
+        node_name="SplitBackward0", multi_output=True, select=_split_overload)
+view_op("_split_with_sizes", _split_geos, _multi_back,
+        params={"split_size_or_sections": 1, "dim": 0}, node_name="SplitWithSizesBackward0",
+        multi_output=True, method=False, function=False)
 view_op("chunk", _chunk_geos, _multi_back, params={"chunks": 1, "dim": 0},
         node_name="SplitBackward0", multi_output=True)
 view_op("unbind", _unbind_geos, _multi_back, params={"dim": 0}, node_name="UnbindBackward0",

@@ -281,3 +281,44 @@ def test_overlapping_unfold_is_refused_where_torch_gives_order_dependent_values(
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         x.unfold(0, 3, 1).add_(1)
     assert x.tolist() == [0., 1., 2., 3., 4., 5.] and x._version == 0
+
+
+def _grad_trace(L, f):
+    x = L.arange(24.).reshape(2, 3, 4).clone().requires_grad_()
+    v = f(L, x * 1)
+    outs = v if isinstance(v, tuple) else (v,)
+    w = L.arange(float(outs[0].numel())).reshape(outs[0].shape) if outs[0].numel() else 0
+    (outs[0] * w).sum().backward()
+    return [o.grad_fn.name() for o in outs], x.grad.tolist()
+
+
+@pytest.mark.parametrize("name", list(VIEWS) + list(MULTI))
+def test_view_grad_fn_names_and_gradients_match_torch(name):
+    f = {**VIEWS, **MULTI}[name]
+    assert _grad_trace(il, f) == _grad_trace(torch, f)
+
+
+INPLACE_META = {
+    "t_": lambda y: y[0].clone().t_(),
+    "transpose_": lambda y: y.transpose_(0, 2),
+    "swapaxes_": lambda y: y.swapaxes_(1, 2),
+    "squeeze_": lambda y: y[:, :1].clone().squeeze_(),
+    "squeeze_dim": lambda y: y[:, :1].clone().squeeze_(1),
+    "squeeze_noop": lambda y: y.squeeze_(0),
+    "squeeze_dims": lambda y: y[:1, :1].clone().squeeze_((0, 1)),
+    "unsqueeze_": lambda y: y.unsqueeze_(1),
+    "as_strided_": lambda y: y.as_strided_((3, 4), (4, 1), 4),
+}
+
+
+@pytest.mark.parametrize("name", INPLACE_META)
+def test_inplace_metadata_ops_match_torch(name):
+    def run(L):
+        x = L.arange(24.).reshape(2, 3, 4).clone().requires_grad_()
+        y = x * 1
+        r = INPLACE_META[name](y)
+        w = L.arange(float(r.numel())).reshape(r.shape)
+        (r * w).sum().backward()
+        return [r.grad_fn.name(), r._version, tuple(r.shape), r.stride(), x.grad.tolist()]
+
+    assert run(il) == run(torch)
