@@ -185,7 +185,7 @@ def edge_of(t):
 class OpNode(Node):
     """The backward of one op from the op table (``MulBackward0``, ``ExpBackward0``...)."""
 
-    __slots__ = ("spec", "params", "saved", "input_meta", "needs_input_grad")
+    __slots__ = ("spec", "params", "saved", "input_meta", "needs_input_grad", "edge_args")
 
     def __init__(self, spec, next_functions, params, input_meta, needs_input_grad):
         super().__init__(next_functions)
@@ -194,6 +194,7 @@ class OpNode(Node):
         self.saved = {}
         self.input_meta = input_meta  # per arg: (shape, dtype, device) or None for scalars
         self.needs_input_grad = needs_input_grad
+        self.edge_args = tuple(range(len(next_functions)))
 
     def name(self) -> str:
         return self.spec.node_name
@@ -220,4 +221,7 @@ class OpNode(Node):
         out = self.spec.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
+        keep = self.edge_args  # backward formulas answer per argument; edges skip some
+        if len(keep) != len(out):
+            out = tuple(out[i] if i < len(out) else None for i in keep)
         return out

@@ -118,15 +118,8 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
     pol = policy.policy_of(target)
     # PyTorch's check_inplace: only when grad mode is on and some input requires grad.
     recording = _gm.enabled and any(isinstance(x, Tensor) and x._requires_grad for x in ins)
-    if recording and target._requires_grad:
-        if target._grad_fn is None and target._base is None:
-            raise policy.leaf_error(target, pol, setitem=setitem, op=spec.name)
-        base = target._base
-        if base is not None and base._requires_grad and base._grad_fn is None and \
-                not policy.is_paddle(pol):
-            raise policy.leaf_error(target, pol, view=True, op=spec.name)
-    if target._view_meta is not None and recording and not policy.is_paddle(pol):
-        target._view_meta.check_inplace(target, spec.name)
+    if recording:
+        policy.check_autograd_inplace(spec.name, target, pol, setitem=setitem)
     if pol == "paddle-legacy" and policy.legacy_refuses(spec, ins):
         raise policy.legacy_error(spec, target)
     shape = target._shape
@@ -176,12 +169,14 @@ def _needs_grad(spec, ins):
 
 
 def make_node(spec, ins, params, pol):
-    """A graph node with one edge per argument (scalars get ``(None, 0)``, like PyTorch)."""
-    edges = tuple(edge_of(x) for x in ins)
+    """A graph node with an edge per differentiable argument, as PyTorch lays them out."""
     meta = tuple((x._shape, x._dtype, x._storage.device) if isinstance(x, Tensor) else None
                  for x in ins)
-    needs = tuple(e[0] is not None for e in edges)
-    node = OpNode(spec, edges, dict(params), meta, needs)
+    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in ins)
+    keep = tuple(i for i in spec.edge_args
+                 if i < len(ins) and (isinstance(ins[i], Tensor) or spec.scalar_edges))
+    node = OpNode(spec, tuple(edge_of(ins[i]) for i in keep), dict(params), meta, needs)
+    node.edge_args = keep
     for name, x in zip(spec.args, ins):
         if not isinstance(x, Tensor):
             node.params[name] = x

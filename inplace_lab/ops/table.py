@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 OPS: dict[str, "OpSpec"] = {}
+NONDIFF_ARGS = {"dim", "index", "indices", "mask", "condition"}  # integer/bool arguments
 
 
 @dataclass(eq=False)
@@ -45,6 +46,8 @@ class OpSpec:
     inplace_check: Optional[Callable] = None  # (target, ins, params): own shape rule (scatter_)
     variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
+    nondiff: Optional[tuple] = None  # args that never get an edge (default: NONDIFF_ARGS)
+    scalar_edges: Optional[bool] = None  # Python numbers get a (None, 0) edge (binary arithmetic)
     select: Optional[Callable] = None  # overloads: (args, kwargs) -> another OpSpec or None
     outputs: tuple = ()  # several results (max(dim) -> values, indices); only the first has grad
     inplace_spec: Optional["OpSpec"] = None  # the in-place form's own overload (elu_: EluBackward1)
@@ -59,6 +62,13 @@ class OpSpec:
             self.paddle_inplace = False
         self.param_names = tuple(self.params)
         self.n_args = len(self.args)
+        # Which arguments get an edge in next_functions (PyTorch: the differentiable Tensor
+        # arguments; a Python number gets (None, 0) only where torch wraps it in a tensor,
+        # i.e. the "other" of binary arithmetic).
+        nondiff = NONDIFF_ARGS if self.nondiff is None else set(self.nondiff)
+        self.edge_args = tuple(i for i, a in enumerate(self.args) if a not in nondiff)
+        if self.scalar_edges is None:
+            self.scalar_edges = "other" in self.args
         if self.outputs:  # like torch.return_types.max(values=..., indices=...)
             from collections import namedtuple
 
