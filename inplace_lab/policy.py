@@ -68,6 +68,27 @@ def leaf_error(t, pol: str, *, setitem: bool = False, view: bool = False, op: st
     return errors.LeafInplaceError(msg, tensor=t, op=op, policy=pol)
 
 
+def check_autograd_inplace(op: str, target, pol: str, *, setitem: bool = False) -> None:
+    """May ``target`` be written in place while autograd records? Raises the policy's error.
+
+    Called only when grad mode is on and some input requires grad. PyTorch's order
+    (``check_inplace`` in VariableTypeUtils.h): a view's creation meta first (no_grad /
+    inference / multi-output views), then "view of a leaf", then "leaf". Paddle only
+    refuses leaves themselves; its views of leaves are written silently.
+    """
+    if is_paddle(pol):
+        if target._requires_grad and target._grad_fn is None and target._base is None:
+            raise leaf_error(target, pol, setitem=setitem, op=op)
+        return
+    base = target._base
+    if base is not None and target._view_meta is not None:
+        target._view_meta.check_inplace(target, op)
+        if target._requires_grad and base._requires_grad and base._grad_fn is None:
+            raise leaf_error(target, pol, view=True, op=op)
+    if target._requires_grad and target._grad_fn is None:  # PyTorch's is_leaf: the raw
+        raise leaf_error(target, pol, setitem=setitem, op=op)  # field, no view regeneration
+
+
 def torch_type_name(t) -> str:
     return f"torch.{t.dtype.torch_name}Tensor"
 

@@ -58,6 +58,14 @@ def attempt(fn):
     return "ok"
 
 
+def probe(fn):
+    """Like ``attempt`` but keeps the value: ``fn()``'s result, or ``Raised``."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001
+        return Raised.of(exc)
+
+
 def _is_tensor(v) -> bool:
     return hasattr(v, "shape") and (hasattr(v, "detach") or hasattr(v, "numpy")) and \
         not isinstance(v, np.ndarray)
@@ -103,7 +111,7 @@ def run(prog, lib):
 
 # ---- comparison -----------------------------------------------------------------------------
 
-def assert_same(ref, got, *, prefix=None, path="result", ref_name="torch"):
+def assert_same(ref, got, *, prefix=None, path="result", ref_name="torch", rtol=1e-5):
     """Raise AssertionError naming the first place where ``got`` differs from ``ref``."""
     where = f"{path}: {ref_name}={_show(ref)} inplace_lab={_show(got)}"
     if isinstance(ref, Raised):
@@ -118,19 +126,20 @@ def assert_same(ref, got, *, prefix=None, path="result", ref_name="torch"):
     if isinstance(ref, dict):
         assert isinstance(got, dict) and set(got) == set(ref), f"keys differ at {where}"
         for k in ref:
-            assert_same(ref[k], got[k], prefix=prefix, path=f"{path}[{k!r}]", ref_name=ref_name)
+            assert_same(ref[k], got[k], prefix=prefix, path=f"{path}[{k!r}]", ref_name=ref_name,
+                        rtol=rtol)
         return
     if isinstance(ref, tuple) and ref and ref[0] == "tensor":
         assert isinstance(got, tuple) and got[0] == "tensor", f"kind differs at {where}"
         assert got[1] == ref[1], f"shape differs at {where}"
         assert got[2] == ref[2], f"dtype differs at {where}"
-        assert np.allclose(got[3], ref[3], rtol=1e-5, atol=1e-6, equal_nan=True), \
+        assert np.allclose(got[3], ref[3], rtol=rtol, atol=1e-6, equal_nan=True), \
             f"values differ at {where}"
         return
     if isinstance(ref, list):
         assert isinstance(got, list) and len(got) == len(ref), f"lengths differ at {where}"
         for i, (r, g) in enumerate(zip(ref, got)):
-            assert_same(r, g, prefix=prefix, path=f"{path}[{i}]", ref_name=ref_name)
+            assert_same(r, g, prefix=prefix, path=f"{path}[{i}]", ref_name=ref_name, rtol=rtol)
         return
     assert got == ref, f"value differs at {where}"
 
@@ -144,7 +153,7 @@ def _show(v) -> str:
     return s if len(s) < 400 else s[:400] + "..."
 
 
-def compare_torch(prog, *, prefix=None):
+def compare_torch(prog, *, prefix=None, rtol=1e-5):
     """Run ``prog`` on torch and on inplace_lab (pytorch policy); assert they agree."""
     import torch
 
@@ -153,7 +162,7 @@ def compare_torch(prog, *, prefix=None):
     ref = run(prog, torch)
     with il.inplace_policy("pytorch"):
         got = run(prog, il)
-    assert_same(ref, got, prefix=prefix)
+    assert_same(ref, got, prefix=prefix, rtol=rtol)
     return ref
 
 
