@@ -37,5 +37,27 @@ globals().update({k: v for k, v in _ops.functions.items() if k not in globals()}
 half, double, long, short = float16, float64, int64, int16
 cfloat, cdouble = complex64, complex128
 from . import autograd  # noqa: E402,F401
+from . import viz  # noqa: E402,F401
+from .trace import Trace, trace  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+
+def inspect(*tensors, **kw):
+    """A live Inspector widget of ``tensors`` (see ``inplace_lab.widgets.inspect``)."""
+    from .widgets import inspect as _inspect  # Jupyter is imported only when asked for
+
+    return _inspect(*tensors, **kw)
+
+
+def load_ipython_extension(ip):
+    """``%load_ext inplace_lab``: the ``%%inplace_trace`` magic and explained errors."""
+    from .widgets.magic import load_ipython_extension as _load
+
+    _load(ip)
+
+
+def unload_ipython_extension(ip):
+    from .widgets.magic import unload_ipython_extension as _unload
+
+    _unload(ip)

@@ -329,3 +329,37 @@ def randn_like(t, dtype=None, device=None, requires_grad=False, **_):
 def randint_like(t, low, high=None, dtype=None, device=None, **_):
     shape, dt, dev = _like(t, dtype, device)
     return randint(low, high, shape, dtype=dt, device=dev)
+
+
+# ---- observation: one ``create`` event per factory call (nested calls stay silent) ------------
+
+_nesting = [0]
+
+
+def _observed(fn):
+    """Wrap a factory so the hooks bus sees ``op`` events of kind ``create`` when someone listens."""
+    import functools
+
+    from . import hooks
+
+    @functools.wraps(fn)
+    def factory(*args, **kwargs):
+        if not hooks.active:
+            return fn(*args, **kwargs)
+        _nesting[0] += 1
+        try:
+            t = fn(*args, **kwargs)
+        finally:
+            _nesting[0] -= 1
+        if _nesting[0] == 0 and isinstance(t, Tensor):
+            hooks.emit_create(fn.__name__, t)
+        return t
+
+    return factory
+
+
+for _name in ("empty", "full", "zeros", "ones", "tensor", "from_numpy", "arange", "linspace", "eye",
+              "rand", "randn", "randint", "randperm", "empty_like", "zeros_like", "ones_like",
+              "full_like", "rand_like", "randn_like", "randint_like"):
+    globals()[_name] = _observed(globals()[_name])
+as_tensor = tensor

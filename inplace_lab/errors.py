@@ -33,6 +33,10 @@ class InplaceLabError(Exception):
         self.info = info
         for k, v in info.items():
             setattr(self, k, v)
+        from . import hooks  # the bus: observers see every error as it is raised
+
+        if hooks.active:
+            hooks.emit_error(self)
 
 
 class InplaceAutogradError(InplaceLabError, RuntimeError):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import errors, hooks
 from . import grad_mode
 from .node import AccumulateGrad
 
@@ -87,8 +88,18 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
                     _warn_create_graph_cycle()
                     warned = True
                 node.accumulate(grads[0], steal=buffers.sole_owner(grads[0]))
+                if hooks.active:
+                    hooks.emit_accumulate(node.variable, grads[0])
                 continue
-            grads_in = call_node(node, grads, buffers.adopt)
+            if hooks.active:
+                hooks.emit_node(node)
+            try:
+                grads_in = call_node(node, grads, buffers.adopt)
+            except errors.InplaceLabError as e:  # carry the graph, so viz.graph(e) can draw it
+                e.info.setdefault("grad_fn", node)
+                e.info.setdefault("roots", [n for n, _ in roots])
+                e.grad_fn, e.roots = e.info["grad_fn"], e.info["roots"]
+                raise
             if not retain_graph:
                 node.release()
             for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grads_in)):

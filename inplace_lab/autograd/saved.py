@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from .. import errors
+from .. import errors, hooks
 
 _hook_stack: list = []
 
@@ -64,6 +64,8 @@ class SavedTensor:
             self._packed = pack(t)
             self._unpack = unpack
             self._tensor = None
+        if hooks.active:
+            hooks.emit_save(self, t)
 
     @property
     def producer_name(self) -> str:
@@ -90,8 +92,12 @@ class SavedTensor:
                 "retain_graph=True if you need to backward through the graph a second time or if "
                 "you need to access saved tensors after calling backward.", node=node)
         if self._unpack is not None:
+            if hooks.active:
+                hooks.emit_check(self, self._vc.version, None, node)
             return self._unpack(self._packed)  # hooks installed: no version check (PyTorch's hole)
         found = self._vc.version
+        if hooks.active:
+            hooks.emit_check(self, found, found == self.version, node)
         if found != self.version:
             from .. import policy
 

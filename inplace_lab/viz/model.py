@@ -96,7 +96,7 @@ def _np():
 
 def from_tensors(tensors, names=None, changed=None) -> list[StorageModel]:
     """Storage models for live tensors (grouped by storage, in first-seen order)."""
-    names = names or {}
+    names = dict(names or {})
     counters: dict[int, int] = {}
     labels: dict[int, str] = {}
     storages: dict[int, StorageModel] = {}
@@ -116,7 +116,8 @@ def from_tensors(tensors, names=None, changed=None) -> list[StorageModel]:
             label=labels[id(t)], tid=i, shape=tuple(t._shape), strides=tuple(t._strides),
             offset=t._offset, storage_id=st.id, version=t._vc.version,
             counter=counters.setdefault(id(t._vc), len(counters) + 1),
-            base=(labels.get(id(base)) or base.name or "base") if base is not None else None,
+            base=(labels.get(id(base)) or names.get(id(base)) or base.name or "base")
+            if base is not None else None,
             requires_grad=t._requires_grad, grad_fn=t._grad_fn.name() if t._grad_fn else "",
             numel=t.numel(), positions=pos, sampled=sampled))
     if changed is not None:
@@ -127,10 +128,32 @@ def from_tensors(tensors, names=None, changed=None) -> list[StorageModel]:
     return list(storages.values())
 
 
+def caller_names(depth: int = 6) -> dict:
+    """id(tensor) -> variable name, from the first frames outside the package (a script's
+    locals and globals; in a notebook the globals are the notebook's namespace)."""
+    import sys
+
+    from ..tensor import Tensor
+    from ..trace import _PKG_DIR
+
+    out: dict[int, str] = {}
+    f = sys._getframe(1)
+    seen = 0
+    while f is not None and seen < depth:
+        if not f.f_code.co_filename.startswith(_PKG_DIR):
+            for scope in (f.f_locals, f.f_globals):
+                for k, v in list(scope.items()):
+                    if isinstance(v, Tensor) and not k.startswith("_"):
+                        out.setdefault(id(v), k)
+            seen += 1
+        f = f.f_back
+    return out
+
+
 def from_step(step) -> list[StorageModel]:
-    """Storage models for a trace step's snapshots (inputs and outputs)."""
+    """Storage models for a trace step's snapshots (bases of views first, then the tensors)."""
     seen = {}
-    for snap in list(step.inputs) + list(step.outputs):
+    for snap in list(getattr(step, "context", [])) + list(step.inputs) + list(step.outputs):
         seen.setdefault(snap.tid, snap)
     labels = {tid: s.label for tid, s in seen.items()}
     storages: dict[int, StorageModel] = {}
@@ -150,7 +173,8 @@ def from_step(step) -> list[StorageModel]:
             label=snap.label, tid=snap.tid, shape=tuple(snap.shape), strides=tuple(snap.strides),
             offset=snap.offset, storage_id=snap.storage_id, version=snap.version,
             counter=getattr(snap, "counter", 0) or root,
-            base=labels.get(snap.base, f"t{snap.base}") if snap.base is not None else None,
+            base=(labels.get(snap.base) or getattr(snap, "base_label", "") or f"t{snap.base}")
+            if snap.base is not None else None,
             requires_grad=snap.requires_grad, grad_fn=snap.grad_fn,
             numel=layout.numel(snap.shape), positions=pos, sampled=sampled))
     if step.kind in ("inplace", "out") and step.outputs:

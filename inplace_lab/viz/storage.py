@@ -15,9 +15,9 @@ highlighted.
 """
 from __future__ import annotations
 
-from .model import StorageModel, from_step, from_tensors
+from .model import StorageModel, caller_names, from_step, from_tensors
 from .svg import SVG, Picture
-from .theme import MONO, ROLE, tensor_colour
+from .theme import MONO, ROLE, TINT, tensor_colour
 
 CW, CH = 46, 30  # cell size
 LABEL_W = 270
@@ -35,9 +35,9 @@ def storage_diagram(*items, names=None, changed=None, title: str = "") -> Pictur
     if len(items) == 1 and hasattr(items[0], "storages") and hasattr(items[0], "inputs"):
         storages = from_step(items[0])
     else:
-        nm = {}
+        nm = caller_names()
         if names is not None:
-            nm = {id(t): n for t, n in zip(items, names)}
+            nm.update({id(t): n for t, n in zip(items, names)})
         storages = from_tensors(items, nm, changed)
     return Picture(render(storages, title), "storage", storages)
 
@@ -72,7 +72,7 @@ def render(storages, title: str = "") -> str:
         h = 84 + len(sm.tensors) * ROW + 16 * len({t.counter for t in sm.tensors}) + 12
         blocks.append((sm, cols, total_h))
         total_h += h
-        width = max(width, LABEL_W + len(cols) * CW + 120)
+        width = max(width, LABEL_W + len(cols) * CW + 190)
     if title:
         total_h += 24
     svg = SVG(max(width, 420), total_h + 8, title or "storage diagram")
@@ -140,6 +140,13 @@ def _tensor_row(svg: SVG, t, col_of, x0, y, colour) -> None:
              **{"class": "tensor-label", "data-tensor": t.label})
     svg.text(16, y + 18, t.describe(), 9.5, font_family=MONO, fill=ROLE["muted"])
     svg.text(16, y + 30, _flags(t), 9.5, fill=ROLE["muted"])
+    badge = "OVERLAPPING · stride 0" if t.overlapping else "NON-CONTIGUOUS" if not t.contiguous \
+        else ""
+    if badge:  # unmistakable: a red badge at the end of the row and dashed element pills
+        bx = x0 + max(col_of.values(), default=0) * CW + CW + 10
+        svg.rect(bx, y - 8, 12 + 6.9 * len(badge), 18, rx=9, fill=TINT["modified"],
+                 stroke=ROLE["modified"], **{"class": "badge", "data-tensor": t.label})
+        svg.text(bx + 5, y + 5, badge, 9.5, font_weight="bold", fill=ROLE["modified"])
     by_col: dict[int, list] = {}
     for k, p in enumerate(t.positions):
         order = k if not t.sampled or k < 8 else t.numel - (len(t.positions) - k)
@@ -155,25 +162,23 @@ def _tensor_row(svg: SVG, t, col_of, x0, y, colour) -> None:
             d += f" Q {(a + b) / 2:.1f} {y + 2 + bulge:.1f} {b:.1f} {y + 2:.1f}"
         svg.path(d, fill="none", stroke=colour, stroke_width=1.3, stroke_opacity=0.6,
                  **{"class": "traversal"})
+    dashed = not t.contiguous
+    pos_at = {i: p for p, i in col_of.items()}
     for c, orders in by_col.items():
         x = x0 + c * CW
         txt = ",".join(str(o) for o in orders[:3]) + ("…" if len(orders) > 3 else "")
-        svg.rect(x + 4, y - 8, CW - 8, 20, rx=6, fill=colour, stroke="none",
-                 **{"class": "cover", "data-tensor": t.label, "data-cell": _pos_of(col_of, c)})
-        svg.text(x + CW / 2, y + 6, txt, 10 if len(txt) <= 4 else 7.5, text_anchor="middle",
+        svg.rect(x + 4, y - 8, CW - 8, 20, rx=6, fill=colour,
+                 stroke="#FFFFFF" if dashed else "none", stroke_dasharray="3 2" if dashed else None,
+                 **{"class": "cover", "data-tensor": t.label, "data-cell": pos_at[c],
+                    "data-order": ",".join(str(o) for o in orders)})
+        size = 10 if len(txt) <= 4 else 8 if len(txt) <= 6 else 6.5
+        svg.text(x + CW / 2, y + 2 + size / 2, txt, size, text_anchor="middle",
                  fill="#FFFFFF", font_weight="bold")
 
 
 def _clip(s, n) -> str:
     s = str(s)
     return s if len(s) <= n else s[: n - 1] + "…"
-
-
-def _pos_of(col_of, c):
-    for p, i in col_of.items():
-        if i == c:
-            return p
-    return ""
 
 
 def _flags(t) -> str:

@@ -65,37 +65,66 @@ class SVG:
 
 
 class Picture:
-    """What a renderer returns: SVG text plus the structure tests and widgets read."""
+    """What a renderer returns: SVG text plus the structure tests and widgets read.
 
-    def __init__(self, svg: str, kind: str, model=None):
+    ``svg`` is ``None`` for a graph when the ``dot`` executable is missing; then
+    ``dot`` holds the Graphviz source and the HTML output lays it out in the
+    browser with the WASM Graphviz bundled in the package (no network).
+    """
+
+    def __init__(self, svg: str | None, kind: str, model=None, dot: str | None = None,
+                 title: str = ""):
         self.svg = svg
         self.kind = kind
         self.model = model  # the data drawn (renderer-specific), for tests and widgets
+        self.dot = dot
+        self.title = title or kind
+
+    @property
+    def needs_layout(self) -> bool:
+        """True when only the browser can draw it (a graph without the dot executable)."""
+        return self.svg is None and self.dot is not None
 
     def to_svg(self) -> str:
+        if self.svg is None:
+            raise RuntimeError(
+                "this graph has no server-side SVG: the Graphviz 'dot' executable was not found. "
+                "Use to_html() (laid out in the browser by the bundled WASM Graphviz) or "
+                "install graphviz (apt-get install graphviz).")
         return self.svg
 
-    def to_html(self) -> str:
-        return (f'<!doctype html><html><head><meta charset="utf-8"><title>inplace_lab '
-                f'{esc(self.kind)}</title></head><body>{self.svg}</body></html>')
+    def fragment(self) -> str:
+        """The picture as an HTML fragment (a graph without SVG: a placeholder the page's
+        script lays out)."""
+        if self.svg is not None:
+            return f'<div class="il-figure">{self.svg}</div>'
+        return (f'<div class="il-figure il-graph" data-dot="{esc(self.dot)}">'
+                '<em>laying out the graph in the browser…</em></div>')
 
-    def _repr_svg_(self) -> str:
+    def to_html(self) -> str:
+        from .page import page
+
+        return page(self.title, self.fragment(), needs_layout=self.needs_layout)
+
+    def _repr_svg_(self):
         return self.svg
 
     def _repr_html_(self) -> str:
-        return f'<div class="inplace-lab-picture">{self.svg}</div>'
+        from .page import page_fragment
+
+        return page_fragment(self.fragment(), needs_layout=self.needs_layout)
 
     def save(self, path) -> Path:
-        """Write .svg, .html or .png (PNG needs cairosvg)."""
+        """Write .svg, .html or .png (PNG needs cairosvg: the ``dev`` extra)."""
         p = Path(path)
         if p.suffix == ".svg":
-            p.write_text(self.svg, encoding="utf-8")
+            p.write_text(self.to_svg(), encoding="utf-8")
         elif p.suffix in (".html", ".htm"):
             p.write_text(self.to_html(), encoding="utf-8")
         elif p.suffix == ".png":
             import cairosvg  # optional, for test artifacts and scripts
 
-            cairosvg.svg2png(bytestring=self.svg.encode(), write_to=str(p), scale=2)
+            cairosvg.svg2png(bytestring=self.to_svg().encode(), write_to=str(p), scale=2)
         else:
             raise ValueError(f"save(): unsupported extension {p.suffix!r}; use .svg, .html or .png")
         return p
