@@ -350,3 +350,15 @@ for _name, _p in (("unbind_output_refused", unbind_output_refused),
 @pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.__name__)
 def test_views_under_autograd_match_torch(prog):
     compare_torch(prog)
+
+
+def view_taken_before_base_requires_grad(T):
+    a = T.zeros(3)
+    v = a[1:]
+    a.requires_grad_()
+    flags = [v.requires_grad, v.grad_fn, v.is_leaf]
+    return {"flags": flags, "err": attempt(lambda: v.add_(1)), "a": a, "v": a._version}
+
+
+def test_view_taken_before_base_requires_grad():
+    compare_torch(view_taken_before_base_requires_grad)
