@@ -1,0 +1,264 @@
+"""``nn.functional``: PyTorch's functional API over the op table.
+
+Activations with ``inplace=True`` call the table's in-place op (``relu_`` ...), so the
+leaf rule, the version bump and the "saves result / saves input" lesson are exactly
+those of ``x.relu_()``. Layers without a cheap composition are table ops of
+``inplace_lab.ops.nn_ops`` (``ConvolutionBackward0``, ``NllLossBackward0`` ...);
+the rest are compositions of table ops with PyTorch's node names (``linear`` is
+``addmm``: ``AddmmBackward0``; ``dropout`` multiplies by a Bernoulli mask:
+``MulBackward0``; ``cross_entropy`` is ``log_softmax`` then ``nll_loss``).
+"""
+from __future__ import annotations
+
+import warnings
+
+import inplace_lab as _il
+from ..autograd import no_grad
+from ..ops import dispatch as _dispatch
+from ..ops.table import OPS as _OPS
+
+
+def _op(name, *args, **kwargs):
+    return _dispatch.call(_OPS[name], args, kwargs)
+
+
+# ---- activations ------------------------------------------------------------------------------
+
+def relu(input, inplace: bool = False):
+    return _il.relu_(input) if inplace else _il.relu(input)
+
+
+def relu_(input):
+    return _il.relu_(input)
+
+
+def relu6(input, inplace: bool = False):
+    return hardtanh(input, 0.0, 6.0, inplace) if inplace else _il.relu6(input)
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    return (_il.leaky_relu_ if inplace else _il.leaky_relu)(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope: float = 0.01):
+    return _il.leaky_relu_(input, negative_slope)
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    return (_il.elu_ if inplace else _il.elu)(input, alpha)
+
+
+def elu_(input, alpha: float = 1.0):
+    return _il.elu_(input, alpha)
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    return (_il.hardtanh_ if inplace else _il.hardtanh)(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
+    return _il.hardtanh_(input, min_val, max_val)
+
+
+def sigmoid(input):
+    return _il.sigmoid(input)
+
+
+def tanh(input):
+    return _il.tanh(input)
+
+
+def gelu(input, approximate: str = "none"):
+    return _il.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace: bool = False):
+    return (_il.silu_ if inplace else _il.silu)(input)
+
+
+def softmax(input, dim=None, dtype=None):
+    return _il.softmax(input, _default_dim(input, dim), dtype=dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    return _il.log_softmax(input, _default_dim(input, dim), dtype=dtype)
+
+
+def _default_dim(input, dim):
+    if dim is not None:
+        return dim
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
+# ---- linear, convolution, pooling, normalization ---------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: ``addmm`` on 2-D input (AddmmBackward0), else a view around it."""
+    if weight.ndim != 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
+    x2 = input if input.ndim == 2 else input.reshape(-1, input.shape[-1])
+    if x2.shape[1] != weight.shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x2.shape[0]}x{x2.shape[1]} "
+                           f"and {weight.shape[1]}x{weight.shape[0]})")
+    y = _il.addmm(bias, x2, weight.t()) if bias is not None else x2.mm(weight.t())
+    if input.ndim == 2:
+        return y
+    return y.view(*input.shape[:-1], weight.shape[0])
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if input.ndim == 3:  # unbatched (C, H, W)
+        return _op("_conv2d", input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                   groups).squeeze(0)
+    return _op("_conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _op("_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
+               return_indices)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5):
+    """Normalize over every dim but 1. In training, the running statistics (if given) are
+    updated in place under no_grad, one ``copy_`` each (their ``_version`` bumps by one)."""
+    size = input.numel() // input.shape[1]
+    if training and size <= 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{input.shape}")
+    if training or running_mean is None:
+        y = _op("_batch_norm", input, weight, bias, None, None, training=True, eps=eps)
+    else:
+        y = _op("_batch_norm", input, weight, bias, running_mean, running_var, training=False,
+                eps=eps)
+    if training and running_mean is not None:
+        axes = (0,) + tuple(range(2, input.ndim))
+        with no_grad():
+            x = input.detach()
+            mean = x.mean(axes)
+            var = x.var(axes, unbiased=False) * (size / (size - 1))
+            running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
+            running_var.copy_(var * momentum + running_var * (1 - momentum))
+    return y
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
+
+    ``inplace=True`` multiplies the input by the mask in place (``mul_``: one version
+    bump; the leaf rule applies). Both record ``MulBackward0``, as PyTorch's CPU path.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    with no_grad():
+        noise = _il.empty_like(input).bernoulli_(1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return _op("_embedding", input, weight, padding_idx, max_norm, norm_type,
+               scale_grad_by_freq, sparse)
+
+
+def flatten(input, start_dim: int = 0, end_dim: int = -1):
+    return input.flatten(start_dim, end_dim)
+
+
+# ---- losses -------------------------------------------------------------------------------------------
+
+def _legacy(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=2)
+    if weight is not None:
+        d = (input - target) ** 2 * weight
+        return d.mean() if reduction == "mean" else d.sum() if reduction == "sum" else d
+    return _op("_mse_loss", input, target, reduction=reduction)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100,
+             reduce=None, reduction: str = "mean"):
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input.ndim > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
+        c = input.shape[1]
+        flat = input.movedim(1, -1).reshape(-1, c)
+        out = _op("_nll_loss", flat, target.reshape(-1), weight, ignore_index=ignore_index,
+                  reduction=reduction)
+        return out.reshape(target.shape) if reduction == "none" else out
+    return _op("_nll_loss", input, target, weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
+    """``nll_loss(log_softmax(input, 1), target)``; float targets are class probabilities."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    dim = 0 if input.ndim == 1 else 1
+    logp = _il.log_softmax(input, dim)
+    c = input.shape[dim]
+    wshape = [1] * input.ndim
+    wshape[dim] = c
+    if target.is_floating_point():  # probabilities
+        if target.shape != input.shape:
+            raise RuntimeError("Expected floating point type target to have the same shape as "
+                               f"input, got {list(target.shape)} and {list(input.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target if weight is None else logp * target * weight.reshape(wshape)
+        loss = -prod.sum(dim)
+        if reduction == "mean":
+            return loss.sum() / (input.shape[0] if input.ndim > 1 else 1)
+        return loss.sum() if reduction == "sum" else loss
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0.0:
+        return nll
+    keep = target != ignore_index
+    lp = logp if weight is None else logp * weight.reshape(wshape)
+    smooth = -lp.sum(dim) * keep
+    if reduction == "mean":
+        if weight is None:
+            smooth = smooth.sum() / keep.sum()
+        else:
+            smooth = smooth.sum() / weight.index_select(0, target.where(keep, 0).reshape(-1))\
+                .reshape(target.shape).mul(keep).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _op("_bce_with_logits", input, target, weight, pos_weight, reduction=reduction)

@@ -1,0 +1,507 @@
+"""Neural-network kernels that cannot be composed from other table ops cheaply.
+
+``_conv2d`` (ConvolutionBackward0), ``_max_pool2d`` (MaxPool2DWithIndicesBackward0),
+``_batch_norm`` (NativeBatchNormBackward0), ``_embedding`` (EmbeddingBackward0) and the
+losses ``_nll_loss`` / ``_mse_loss`` / ``_bce_with_logits``. ``inplace_lab.nn.functional``
+calls them with PyTorch's signatures; the leading underscore keeps them out of the
+framework facades' name lists (whose signatures differ), while the node names are
+PyTorch's, so a trace of a training step reads like one of PyTorch.
+
+What each one saves is the lesson: convolution saves its input and weight (so a
+``ReLU(inplace=True)`` *after* a conv is free, one that overwrote the conv's input
+would not be); max-pooling saves its input; batch norm in training mode saves only
+its input and weight (the running statistics are updated in place *after* the
+forward, under no_grad, so they must not be saved); the losses save their inputs.
+
+Backward formulas are written with table ops where that is natural (they are then
+differentiable twice); the convolution and pooling gradients are two helper kernels
+(``_conv2d_grad_input`` ...) that also go through the dispatcher.
+"""
+from __future__ import annotations
+
+from . import dispatch
+from .table import OPS, OpSpec, register
+
+
+def _pair(v, name="kernel_size"):
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(int(e) for e in v)
+    if len(v) == 1:
+        return (v[0], v[0])
+    if len(v) != 2:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values")
+    return v
+
+
+def _dt_name(a) -> str:
+    from ..dtypes import from_numpy_dtype
+
+    return from_numpy_dtype(a.dtype).torch_name
+
+
+def _same_float(spec, ins, params):
+    """Input and weight must share one floating dtype (PyTorch does not promote here)."""
+    a = ins[0]._dtype
+    for x in ins[1:]:
+        if x is not None and hasattr(x, "_dtype") and x._dtype is not a and \
+                x._dtype.is_floating_point:
+            raise RuntimeError(f"expected scalar type {a.torch_name} but found {x._dtype.torch_name}")
+    return a
+
+
+def _helper(name, fwd, dtype_rule="self", args=("self",), **kw):
+    """A kernel only backward formulas call (no public name, no backward of its own)."""
+    spec = register(OpSpec(name=name, forward=fwd, args=args, dtype_rule=dtype_rule,
+                           method=False, function=False, out=False, **kw))
+
+    def call(*a, **p):
+        return dispatch.call(spec, a, p)
+
+    return call
+
+
+# ---- convolution ----------------------------------------------------------------------------
+
+def _conv_geometry(xshape, wshape, stride, padding, dilation, groups):
+    n, c, h, w = xshape
+    o, cg, kh, kw = wshape
+    sh, sw = _pair(stride, "stride")
+    if isinstance(padding, str):
+        if padding == "valid":
+            ph = pw = 0
+        elif padding == "same":
+            dh, dw = _pair(dilation, "dilation")
+            ph, pw = dh * (kh - 1) // 2, dw * (kw - 1) // 2
+        else:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+    else:
+        ph, pw = _pair(padding, "padding")
+    dh, dw = _pair(dilation, "dilation")
+    if c != cg * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(wshape)}, expected input{list(xshape)} "
+            f"to have {cg * groups} channels, but got {c} channels instead")
+    eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1
+    if h + 2 * ph < eh or w + 2 * pw < ew:
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({h + 2 * ph} x {w + 2 * pw}). Kernel size: "
+            f"({eh} x {ew}). Kernel size can't be greater than actual input size")
+    ho, wo = (h + 2 * ph - eh) // sh + 1, (w + 2 * pw - ew) // sw + 1
+    return (sh, sw), (ph, pw), (dh, dw), (ho, wo)
+
+
+def _windows(xp, x, k, s, p, d, out_hw, fill=0.0):
+    """(N, C, Ho, Wo, kh, kw) view of every receptive field of the padded input (no copy)."""
+    if p[0] or p[1]:
+        x = xp.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])), constant_values=fill)
+    st = x.strides
+    shape = x.shape[:2] + tuple(out_hw) + tuple(k)
+    strides = (st[0], st[1], st[2] * s[0], st[3] * s[1], st[2] * d[0], st[3] * d[1])
+    return xp.lib.stride_tricks.as_strided(x, shape, strides)
+
+
+def _conv_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, groups=1):
+    if x.ndim != 4 or w.ndim != 4:
+        raise RuntimeError(f"Expected 4-dimensional input for 4-dimensional weight {list(w.shape)}, "
+                           f"but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
+    s, p, d, hw = _conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    cols = _windows(xp, x, w.shape[2:], s, p, d, hw)
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    cols = cols.reshape(n, groups, c // groups, *hw, *w.shape[2:])
+    wg = w.reshape(groups, o // groups, c // groups, *w.shape[2:])
+    y = xp.einsum("ngchwij,gocij->ngohw", cols, wg, optimize=True).reshape(n, o, *hw)
+    if b is not None:
+        y += b.reshape(1, o, 1, 1)
+    return y.astype(dt.np, copy=False)
+
+
+def _conv_grad_input_fwd(xp, g, w, out=None, dt=None, input_shape=None, stride=1, padding=0,
+                         dilation=1, groups=1):
+    s, p, d, hw = _conv_geometry(input_shape, w.shape, stride, padding, dilation, groups)
+    n, c, h, wd = input_shape
+    o, cg, kh, kw = w.shape
+    gg = g.reshape(n, groups, o // groups, *hw)
+    wg = w.reshape(groups, o // groups, cg, kh, kw)
+    contrib = xp.einsum("ngohw,gocij->ngchwij", gg, wg, optimize=True).reshape(n, c, *hw, kh, kw)
+    gp = xp.zeros((n, c, h + 2 * p[0], wd + 2 * p[1]), dtype=g.dtype)
+    for i in range(kh):  # scatter every kernel tap back to the pixels it read
+        for j in range(kw):
+            r0, c0 = i * d[0], j * d[1]
+            gp[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]] += \
+                contrib[..., i, j]
+    return gp[:, :, p[0]:p[0] + h, p[1]:p[1] + wd]
+
+
+def _conv_grad_weight_fwd(xp, g, x, out=None, dt=None, weight_shape=None, stride=1, padding=0,
+                          dilation=1, groups=1):
+    s, p, d, hw = _conv_geometry(x.shape, weight_shape, stride, padding, dilation, groups)
+    o, cg, kh, kw = weight_shape
+    n = x.shape[0]
+    cols = _windows(xp, x, (kh, kw), s, p, d, hw).reshape(n, groups, cg, *hw, kh, kw)
+    gg = g.reshape(n, groups, o // groups, *hw)
+    return xp.einsum("ngohw,ngchwij->gocij", gg, cols, optimize=True).reshape(weight_shape)
+
+
+_conv_grad_input = _helper("_conv2d_grad_input", _conv_grad_input_fwd, args=("self", "weight"),
+                           params={"input_shape": None, "stride": 1, "padding": 0, "dilation": 1,
+                                   "groups": 1})
+_conv_grad_weight = _helper("_conv2d_grad_weight", _conv_grad_weight_fwd, args=("self", "input"),
+                            params={"weight_shape": None, "stride": 1, "padding": 0, "dilation": 1,
+                                    "groups": 1})
+
+
+def _conv_bw(c, g):
+    geo = {k: c[k] for k in ("stride", "padding", "dilation", "groups")}
+    x, w = c["self"], c["weight"]
+    gx = _conv_grad_input(g, w, input_shape=tuple(x.shape), **geo) if c.needs_input_grad[0] else None
+    gw = _conv_grad_weight(g, x, weight_shape=tuple(w.shape), **geo) if c.needs_input_grad[1] else None
+    gb = g.sum((0, 2, 3)) if c.needs_input_grad[2] else None
+    return (gx, gw, gb)
+
+
+register(OpSpec(name="_conv2d", forward=_conv_fwd, backward=_conv_bw,
+                args=("self", "weight", "bias"), optional_args=("bias",),
+                params={"stride": 1, "padding": 0, "dilation": 1, "groups": 1},
+                saves=("self", "weight"), dtype_rule=_same_float, method=False, function=False,
+                out=False, node_name="ConvolutionBackward0",
+                doc="conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1): "
+                    "saves input and weight."))
+
+
+# ---- max pooling ----------------------------------------------------------------------------
+
+def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
+    k = _pair(kernel_size)
+    s = _pair(stride if stride not in (None, ()) else kernel_size, "stride")
+    p = _pair(padding, "padding")
+    d = _pair(dilation, "dilation")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
+                           f"kernel_size={k[0]} and dilation={d[0]}")
+    out = []
+    for n, kk, ss, pp, dd in zip(shape[-2:], k, s, p, d):
+        span = n + 2 * pp - dd * (kk - 1) - 1
+        o = (-(-span // ss) if ceil_mode else span // ss) + 1
+        if ceil_mode and (o - 1) * ss >= n + pp:  # the last window must start inside the input
+            o -= 1
+        out.append(o)
+    if out[0] < 1 or out[1] < 1:
+        c = shape[-3] if len(shape) > 2 else 1
+        raise RuntimeError(f"Given input size: ({c}x{shape[-2]}x{shape[-1]}). Calculated output "
+                           f"size: ({c}x{out[0]}x{out[1]}). Output size is too small")
+    return k, s, p, d, tuple(out)
+
+
+def _pool_windows(xp, x, k, s, p, d, hw):
+    """Windows over the input padded with -inf (extra right padding for ceil_mode)."""
+    need = [(o - 1) * ss + dd * (kk - 1) + 1 for o, ss, dd, kk in zip(hw, s, d, k)]
+    extra = [max(0, nd - (n + 2 * pp)) for nd, n, pp in zip(need, x.shape[-2:], p)]
+    xpad = xp.pad(x, ((0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])),
+                  constant_values=-xp.inf)
+    return _windows(xp, xpad, k, s, (0, 0), d, hw), xpad.shape
+
+
+def _max_pool_fwd(xp, x, out=None, dt=None, kernel_size=2, stride=None, padding=0, dilation=1,
+                  ceil_mode=False, return_indices=False):
+    if return_indices:
+        raise NotImplementedError("max_pool2d(return_indices=True) is not supported here; the "
+                                  "backward recomputes the argmax from the saved input")
+    x4 = x if x.ndim == 4 else x[None]
+    k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    win, _ = _pool_windows(xp, x4, k, s, p, d, hw)
+    y = win.reshape(*win.shape[:4], -1).max(axis=-1)
+    return y if x.ndim == 4 else y[0]
+
+
+def _max_pool_grad_fwd(xp, g, x, out=None, dt=None, kernel_size=2, stride=None, padding=0,
+                       dilation=1, ceil_mode=False, return_indices=False):
+    unbatched = x.ndim == 3
+    x4, g4 = (x[None], g[None]) if unbatched else (x, g)
+    k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    win, pshape = _pool_windows(xp, x4, k, s, p, d, hw)
+    arg = win.reshape(*win.shape[:4], -1).argmax(axis=-1)  # first maximum, as PyTorch
+    g4 = g4.astype(x4.dtype, copy=False)
+    gp = xp.zeros(pshape, dtype=x4.dtype)
+    for i in range(k[0]):  # each tap adds the gradient of the windows whose max it was
+        for j in range(k[1]):
+            r0, c0 = i * d[0], j * d[1]
+            gp[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]] += \
+                g4 * (arg == i * k[1] + j)
+    gx = gp[:, :, p[0]:p[0] + x4.shape[2], p[1]:p[1] + x4.shape[3]]
+    return gx[0] if unbatched else gx
+
+
+_POOL_PARAMS = {"kernel_size": 2, "stride": None, "padding": 0, "dilation": 1, "ceil_mode": False,
+                "return_indices": False}
+_max_pool_grad = _helper("_max_pool2d_grad", _max_pool_grad_fwd, args=("self", "input"),
+                         params=dict(_POOL_PARAMS))
+
+
+def _max_pool_bw(c, g):
+    return (_max_pool_grad(g, c["self"], **{k: c[k] for k in _POOL_PARAMS}),)
+
+
+register(OpSpec(name="_max_pool2d", forward=_max_pool_fwd, backward=_max_pool_bw,
+                params=dict(_POOL_PARAMS), saves=("self",), dtype_rule="self", method=False,
+                function=False, out=False, node_name="MaxPool2DWithIndicesBackward0",
+                doc="max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, "
+                    "ceil_mode=False): saves its input (the argmax is recomputed in backward)."))
+
+
+# ---- batch norm -----------------------------------------------------------------------------
+
+def _bn_axes(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _bn_shape(ndim, c):
+    return (1, c) + (1,) * (ndim - 2)
+
+
+def _bn_fwd(xp, x, w, b, rm, rv, out=None, dt=None, training=True, eps=1e-5):
+    axes, shp = _bn_axes(x.ndim), _bn_shape(x.ndim, x.shape[1])
+    if training:
+        mean = x.mean(axis=axes, keepdims=True)
+        var = x.var(axis=axes, keepdims=True)
+    else:
+        mean, var = rm.reshape(shp), rv.reshape(shp)
+    y = (x - mean) / xp.sqrt(var + eps)
+    if w is not None:
+        y = y * w.reshape(shp)
+    if b is not None:
+        y = y + b.reshape(shp)
+    return y.astype(dt.np, copy=False)
+
+
+def _bn_bw(c, g):
+    """Training: the classic formula from the saved input alone; eval: a per-channel scale."""
+    x, eps = c["self"], c["eps"]
+    axes, shp = _bn_axes(x.ndim), _bn_shape(x.ndim, x.shape[1])
+    w = c["weight"] if "weight" in c.saved else None
+    if c["training"]:
+        mean = x.mean(axes, keepdim=True)
+        invstd = (x.var(axes, unbiased=False, keepdim=True) + eps).rsqrt()
+    else:
+        mean = c["running_mean"].reshape(shp)
+        invstd = (c["running_var"].reshape(shp) + eps).rsqrt()
+    xhat = (x - mean) * invstd
+    gb = g.sum(axes)
+    gw = (g * xhat).sum(axes)
+    gx = None
+    if c.needs_input_grad[0]:
+        scale = invstd if w is None else invstd * w.reshape(shp)
+        if c["training"]:
+            m = x.numel() // x.shape[1]
+            gx = scale * (g - gb.reshape(shp) / m - xhat * gw.reshape(shp) / m)
+        else:
+            gx = g * scale
+    return (gx, gw if c.needs_input_grad[1] else None, gb if c.needs_input_grad[2] else None,
+            None, None)
+
+
+register(OpSpec(name="_batch_norm", forward=_bn_fwd, backward=_bn_bw,
+                args=("self", "weight", "bias", "running_mean", "running_var"),
+                optional_args=("weight", "bias", "running_mean", "running_var"),
+                params={"training": True, "eps": 1e-5},
+                saves=("self", "weight", "running_mean", "running_var"), dtype_rule="self",
+                method=False, function=False, out=False, node_name="NativeBatchNormBackward0",
+                doc="batch norm over dim 1; training uses batch statistics (running stats are "
+                    "updated by the caller, in place, under no_grad)."))
+
+
+# ---- embedding ------------------------------------------------------------------------------
+
+def _emb_dtype(spec, ins, params):
+    idx = ins[0]._dtype
+    if idx.category != 1:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got torch.{idx.torch_name}Tensor instead "
+                           "(while checking arguments for embedding)")
+    return ins[1]._dtype
+
+
+def _emb_fwd(xp, idx, w, out=None, dt=None, padding_idx=None, max_norm=None, norm_type=2.0,
+             scale_grad_by_freq=False, sparse=False):
+    if max_norm is not None or sparse:
+        raise NotImplementedError("embedding(max_norm=..., sparse=True) is not supported here")
+    if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    return w[idx]
+
+
+def _emb_bw(c, g):
+    from .. import creation
+
+    idx = c["self"]
+    shape, dt, dev = c.input_meta[1]
+    flat_idx = idx.reshape(-1)
+    gflat = g.reshape(-1, shape[1])
+    if c["scale_grad_by_freq"]:
+        counts = creation.zeros(shape[0], dtype=dt, device=dev).index_add(
+            0, flat_idx, creation.ones(flat_idx.shape[0], dtype=dt, device=dev))
+        gflat = gflat / counts.index_select(0, flat_idx).unsqueeze(1)
+    gw = creation.zeros(shape, dtype=g.dtype, device=dev).index_add(0, flat_idx, gflat)
+    pad = c["padding_idx"]
+    if pad is not None:
+        gw[pad] = 0.0
+    return (None, gw)
+
+
+register(OpSpec(name="_embedding", forward=_emb_fwd, backward=_emb_bw, args=("self", "weight"),
+                params={"padding_idx": None, "max_norm": None, "norm_type": 2.0,
+                        "scale_grad_by_freq": False, "sparse": False},
+                saves=("self",), dtype_rule=_emb_dtype, method=False, function=False, out=False,
+                node_name="EmbeddingBackward0", doc="embedding(input, weight): rows of weight."))
+
+
+# ---- losses ---------------------------------------------------------------------------------
+
+def _reduce(xp, v, reduction):
+    if reduction == "mean":
+        return v.mean()
+    if reduction == "sum":
+        return v.sum()
+    if reduction == "none":
+        return v
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce_t(v, reduction):
+    return v.mean() if reduction == "mean" else v.sum() if reduction == "sum" else v
+
+
+def _expand_grad(c, g, shape):
+    r = c["reduction"]
+    n = 1
+    for s in shape:
+        n *= s
+    return g / n if r == "mean" else g
+
+
+def _mse_fwd(xp, a, b, out=None, dt=None, reduction="mean"):
+    d = a - b
+    return xp.asarray(_reduce(xp, d * d, reduction), dtype=dt.np)
+
+
+def _mse_bw(c, g):
+    a, b = c["self"], c["target"]
+    d = a - b
+    gd = _expand_grad(c, g, d.shape) * 2 * d
+    return (gd if c.needs_input_grad[0] else None,
+            (-gd).sum_to_size(b.shape) if c.needs_input_grad[1] else None)
+
+
+register(OpSpec(name="_mse_loss", forward=_mse_fwd, backward=_mse_bw, args=("self", "target"),
+                params={"reduction": "mean"}, saves=("self", "target"), dtype_rule="float",
+                method=False, function=False, out=False, node_name="MseLossBackward0",
+                doc="mse_loss(input, target, reduction='mean'): saves both inputs."))
+
+
+def _nll_dtype(spec, ins, params):
+    t = ins[1]._dtype
+    if t.category != 1 or t.torch_name not in ("Long", "Byte"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {t.torch_name}")
+    return ins[0]._dtype
+
+
+def _nll_pick(xp, x, t):
+    """Gather x[n, t[n], ...] along dim 1 (targets equal to ignore_index read class 0)."""
+    return xp.take_along_axis(x, xp.expand_dims(t, 1), axis=1).squeeze(1)
+
+
+def _nll_fwd(xp, x, t, w, out=None, dt=None, ignore_index=-100, reduction="mean"):
+    if x.ndim == 1:
+        x, t = x[None], t.reshape(1)
+    if x.shape[0] != t.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({t.shape[0]}).")
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= x.shape[1]))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    tt = xp.where(keep, t, 0)
+    wt = (w[tt] if w is not None else xp.ones(tt.shape, dtype=x.dtype)) * keep
+    loss = -_nll_pick(xp, x, tt) * wt
+    if reduction == "mean":
+        return xp.asarray(loss.sum() / wt.sum(), dtype=dt.np)
+    return xp.asarray(_reduce(xp, loss, reduction), dtype=dt.np)
+
+
+def _nll_weights(c, x, t):
+    from .. import creation
+
+    w = c["weight"] if "weight" in c.saved else None
+    keep = t != c["ignore_index"]
+    tt = t.where(keep, 0)
+    wt = w.index_select(0, tt.reshape(-1)).reshape(tt.shape) if w is not None else \
+        creation.ones(tt.shape, dtype=x.dtype, device=x.device)
+    return tt, wt * keep
+
+
+def _nll_bw(c, g):
+    from .. import creation
+
+    x, t = c["self"], c["target"]
+    one_d = x.ndim == 1
+    if one_d:
+        x, t = x.unsqueeze(0), t.reshape(1)
+    tt, wt = _nll_weights(c, x, t)
+    r = c["reduction"]
+    scale = -wt / wt.sum() if r == "mean" else -wt
+    gw = (g * scale) if r != "none" else g.reshape(scale.shape) * scale
+    gx = creation.zeros(x.shape, dtype=x.dtype, device=x.device).scatter(
+        1, tt.unsqueeze(1), gw.unsqueeze(1))
+    return (gx.squeeze(0) if one_d else gx, None, None)
+
+
+register(OpSpec(name="_nll_loss", forward=_nll_fwd, backward=_nll_bw,
+                args=("self", "target", "weight"), optional_args=("weight",),
+                params={"ignore_index": -100, "reduction": "mean"},
+                saves=("self", "target", "weight"), dtype_rule=_nll_dtype, method=False,
+                function=False, out=False, node_name="NllLossBackward0",
+                doc="nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')."))
+
+
+def _bce_fwd(xp, x, y, w, pw, out=None, dt=None, reduction="mean"):
+    if x.shape != y.shape:
+        raise ValueError(f"Target size (torch.Size({list(y.shape)})) must be the same as input size "
+                         f"(torch.Size({list(x.shape)}))")
+    log_sig_neg = xp.logaddexp(0, -x)  # -log(sigmoid(x)), stable
+    if pw is not None:
+        loss = (1 - y) * x + (1 + (pw - 1) * y) * log_sig_neg
+    else:
+        loss = (1 - y) * x + log_sig_neg
+    if w is not None:
+        loss = loss * w
+    return xp.asarray(_reduce(xp, loss, reduction), dtype=dt.np)
+
+
+def _bce_bw(c, g):
+    x, y = c["self"], c["target"]
+    w = c["weight"] if "weight" in c.saved else None
+    pw = c["pos_weight"] if "pos_weight" in c.saved else None
+    s = x.sigmoid()
+    d = s - y if pw is None else (pw * y + 1 - y) * s - pw * y
+    if w is not None:
+        d = d * w
+    gx = _expand_grad(c, g, x.shape) * d
+    gy = None
+    if c.needs_input_grad[1]:
+        gy = -x if pw is None else (pw - 1) * -(x.sigmoid().log()) - x
+        gy = _expand_grad(c, g, x.shape) * (gy if w is None else gy * w)
+    return (gx if c.needs_input_grad[0] else None, gy, None, None)
+
+
+register(OpSpec(name="_bce_with_logits", forward=_bce_fwd, backward=_bce_bw,
+                args=("self", "target", "weight", "pos_weight"),
+                optional_args=("weight", "pos_weight"), params={"reduction": "mean"},
+                saves=("self", "target", "weight", "pos_weight"), dtype_rule="self",
+                method=False, function=False, out=False,
+                node_name="BinaryCrossEntropyWithLogitsBackward0",
+                doc="binary_cross_entropy_with_logits(input, target, weight=None, "
+                    "pos_weight=None, reduction='mean')."))
+
+NN_OPS = {n: OPS[n] for n in ("_conv2d", "_max_pool2d", "_batch_norm", "_embedding", "_nll_loss",
+                              "_mse_loss", "_bce_with_logits")}
