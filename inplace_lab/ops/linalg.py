@@ -212,7 +212,10 @@ def _scaled_sum(xp, s, prod, dt, beta, alpha):
     r = prod if alpha == 1 else prod * alpha
     if beta != 0:
         r = r + (s if beta == 1 else s * beta)
-    return xp.broadcast_to(xp.asarray(r), prod.shape).astype(dt.np, copy=False)
+    r = xp.asarray(r)
+    if r.shape != prod.shape:  # a broadcast view is read-only: the result must own its memory
+        r = xp.broadcast_to(r, prod.shape).copy()
+    return r.astype(dt.np, copy=False)
 
 
 def _addmm_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
