@@ -238,6 +238,10 @@ class Tensor:
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError(_INT_GRAD_TEXT[_who])  # PyTorch words it three ways
         self._requires_grad = requires_grad
+        if requires_grad and self.__dict__.get("_views"):  # views taken earlier follow the base
+            from .autograd.views import base_requires_grad_now
+
+            base_requires_grad_now(self)
         return self
 
     @property

@@ -24,6 +24,7 @@ through ``SavedTensor.unpack``.
 """
 from __future__ import annotations
 
+import heapq
 import warnings
 
 from .. import errors, hooks
@@ -34,25 +35,41 @@ from .node import AccumulateGrad
 # ---- the core walk ---------------------------------------------------------------------------
 
 def topological_order(roots):
-    """Nodes reachable from ``roots``, each after every node that feeds it a gradient."""
-    order, seen = [], set()
-    for root in roots:
-        stack = [(root, iter(root.next_functions))]
-        if root in seen:
-            continue
-        seen.add(root)
-        while stack:  # iterative DFS post-order (graphs can be deeper than Python's recursion)
-            node, children = stack[-1]
-            for child, _ in children:
-                if child is not None and child not in seen:
-                    seen.add(child)
-                    stack.append((child, iter(child.next_functions)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    order.reverse()
+    """Nodes reachable from ``roots``, each after every node that feeds it a gradient.
+
+    Among the nodes whose gradients are complete, the most recently created runs first
+    and an AccumulateGrad at once: PyTorch's ready queue (ordered by sequence_nr). The
+    order decides which stale saved tensor backward reports first.
+    """
+    roots = list(dict.fromkeys(roots))
+    waiting, seen, stack = {}, set(roots), list(roots)
+    while stack:  # count, for every node, the edges that will bring it a gradient
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            waiting[child] = waiting.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    ready = [(-_priority(n), i, n) for i, n in enumerate(roots) if not waiting.get(n)]
+    heapq.heapify(ready)
+    order, tick = [], len(roots)
+    while ready:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                tick += 1
+                heapq.heappush(ready, (-_priority(child), tick, child))
     return order
+
+
+def _priority(node) -> float:
+    return float("inf") if isinstance(node, AccumulateGrad) else node.seq
 
 
 def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,

@@ -72,7 +72,7 @@ class SavedTensor:
         """The op named in PyTorch's error: 'output 0 of Exp'."""
         if self._producer is not None:
             return self._producer
-        gf = self._tensor._grad_fn if self._tensor is not None else None
+        gf = _current_grad_fn(self._tensor) if self._tensor is not None else None
         return _short(gf.name()) if gf is not None else ""
 
     def tensor_for_message(self):
@@ -124,5 +124,16 @@ class _Meta:
 
 
 def _short(node_name: str) -> str:
-    """'ExpBackward0' -> 'Exp', 'SquareBackward' -> 'Square': PyTorch's producer name in errors."""
-    return re.sub(r"Backward\d*$", "", node_name)
+    """'ExpBackward0' -> 'Exp', 'PowBackward1' -> 'Pow1', 'SquareBackward' -> 'Square'.
+
+    PyTorch's producer name in errors (checked against torch 2.13: MaxBackward1 -> Max1).
+    """
+    return re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), node_name)
+
+
+def _current_grad_fn(t):
+    """``t.grad_fn`` as PyTorch reads it for the message: a stale view's is rebuilt first."""
+    try:
+        return t.grad_fn
+    except RuntimeError:  # a no_grad / multi-output view whose base changed: keep the old one
+        return t._grad_fn
