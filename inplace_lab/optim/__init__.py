@@ -1,0 +1,5 @@
+"""``inplace_lab.optim``: optimizers that update parameters in place under no_grad."""
+from __future__ import annotations
+
+from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
