@@ -1,0 +1,6 @@
+"""``inplace_lab.utils.data``: Dataset, TensorDataset, DataLoader, in-place augmentation."""
+from __future__ import annotations
+
+from . import transforms  # noqa: F401
+from .dataloader import DataLoader, Generator, default_collate  # noqa: F401
+from .dataset import ConcatDataset, Dataset, Subset, TensorDataset  # noqa: F401
