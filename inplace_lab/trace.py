@@ -14,6 +14,7 @@ inplace_lab error raised inside the block becomes the last step, then propagates
 """
 from __future__ import annotations
 
+import inspect
 import json
 import linecache
 import os
@@ -82,6 +83,7 @@ class Trace:
         self._saved: dict[int, int] = {}  # id(SavedTensor) -> small id (save and check events)
         self._errors: dict[int, int] = {}  # id(error) -> index of its step
         self._busy = False
+        self._pending: list = []  # (weakref, tid) of results not named yet
         self._labels: dict[int, str] = {}
         self._next = 1
         if namespace is None:
@@ -116,7 +118,7 @@ class Trace:
 
     def _name_from(self, frame) -> None:
         """Names bound when the block ends (a result is named only after its step returned)."""
-        scopes = [frame.f_locals] + ([self.namespace] if self.namespace is not None else [])
+        scopes = [frame_locals(frame)] + ([self.namespace] if self.namespace is not None else [])
         for scope in scopes:
             for k, v in list(scope.items()):
                 hit = self._ids.get(id(v))
@@ -187,6 +189,8 @@ class Trace:
     def _record(self, ev: hooks.Event) -> None:
         frame, in_backward = _user_frame(report_backward=True)
         where = _where(frame=frame)
+        if self._pending:  # results of the previous step: their assignment has happened now
+            self._name_pending(frame)
         if ev.event == "accumulate" and len(ev.inputs) > 1:  # name the gradient after its leaf
             leaf_label = self._label(ev.inputs[0], frame)
             self._labels.setdefault(self._tid(ev.inputs[1]), f"{leaf_label}.grad")
@@ -215,6 +219,30 @@ class Trace:
         self._add(Step(0, ev.event, op=ev.op, kind=ev.kind, inputs=ins, outputs=outs,
                        storages=storages, data=data, backward=in_backward, context=context,
                        **where))
+        self._pending = [(weakref.ref(t), snap.tid) for t, snap in zip(ev.outputs, outs)
+                         if _is_anon(snap.label)]
+
+    def _name_pending(self, frame) -> None:
+        want = {}
+        for ref, tid in self._pending:
+            t = ref()
+            if t is not None and tid not in self._labels:
+                want[id(t)] = tid
+        self._pending = []
+        if not want:
+            return
+        f, depth = frame, 0
+        scopes = []
+        while f is not None and depth < 4:
+            scopes.append(frame_locals(f))
+            f, depth = f.f_back, depth + 1
+        if self.namespace is not None:
+            scopes.append(self.namespace)
+        for scope in scopes:
+            for k, v in list(scope.items()):
+                tid = want.get(id(v))
+                if tid is not None and not k.startswith("_"):
+                    self._labels.setdefault(tid, k)
 
     # -- reading ------------------------------------------------------------------------------
     def ops(self):
@@ -281,6 +309,22 @@ def _user_frame(report_backward: bool = False):
     return (f, in_backward) if report_backward else f
 
 
+def frame_locals(frame) -> dict:
+    """A copy of a frame's local variables that does not keep them alive.
+
+    In a function, ``frame.f_locals`` is a dict cached on the frame that keeps every
+    local alive until the next read; a deleted tensor would not be freed and the
+    memory numbers would lie. So read it, copy it, and empty the cache (at module level
+    ``f_locals`` is the globals dict itself and is left alone).
+    """
+    scope = frame.f_locals
+    if frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+        copy = dict(scope)
+        scope.clear()
+        return copy
+    return scope
+
+
 def _where(frame=None, tb_frame=None):
     if tb_frame is not None:
         tb = tb_frame
@@ -305,7 +349,7 @@ def _name_in_frames(t, frame, namespace):
     f = frame
     depth = 0
     while f is not None and depth < 4:
-        for k, v in f.f_locals.items():
+        for k, v in frame_locals(f).items():
             if v is t and not k.startswith("_"):
                 return k
         f = f.f_back

@@ -101,9 +101,17 @@ def _pictures(err, trace):
 
 
 def _storage(storage_diagram, *tensors):
+    """The written tensor (and the input it overlaps), with their base when it is a view."""
+    from .model import caller_names
+
     base = tensors[0]._base
-    items = list(tensors) + ([base] if base is not None and base not in tensors else [])
-    return storage_diagram(*items)
+    items = list(tensors) + ([base] if base is not None and
+                             all(base is not t for t in tensors) else [])
+    known = caller_names()
+    roles = ["written to", "input"]
+    names = [known.get(id(t)) or (roles[i] if i < len(tensors) else "base")
+             for i, t in enumerate(items)]
+    return storage_diagram(*items, names=names)
 
 
 def _what_layout(err, t, other) -> str:

@@ -139,7 +139,8 @@ class _Builder:
 
     def _leaf_error(self, err) -> list:
         t = err.info.get("tensor")
-        leaf = err.info.get("leaf") or t
+        leaf = err.info.get("leaf")
+        leaf = t if leaf is None else leaf
         acc = _sink(leaf)
         savers = _savers_of([x for x in {id(leaf): leaf, id(t): t}.values()])
         users = _consumers_of(acc) if acc is not None else []
@@ -305,9 +306,8 @@ class _Builder:
             label = next((self.names[id(r)] for r in gc.get_referrers(s._vc)
                           if isinstance(r, Tensor) and id(r) in self.names), label)
         shape = _shape(t) if t is not None else ""
-        self.add(sid, _html_label(f"{name}" if label == name else f"{name} = {label}",
-                                  f"{shape} · {ver}".strip(" ·")),
-                 "saved", name, hi, fill=TINT["error"] if bad else TINT["saved"], shape="box",
+        title = name if label == name else f"{name} = {label}"
+        self.add(sid, _html_label(title, f"{shape} · {ver}".strip(" ·")), "saved", title, hi, fill=TINT["error"] if bad else TINT["saved"], shape="box",
                  style="filled", bad=bad)
         self.edge(nid, sid, "saved", bad=bad or hi)
         if t is not None and t._base is not None and not s.is_output:

@@ -134,14 +134,14 @@ def caller_names(depth: int = 6) -> dict:
     import sys
 
     from ..tensor import Tensor
-    from ..trace import _PKG_DIR
+    from ..trace import _PKG_DIR, frame_locals
 
     out: dict[int, str] = {}
     f = sys._getframe(1)
     seen = 0
     while f is not None and seen < depth:
         if not f.f_code.co_filename.startswith(_PKG_DIR):
-            for scope in (f.f_locals, f.f_globals):
+            for scope in (frame_locals(f), f.f_globals):
                 for k, v in list(scope.items()):
                     if isinstance(v, Tensor) and not k.startswith("_"):
                         out.setdefault(id(v), k)
