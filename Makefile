@@ -5,16 +5,21 @@
 # files, so a second run skips pip entirely until pyproject.toml changes.
 #
 # Options: LAB_ARGS="--no-browser --port 8899" make lab;  PYTEST_ARGS="-x tests/core" make test
+#
+# make bench   the benchmark suite (issue 9): prints a table, writes benchmarks/results.json
+#              and regenerates benchmarks/RESULTS.md (minutes). BENCH_ARGS="--smoke" for a
+#              quick check, BENCH_ARGS="--only 1,6" for some sections.
 
 PYTHON      ?= python3
 VENV        := .venv
 PY          := $(VENV)/bin/python
 LAB_ARGS    ?=
 PYTEST_ARGS ?=
+BENCH_ARGS  ?=
 # Jupyter refuses to start as root unless told; these machines run as root.
 LAB_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test venv clean-venv
+.PHONY: lab test bench venv clean-venv
 
 lab: $(VENV)/.installed-dev
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks \
@@ -24,6 +29,10 @@ test: $(VENV)/.installed-dev-oracle
 	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; treating that as a failure" >&2; fi; \
 	exit $$rc
+
+# The suite drops OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE in its own process only (see RESULTS.md).
+bench: $(VENV)/.installed-dev-oracle
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 venv: $(PY)
 
