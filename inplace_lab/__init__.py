@@ -37,6 +37,8 @@ globals().update({k: v for k, v in _ops.functions.items() if k not in globals()}
 half, double, long, short = float16, float64, int64, int16
 cfloat, cdouble = complex64, complex128
 from . import autograd  # noqa: E402,F401
+from . import cuda, io, multiprocessing, nn, optim, utils  # noqa: E402,F401
+from .io import load, save  # noqa: E402,F401
 from . import viz  # noqa: E402,F401
 from .trace import Trace, trace  # noqa: E402,F401
 
