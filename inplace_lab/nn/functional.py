@@ -124,7 +124,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
     """Normalize over every dim but 1. In training, the running statistics (if given) are
-    updated in place under no_grad, one ``copy_`` each (their ``_version`` bumps by one)."""
+    overwritten in place, but *out of band*: PyTorch's kernel writes them without bumping
+    their ``_version`` (checked against torch 2.13), so the write goes through ``.data``
+    (a fresh version counter), the same hole as ``y.data.zero_()``."""
     size = input.numel() // input.shape[1]
     if training and size <= 1:
         raise ValueError("Expected more than 1 value per channel when training, got input size "
@@ -140,8 +142,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             x = input.detach()
             mean = x.mean(axes)
             var = x.var(axes, unbiased=False) * (size / (size - 1))
-            running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
-            running_var.copy_(var * momentum + running_var * (1 - momentum))
+            running_mean.data.copy_(mean * momentum + running_mean * (1 - momentum))
+            running_var.data.copy_(var * momentum + running_var * (1 - momentum))
     return y
 
 

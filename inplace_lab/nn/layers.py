@@ -128,7 +128,8 @@ class MaxPool2d(Module):
 
 
 class _BatchNorm(Module):
-    """Running statistics are buffers updated in place (their ``_version`` bumps each step)."""
+    """Running statistics are buffers overwritten in place each training step, without a
+    version bump (as PyTorch's kernel); ``num_batches_tracked.add_(1)`` does bump."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
@@ -151,6 +152,15 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """As PyTorch: zero_/fill_ the running stats, ones_/zeros_ the affine parameters
+        (so every one of them starts at ``_version`` 1, as in torch)."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
