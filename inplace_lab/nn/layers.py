@@ -189,7 +189,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, " \
-               f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+               f"affine={self.affine}, bias={self.affine}, track_running_stats={self.track_running_stats}"
 
 
 class BatchNorm1d(_BatchNorm):
