@@ -45,6 +45,7 @@ class Inspector(W.VBox):
     def __init__(self, trace, step: int | None = None, title: str = "", **kw):
         self.trace = trace
         self._cache: OrderedDict = OrderedDict()
+        self._shown: dict = {}  # kind -> cache key of the picture on screen
         self.render_count = 0  # pictures actually rendered (tests: laziness, caching)
         n = len(trace.steps)
         last = _default_step(trace)
@@ -127,10 +128,11 @@ class Inspector(W.VBox):
 
     def _render_visible(self) -> None:
         kind = self.visible_kind()
-        view = self.views[kind]
-        if view.step == self.step and view.html:
+        key = self._key(kind, self.step)
+        if self._shown.get(kind) == key:  # already on screen
             return
-        view.show(*self.picture(kind, self.step))
+        self.views[kind].show(*self.picture(kind, self.step))
+        self._shown[kind] = key
 
     def picture(self, kind: str, i: int):
         """(picture or html, step) for tab ``kind`` at step ``i``, rendered once and cached."""

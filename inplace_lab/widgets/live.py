@@ -110,7 +110,8 @@ class LiveInspector(Inspector):
         self._show_step()
 
     def close(self) -> None:
-        hooks.unsubscribe(self._handle)
+        if sys.meta_path is not None:  # not while the interpreter is shutting down
+            hooks.unsubscribe(self._handle)
         super().close()
 
     # -- the newest step is "now": live tensors --------------------------------------------
@@ -132,8 +133,7 @@ class LiveInspector(Inspector):
             return pictures._message("the inspected tensors no longer exist")
         names = self._live_names(ts)
         if kind == "storage":
-            return viz.storage_diagram(*ts, names=[names[t] for t in ts],
-                                       changed=self._last_written())
+            return self._storage_now(ts, names)
         grads = [t for t in ts if t.requires_grad]
         if not grads:
             return pictures._message("no autograd graph: none of these tensors requires grad")
@@ -143,16 +143,27 @@ class LiveInspector(Inspector):
         labels = dict(zip((id(r()) for r in self._refs), self.labels()))
         return {t: labels.get(id(t), "?") for t in ts}
 
+    def _storage_now(self, ts, names):
+        """The storage diagram of the live tensors, with the cells the newest write changed
+        (known from its snapshot: the view written through is often a temporary, gone now)."""
+        from ..viz.model import from_tensors, sample_positions
+        from ..viz.storage import render
+        from ..viz.svg import Picture
+
+        models = from_tensors(ts, {id(t): names[t] for t in ts})
+        written = self._last_written()
+        for sm in models:
+            if written is not None and sm.sid == written.storage_id:
+                sm.changed = set(sample_positions(written.shape, written.strides, written.offset)[0])
+        return Picture(render(models), "storage", models)
+
     def _last_written(self):
+        """The snapshot of the tensor the newest step wrote in place, if it did."""
         if not self.trace.steps:
             return None
         step = self.trace.steps[-1]
         if step.event == "bump" or (step.event == "op" and step.kind in ("inplace", "out")):
-            live = pictures.live_tensors(self.trace)
-            for snap in step.outputs:
-                t = live.get(snap.tid)
-                if t is not None and any(t._storage is x._storage for x in self.tensors()):
-                    return t
+            return step.outputs[0] if step.outputs else None
         return None
 
 
@@ -185,8 +196,14 @@ def _user_namespace(frame):
     return ip.user_ns if ip is not None else frame.f_globals
 
 
-def _find_name(t, frame, namespace):
-    for scope in (frame.f_locals, namespace or {}):
+def _find_name(t, frame, namespace, depth: int = 3):
+    """The variable naming ``t`` in the caller (or a few frames up), else the notebook's."""
+    scopes = []
+    f = frame
+    while f is not None and len(scopes) < depth:
+        scopes.append(f.f_locals)
+        f = f.f_back
+    for scope in scopes + [namespace or {}]:
         for k, v in list(scope.items()):
             if v is t and not k.startswith("_"):
                 return k

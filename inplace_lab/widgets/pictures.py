@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import dataclasses
+
 from .. import viz
 
 KINDS = ("storage", "versions", "graph", "memory")
@@ -26,10 +28,11 @@ def render(kind: str, trace, i: int):
         return _message("nothing was recorded")
     step = trace.steps[i]
     if kind == "storage":  # an alloc/free/node step has no layout: show the last one that had
-        shown = next((s for s in reversed(trace.steps[: i + 1]) if s.inputs or s.outputs), None)
-        if shown is None:
+        k = next((k for k in range(i, -1, -1) if trace.steps[k].inputs or trace.steps[k].outputs),
+                 None)
+        if k is None:
             return _message("no tensor has been touched yet")
-        return viz.storage_diagram(shown)
+        return viz.storage_diagram(_with_values(trace, k))
     if kind == "versions":
         return viz.version_timeline(prefix(trace, i))
     if kind == "memory":
@@ -39,6 +42,27 @@ def render(kind: str, trace, i: int):
     if kind == "explain":
         return viz.explain(trace)
     raise ValueError(f"unknown picture kind {kind!r}; expected one of {KINDS + ('explain',)}")
+
+
+def _with_values(trace, k: int):
+    """Step ``k``, with the storage values it lacks taken from the latest earlier step that
+    recorded them (an error step snapshots the tensors but not their storages' values,
+    and the values did not change: the failed op touched nothing)."""
+    step = trace.steps[k]
+    ids = {snap.storage_id for snap in list(step.inputs) + list(step.outputs)}
+    missing = {sid for sid in ids if not (step.storages.get(sid) or {}).get("values")}
+    if not missing:
+        return step
+    storages = dict(step.storages)
+    for earlier in reversed(trace.steps[:k]):
+        for sid in list(missing):
+            info = earlier.storages.get(sid)
+            if info and info.get("values"):
+                storages[sid] = info
+                missing.discard(sid)
+        if not missing:
+            break
+    return dataclasses.replace(step, storages=storages)
 
 
 def prefix(trace, i: int):
