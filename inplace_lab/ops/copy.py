@@ -61,7 +61,7 @@ def _fill_fwd(xp, a, value, out=None, dt=None):
     return out
 
 
-register(OpSpec(name="fill", forward=_fill_fwd, args=("self", "value"),
+register(OpSpec(name="fill", forward=_fill_fwd, internal_overlap_ok=True, args=("self", "value"),
                 backward=lambda c, g: (g * 0, None), dtype_rule=_target_dtype, inplace=True,
                 paddle_inplace=True, method=False, function=False, out=False,
                 node_name="FillBackward2"))
@@ -74,7 +74,7 @@ def _zero_fwd(xp, a, out=None, dt=None):
     return out
 
 
-register(OpSpec(name="zero", forward=_zero_fwd, backward=lambda c, g: g * 0,
+register(OpSpec(name="zero", forward=_zero_fwd, internal_overlap_ok=True, backward=lambda c, g: g * 0,
                 dtype_rule=_target_dtype, inplace=True, paddle_inplace=True, method=False,
                 function=False, out=False))
 

@@ -136,11 +136,11 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
             f"{target._dtype.torch_name}", tensor=target, op=spec.name)
-    check_overlap(target, others)
+    check_overlap(target, others, internal_ok=spec.internal_overlap_ok)
 
 
-def check_overlap(target, others):
-    if len(target._shape) and layout.numel(target._shape) > 1 and \
+def check_overlap(target, others, internal_ok=False):
+    if not internal_ok and len(target._shape) and layout.numel(target._shape) > 1 and \
             layout.has_internal_overlap(target._shape, target._strides):
         raise errors.InternalOverlapError(
             "unsupported operation: more than one element of the written-to tensor refers to a "

@@ -46,6 +46,7 @@ class OpSpec:
     inplace_check: Optional[Callable] = None  # (target, ins, params): own shape rule (scatter_)
     variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
+    internal_overlap_ok: bool = False  # in-place on an expanded target allowed (fill_, zero_ ...)
     nondiff: Optional[tuple] = None  # args that never get an edge (default: NONDIFF_ARGS)
     scalar_edges: Optional[bool] = None  # Python numbers get a (None, 0) edge (binary arithmetic)
     select: Optional[Callable] = None  # overloads: (args, kwargs) -> another OpSpec or None

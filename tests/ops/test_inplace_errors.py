@@ -72,9 +72,8 @@ KNOWN.update({
     for n in ("logical_and", "logical_or", "logical_xor", "logical_not")})
 KNOWN.update({
     ("expand", n): "torch allows this op on an expanded target (no internal-overlap check); "
-                   "the dispatcher checks every in-place op (owner: the op's module)"
-    for n in ("fill", "zero", "index_fill", "index_put", "masked_fill", "tril", "triu",
-              "baddbmm", "threshold")})
+                   "the op table does not mark it internal_overlap_ok yet"
+    for n in ("tril", "triu", "baddbmm", "threshold")})
 KNOWN.update({
     ("overlap", "ldexp"): "torch's ldexp_ is composite (mul_ by a fresh 2**other): no overlap",
     ("cast", "ldexp"): "torch words it 'ldexp can't be cast to the desired output type Long'",
