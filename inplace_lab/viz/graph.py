@@ -39,7 +39,7 @@ from .theme import FONT, ROLE, TINT
 
 AUTO_COLLAPSE = 60  # graphs with more op nodes than this collapse their linear chains
 MIN_CHAIN = 3  # shortest run of nodes worth collapsing
-MAX_NODES = 400  # beyond this (after collapsing) the rest is summarised in one box
+MAX_OPS = 40  # a collapsed graph draws at most this many op boxes; one box stands for the rest
 
 
 @dataclass
@@ -76,7 +76,7 @@ def graph(obj, show_saved: bool = True, *, names: dict | None = None, collapse=N
         roots = b.from_error(err, trace)
     else:
         roots = b.from_objects(obj)
-    b.walk(roots, collapse)
+    b.walk(roots, collapse)  # collapse=False draws every node (dot may then take long)
     dot = b.dot()
     svg = None
     if layout == "dot" or (layout == "auto" and has_dot()):
@@ -185,17 +185,34 @@ class _Builder:
 
     # -- walking ------------------------------------------------------------------------------
     def walk(self, roots, collapse) -> None:
+        """Draw every reachable node, or for a big graph: linear chains as one box each,
+        then at most ``MAX_OPS`` op boxes (breadth first from the output, highlighted
+        ones always) and one box standing for all the rest."""
         order, children = _reachable(roots)
         ops = [n for n in order if not isinstance(n, AccumulateGrad)]
         if collapse is None:
             collapse = len(ops) > AUTO_COLLAPSE
         chains = _chains(order, children, self.hi, self.saved_bad) if collapse else {}
-        hidden = {id(n) for c in chains.values() for n in c[1:]}
+        rep = {}  # id(node) -> the key of the box that shows it
+        for head, chain in chains.items():
+            for n in chain:
+                rep[id(n)] = head
+        heads = [n for n in order if id(n) not in rep or rep[id(n)] == id(n)]
+        kept, rest, n_ops = [], [], 0
+        for n in heads:
+            is_op = not isinstance(n, AccumulateGrad)
+            if collapse and is_op and n_ops >= MAX_OPS and id(n) not in self.hi:
+                rest.append(n)
+                continue
+            n_ops += is_op
+            kept.append(n)
         self.model.collapsed = sum(len(c) for c in chains.values())
-        drawn = [n for n in order if id(n) not in hidden]
-        overflow = drawn[MAX_NODES:]
-        drawn = drawn[:MAX_NODES]
-        for node in drawn:
+        if rest:
+            hidden = [m for n in rest for m in chains.get(id(n), [n])]
+            self.model.collapsed += len(hidden)
+            for m in hidden:
+                rep[id(m)] = "rest"
+        for node in kept:
             chain = chains.get(id(node))
             if chain is not None:
                 self.add_chain(chain)
@@ -203,36 +220,29 @@ class _Builder:
                 self.add_node(node)
         for args in self.pending_saved:
             self.add_saved(*args)
-        if overflow:
-            self.add_box("more", f"… {len(overflow)} more nodes not drawn", "collapsed")
+        if rest:
+            self.add_group("rest", hidden)
         for t in self.outputs:
             self.add_output(t)
-        drawn_ids = {id(n) for n in drawn}
-        for node in drawn:
-            chain = chains.get(id(node))
-            last = chain[-1] if chain is not None else node
-            for nxt, _ in last.next_functions:
-                if nxt is None:
-                    continue
-                target = self._shown(nxt, chains, hidden)
-                if id(target) in drawn_ids:
-                    self.edge(self.ids[id(node)], self.ids[id(target)], "grad")
-            if chain is not None:  # side edges from inside the chain (to leaves) kept once
-                seen = set()
-                for inner in chain[:-1]:
-                    for nxt, _ in inner.next_functions:
-                        if nxt is not None and id(nxt) in drawn_ids and nxt not in chain and \
-                                id(nxt) not in seen:
-                            seen.add(id(nxt))
-                            self.edge(self.ids[id(node)], self.ids[id(nxt)], "grad")
+        seen = set()
 
-    def _shown(self, node, chains, hidden):
-        if id(node) not in hidden:
-            return node
-        for head, chain in chains.items():
-            if node in chain:
-                return chain[0]
-        return node
+        def link(src_key, nxt):
+            key = rep.get(id(nxt), id(nxt))
+            dst = self.ids.get(key if key != "rest" else id("rest"))
+            if dst is not None and dst != self.ids[src_key] and (src_key, dst) not in seen:
+                seen.add((src_key, dst))
+                self.edge(self.ids[src_key], dst, "grad")
+
+        for node in kept:
+            for inner in chains.get(id(node), [node]):
+                for nxt, _ in inner.next_functions:
+                    if nxt is not None:
+                        link(id(node), nxt)
+        if rest:
+            for m in hidden:
+                for nxt, _ in m.next_functions:
+                    if nxt is not None and rep.get(id(nxt)) != "rest":
+                        link(id("rest"), nxt)
 
     # -- elements -----------------------------------------------------------------------------
     def new_id(self, obj, prefix) -> str:
@@ -265,10 +275,16 @@ class _Builder:
         self.add(nid, _html_label(f"⋯ {len(chain)} nodes", what), "collapsed",
                  f"{len(chain)} nodes", False, fill=ROLE["paper"], style="rounded,dashed")
 
-    def add_box(self, key, text, kind) -> None:
+    def add_group(self, key, nodes) -> None:
+        counts: dict[str, int] = {}
+        for n in nodes:
+            counts[n.name()] = counts.get(n.name(), 0) + 1
+        top = sorted(counts.items(), key=lambda kv: -kv[1])[:4]
+        what = ", ".join(f"{k} ×{v}" for k, v in top) + (" …" if len(counts) > 4 else "")
         nid = self.new_id(key, "x")
-        self.add(nid, _html_label(text, ""), kind, text, False, fill=ROLE["paper"],
-                 style="rounded,dashed")
+        self.ids[id(key)] = nid
+        self.add(nid, _html_label(f"⋯ {len(nodes)} more nodes", what), "collapsed",
+                 f"{len(nodes)} more nodes", False, fill=ROLE["paper"], style="rounded,dashed")
 
     def add_tensor(self, t, kind) -> str:
         key = id(t)
@@ -301,7 +317,9 @@ class _Builder:
             self.edge(nid, self.ids[id(t)], "saved", label=f"{name}: {ver}", bad=bad or hi)
             return
         sid = self.new_id(s, "s")
-        label = self.name_of(t) if t is not None and not s.is_output else f"{name}"
+        label = name
+        if t is not None and not s.is_output:
+            label = self.names.get(id(t)) or getattr(t, "name", None) or name
         if hi and s.is_output:  # name the result after a live tensor sharing its counter
             label = next((self.names[id(r)] for r in gc.get_referrers(s._vc)
                           if isinstance(r, Tensor) and id(r) in self.names), label)

@@ -161,7 +161,8 @@ def _panel(svg: SVG, group, x0, ymax, overlay) -> None:
         svg.path(f"M {px:.1f} {py - 2:.1f} l -6 -10 l 12 0 z", fill=ROLE["error"],
                  **{"class": "peak", "data-peak": s.peak, "data-series": s.name})
         svg.text(min(px + 8, x0 + PLOT_W - 150), py - 14 - 14 * i,
-                 f"peak {s.peak:,} B", 11, font_weight="bold", fill=ROLE["error"])
+                 f"peak {s.peak:,} B" if not s.start else f"peak +{s.peak_above_start:,} B",
+                 11, font_weight="bold", fill=ROLE["error"])
         # allocation / free notes (largest first)
         notes = sorted(s.events, key=lambda e: -e[3])[:MAX_NOTES]
         for (step, kind, label, nbytes) in sorted(notes):

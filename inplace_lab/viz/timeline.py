@@ -107,9 +107,21 @@ def build(trace) -> TimelineModel:
             m = Mark(col, "check", st.index, f"{_short(d['node'])} reads {d['name']}", detail,
                      expected=d["expected"], found=d["found"], passed=d["passed"], line=st.line)
         else:
-            m = Mark(col, "error", st.index, st.kind, st.data.get("message", "")[:60], line=st.line)
+            title = st.kind[:-5] if st.kind.endswith("Error") else st.kind
+            m = Mark(col, "error", st.index, title, st.data.get("message", "")[:60], line=st.line)
         lane.marks.append(m)
-    return TimelineModel(list(lanes.values()), columns, backward, error)
+    from ..trace import _is_anon
+
+    bw = set(backward)
+    kept = [la for la in lanes.values()  # gradient arithmetic inside backward is not the story
+            if not (all(_is_anon(n) for n in la.labels) and all(m.col in bw for m in la.marks))]
+    used = sorted({m.col for la in kept for m in la.marks})
+    remap = {c: i for i, c in enumerate(used)}
+    for la in kept:
+        for m in la.marks:
+            m.col = remap[m.col]
+    return TimelineModel(kept, [columns[c] for c in used], [remap[c] for c in backward if c in remap],
+                         error)
 
 
 def _counter_of(step):

@@ -74,3 +74,69 @@ def test_no_listener_after_trace_exits():
     with trace():
         pass
     assert hooks.active is False
+
+
+def test_snapshots_identify_the_shared_version_counter():
+    with trace() as tr:
+        x = il.zeros(2, 3)
+        v = x[0]
+        c = x.clone()
+        v.add_(1)
+    create, view, clone, add = tr.ops()
+    assert view.outputs[0].counter == view.inputs[0].counter  # a view shares its base's
+    assert clone.outputs[0].counter != clone.inputs[0].counter  # clone gets a fresh one
+    [bump] = tr.of("bump")
+    assert bump.data["counter"] == create.outputs[0].counter
+    assert tr.labels_by_counter()[bump.data["counter"]] == ["x", "v"]
+    assert add.context[0].label == "x"  # the base of the written view comes along
+    del c
+
+
+def test_backward_steps_are_flagged_and_the_error_carries_its_trace():
+    w = il.ones(3, requires_grad=True)
+    with pytest.raises(il.errors.SavedTensorModifiedError) as info:
+        with trace() as tr:
+            y = w.exp()
+            y.add_(1)
+            y.sum().backward()
+    assert info.value.trace is tr and tr.error is info.value
+    assert [s.event for s in tr.steps if s.backward][:1] == ["node"]
+    assert not any(s.backward for s in tr.steps if s.event == "save")
+    assert tr.steps[-1].event == "error" and tr.steps[-1].line == "y.sum().backward()"
+    assert len(tr.of("error")) == 1
+    [check] = tr.of("check")
+    assert check.data["passed"] is False and check.inputs[0].counter == tr.of("save")[0].inputs[0].counter
+
+
+def test_notebook_namespace_names_tensors():
+    import linecache
+
+    ns = {"il": il, "trace": trace}
+    src = "with trace() as tr:\n    weights = il.ones(2)\n    weights.mul_(3)\n"
+    fname = "<ipython-input-1-abc>"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    exec(compile(src, fname, "exec"), ns)
+    tr = ns["tr"]
+    assert tr.namespace is ns
+    mul = tr.ops()[-1]
+    assert mul.outputs[0].label == "weights"
+    assert mul.line == "weights.mul_(3)" and mul.filename == fname
+
+
+def test_results_are_named_once_their_line_has_run():
+    with trace() as tr:
+        a = il.zeros(2)
+        b = a + 1
+        b.mul_(2)
+    add = tr.ops()[1]
+    assert add.outputs[0].label == "b"
+
+
+def test_round_trip_keeps_counters_context_and_start_memory():
+    with trace() as tr:
+        x = il.zeros(4)
+        x[1:].add_(1)
+    back = Trace.from_json(tr.to_json())
+    assert back.start_memory == tr.start_memory
+    assert back.ops()[-1].context[0].label == "x"
+    assert [s.data for s in back.of("bump")] == [s.data for s in tr.of("bump")]
