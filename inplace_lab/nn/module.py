@@ -259,6 +259,14 @@ class Module:
         """Device and/or dtype; the Parameter objects stay the same (their ``.data`` is swapped)."""
         return self._apply_to_tensors(lambda t: _to_keep_int(t, args, kwargs))
 
+    def share_memory(self):
+        """Move every parameter and buffer to shared memory in place (Hogwild-style training)."""
+        from .. import multiprocessing  # noqa: F401  (installs Tensor.share_memory_)
+
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+        return self
+
     def cuda(self, device=None):
         return self._apply_to_tensors(lambda t: t.cuda(device) if device is not None else t.cuda())
 

@@ -80,3 +80,11 @@ def test_plain_pickle_copies_but_keeps_sharing_inside_one_pickle():
     assert a.untyped_storage() is b.untyped_storage() is not x.untyped_storage()
     a[1] = 9.0
     assert b[0].item() == 9.0 and x[1].item() == 1.0
+
+
+def test_module_share_memory_moves_every_parameter_and_buffer_in_place():
+    m = il.nn.Sequential(il.nn.Linear(2, 2), il.nn.BatchNorm1d(2))
+    params = list(m.parameters())
+    assert m.share_memory() is m
+    assert all(p.is_shared() for p in m.parameters()) and all(b.is_shared() for b in m.buffers())
+    assert all(a is b for a, b in zip(m.parameters(), params))
