@@ -1,8 +1,8 @@
 """Timing and memory helpers shared by every section.
 
 ``interleaved`` runs the cases of one comparison round-robin (case order rotates each
-repetition) and returns per-case medians; a ratio of two medians from the same run is what
-every section reports. ``Result``/``Section`` are the JSON records the report prints.
+repetition) and returns per-case medians with every sample; ``ratio`` is the median of the
+per-repetition ratios, what every section reports. ``Result``/``Section`` are the JSON records the report prints.
 """
 from __future__ import annotations
 
@@ -65,7 +65,13 @@ class Section:
                 "results": [r.to_dict() for r in self.results]}
 
 
-def interleaved(cases: dict, reps: int, warmup: int = 1, setup=None, teardown=None) -> dict:
+class Timings(dict):
+    """Median seconds per case, plus every repetition's sample in ``samples``."""
+
+    samples: dict
+
+
+def interleaved(cases: dict, reps: int, warmup: int = 1, setup=None, teardown=None) -> Timings:
     """Median seconds per case; each repetition runs every case once, in a rotating order.
 
     ``setup(name)`` / ``teardown(name)`` (optional) run untimed before / after each timed call
@@ -87,10 +93,17 @@ def interleaved(cases: dict, reps: int, warmup: int = 1, setup=None, teardown=No
                 teardown(n)
             if r >= warmup:
                 times[n].append(dt)
-    return {n: statistics.median(v) for n, v in times.items()}
+    out = Timings({n: statistics.median(v) for n, v in times.items()})
+    out.samples = times
+    return out
 
 
 def ratio(t: dict, a: str, b: str) -> float:
+    """Median of the per-repetition ratios a/b (paired: both ran in the same repetition, so a
+    load change on a shared machine hits both); the ratio of medians when samples are absent."""
+    samples = getattr(t, "samples", None)
+    if samples:
+        return round(statistics.median(x / y for x, y in zip(samples[a], samples[b])), 4)
     return round(t[a] / t[b], 4)
 
 

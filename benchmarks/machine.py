@@ -43,6 +43,13 @@ def openblas_core() -> str:
     return ""
 
 
+def _loadavg():
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def describe(command: str) -> dict:
     import numpy as np
 
@@ -57,6 +64,7 @@ def describe(command: str) -> dict:
         "openblas_core": openblas_core(),
         "openblas_env_in_run": {k: os.environ.get(k) for k in OPENBLAS_VARS},
         "openblas_env_before_run": os.environ.get(WAS_ENV, "none set"),
+        "loadavg_at_start": _loadavg(),
     }
     try:
         import torch

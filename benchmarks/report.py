@@ -59,17 +59,21 @@ def markdown(doc, analysis_path) -> str:
            "hand. The analysis at the end is `benchmarks/ANALYSIS.md`, included verbatim.", "",
            f"- date: {meta['date']}",
            f"- command: `{meta['command']}` ({meta['mode']} mode)",
-           f"- machine: {meta['cpu']}, {meta['cores']} cores, {meta['platform']}",
+           f"- machine: {meta['cpu']}, {meta['cores']} cores, {meta['platform']}; load average "
+           f"(1/5/15 min) {meta.get('loadavg_at_start')} at the start, "
+           f"{meta.get('loadavg_at_end')} at the end",
            f"- Python {meta['python']}, numpy {meta['numpy']} (OpenBLAS core "
            f"{meta['openblas_core'] or 'unknown'}), torch {meta['torch']} "
            f"({meta.get('torch_threads', '-')} threads), cupy {meta['cupy']}, "
            f"inplace_lab {meta['inplace_lab']}",
            f"- OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE before the run: "
            f"{meta['openblas_env_before_run']}; during the run: "
-           f"{_env(meta['openblas_env_in_run'])} (the suite unsets both in its own process "
-           "only, so numpy runs its native kernel)",
-           "- method: every ratio is a ratio of medians of interleaved repetitions in one run "
-           "(case order rotates each repetition, `gc.collect()` before each timed call)", "",
+           f"{_env(meta['openblas_env_in_run'])} (when they are set, the suite unsets both in "
+           "its own process only, so numpy runs its native kernel; `--keep-openblas-env` "
+           "keeps them)",
+           "- method: the cases of one figure run interleaved in one process (case order rotates "
+           "each repetition, `gc.collect()` before each timed call); a ratio is the median of the "
+           "per-repetition ratios, the raw figures are the per-case medians", "",
            f"**{p} pass, {m} miss, {rep} reported only.**", ""]
     for s in doc["sections"]:
         out += [f"## {s['id']}. {s['title']}", ""]

@@ -47,7 +47,7 @@ class Config:
 
 
 SMOKE = Config(chain_ops=40, reps_small=3, large=10 ** 4, reps_large=3, mlp=(32, 16, 16, 10),
-               batch=8, reps_train=2, cnn_channels=2, cnn_batch=4, relu_shape=(1, 4, 16, 16),
+               batch=8, reps_train=1, cnn_channels=2, cnn_batch=4, relu_shape=(1, 4, 16, 16),
                mlp_instr=(32, 16, 10), batch_instr=8, reps_instr=2, graph_nodes=40,
                reps_render=1, trace_steps=200, profile_reps=1, warmup=0,
                instr_loads=1)
@@ -77,6 +77,9 @@ def _parse(argv):
     ap.add_argument("--only", default="", help="comma-separated section ids")
     ap.add_argument("--no-profile", action="store_true", help="skip the cProfile pass")
     ap.add_argument("--keep-openblas-env", action="store_true")
+    ap.add_argument("--render", metavar="JSON", default=None,
+                    help="only rewrite RESULTS.md (or --md) from an existing results JSON, "
+                         "e.g. after editing ANALYSIS.md")
     return ap.parse_args(argv)
 
 
@@ -89,9 +92,23 @@ def _reexec_without_openblas(argv):
     os.execve(sys.executable, [sys.executable, "-m", "benchmarks", *argv], env)
 
 
+def _render(args) -> int:
+    from . import report
+
+    with open(args.render) as f:
+        doc = json.load(f)
+    md = args.md or os.path.join(HERE, "RESULTS.md")
+    with open(md, "w") as f:
+        f.write(report.markdown(doc, os.path.join(HERE, "ANALYSIS.md")))
+    print(f"Markdown written to {md} from {args.render}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parse(argv)
+    if args.render:
+        return _render(args)
     if not args.keep_openblas_env:
         _reexec_without_openblas(argv)
     import importlib
@@ -132,6 +149,7 @@ def main(argv=None) -> int:
 
         print("[profile] small-op path ...", file=sys.stderr, flush=True)
         prof = profile(cfg, il)
+    meta["loadavg_at_end"] = machine._loadavg()
     doc = {"meta": meta, "sections": [s.to_dict() for s in sections], "profile": prof}
     from . import report
 
