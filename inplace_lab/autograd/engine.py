@@ -334,7 +334,10 @@ def clone_obey_contract(g, like):
     st = Storage.allocate(max(like.numel(), 1) if like.numel() else 0, g.dtype, g.device)
     out = Tensor._make(st, like.shape, like.stride(), 0)
     out._policy = g._policy
-    return out.copy_(g)
+    if grad_mode.state.enabled:  # create_graph: the copy stays differentiable (CopyBackwards)
+        return out.copy_(g)
+    out._a[...] = g._a  # an engine-internal copy, not a user write: no version bump (as ATen)
+    return out
 
 
 def _dense(t) -> bool:
