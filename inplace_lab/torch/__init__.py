@@ -69,6 +69,11 @@ from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled, 
 from inplace_lab.backend import device  # noqa: E402
 
 from . import autograd, cuda, nn  # noqa: E402,F401
+from inplace_lab import multiprocessing, optim, utils  # noqa: E402,F401
+from inplace_lab.io import load, save  # noqa: E402,F401
+
+for _name in ("optim", "utils", "utils.data", "multiprocessing"):  # `import torch.optim` works too
+    _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]
 
 __version__ = "2.13.0+inplace_lab"
 

@@ -37,12 +37,23 @@ def _inplace(name, spec):
 
 
 def _export():
+    """Hand-written functions of ``inplace_lab.nn.functional`` first (they carry PyTorch's
+    signatures: conv2d, cross_entropy, dropout ...), then table ops under PyTorch's names."""
+    from inplace_lab.nn import functional as _core
+
     g = globals()
+    for name in list(_api.FUNCTIONAL_FUNCTIONS) + list(_api.FUNCTIONAL_INPLACE):
+        if callable(getattr(_core, name, None)) and not name.startswith("_"):
+            g[name] = getattr(_core, name)
     for name in _api.FUNCTIONAL_FUNCTIONS:
+        if name in g:
+            continue
         spec = _facade.resolve(name, _RENAMES)
         if spec is not None and spec.kind != "view":
             g[name] = _functional(name, spec)
     for name in _api.FUNCTIONAL_INPLACE:
+        if name in g:
+            continue
         spec = _facade.resolve(name, _RENAMES)
         if spec is not None and spec.inplace:
             g[name] = _inplace(name, spec)
