@@ -1,5 +1,5 @@
 # Two commands for a newcomer:
-#   make lab    JupyterLab on notebooks/, opening the tour
+#   make lab    JupyterLab on notebooks/, opening the first lesson (01_tour.ipynb)
 #   make test   the whole test suite, including the PyTorch/Paddle differential tests
 # Both create .venv on first use. Installs are keyed on pyproject.toml through stamp
 # files, so a second run skips pip entirely until pyproject.toml changes.
@@ -33,6 +33,10 @@ test: $(VENV)/.installed-dev-oracle
 # The suite drops OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE in its own process only (see RESULTS.md).
 bench: $(VENV)/.installed-dev-oracle
 	$(PY) -m benchmarks $(BENCH_ARGS)
+
+# The student copies of the exercises (notebooks/student/) from their sources (notebooks/exercises/).
+exercises: | $(PY)
+	$(PY) scripts/build_student.py
 
 venv: $(PY)
 

@@ -7,7 +7,7 @@
 it with the answer, shows the feedback (a verdict, what differs in words, and a
 picture of it: e.g. the real storage diagram next to the one the answer
 describes) and returns a ``CheckResult`` that is truthy when the answer passed.
-It never raises for a wrong answer; a missing answer (``None``, ``...``, or the
+It never raises for a wrong answer (nor for one of the wrong form); a missing answer (``None``, ``...``, or the
 released ``raise NotImplementedError()`` left in place) is a plain failure.
 
 ``names()`` lists the exercises and the notebook each one lives in.
@@ -31,7 +31,12 @@ def check(name: str, *answer, display: bool = True, **options) -> CheckResult:
     if not answer or any(a is None or a is Ellipsis for a in answer):
         result = CheckResult(name, False, f"No answer yet. {ex.task}")
     else:
-        result = ex.run(*answer, **options)
+        try:
+            result = ex.run(*answer, **options)
+        except (TypeError, ValueError, AttributeError, IndexError, KeyError) as e:
+            # an answer of the wrong shape (a number where a dict was asked...): feedback, not a crash
+            result = CheckResult(name, False, f"Your answer has the wrong form ({type(e).__name__}: "
+                                              f"{e}). {ex.task}")
     if display:
         show(result)
     return result

@@ -25,7 +25,7 @@ def _ints(seq) -> tuple:
 
 
 @exercise("storage-of-views", "02_views_exercises.ipynb",
-          "Give {expression: (shape, stride, offset)} for each view of x = arange(12.).reshape(3, 4).")
+          "Give {expression: (shape, stride, offset)} for each view of the 3x4 grid x holding 0..11.")
 def storage_of_views(answer: dict) -> CheckResult:
     import inplace_lab as il
 
@@ -34,7 +34,7 @@ def storage_of_views(answer: dict) -> CheckResult:
     for expr in LAYOUT_EXPRS:
         v = eval(expr, {"il": il}, {"x": x})
         want = (tuple(v.shape), v.stride(), v.storage_offset())
-        got = answer.get(expr) if isinstance(answer, dict) else None
+        got = answer.get(expr) if isinstance(answer, dict) else None  # wrong kind: all missing
         try:
             got = (_ints(got[0]), _ints(got[1]), int(got[2]))
         except (TypeError, ValueError, IndexError):
@@ -77,7 +77,13 @@ def which_share_storage(answer) -> CheckResult:
     import inplace_lab as il
 
     x = _grid()
-    chosen = set(answer) if not isinstance(answer, str) else {answer}
+    if isinstance(answer, str):
+        answer = {answer}
+    if not isinstance(answer, (set, frozenset, list, tuple)) or \
+            not all(isinstance(a, str) for a in answer):
+        return CheckResult("which-share-storage", False,
+                           "Give a set of expressions as strings, e.g. {\"x.t()\", \"x[1:, :2]\"}.")
+    chosen = set(answer)
     unknown = chosen - set(SHARE_EXPRS)
     results, rows = [], []
     for expr in SHARE_EXPRS:

@@ -28,9 +28,15 @@ def _traced(fn, *args):
 
 
 def _timelines(ref, mine, names):
+    """The memory timelines side by side; a trace that allocated nothing is left out (there
+    is nothing to draw, and the renderer needs at least one step)."""
     import inplace_lab as il
+    from ..viz.memory import build
 
-    return il.viz.memory_timeline([ref, mine], names=names)
+    keep = [(tr, n) for tr, n in zip((ref, mine), names) if any(s.steps for s in build(tr))]
+    if not keep:
+        return None
+    return il.viz.memory_timeline([tr for tr, _ in keep], names=[n for _, n in keep])
 
 
 def _error_feedback(name, err, trace) -> CheckResult:
@@ -83,7 +89,7 @@ def activate_one_buffer(activate, shape=(8, 64, 64)) -> CheckResult:
     msg = (f"Peak {peak:,} bytes above the start: one buffer ({nb:,} bytes), the result itself."
            if passed else "\n".join(problems))
     pic = _timelines(ref_tr, tr, ["one buffer", "yours"])
-    return CheckResult("activate-one-buffer", passed, msg, [("memory: least vs yours", pic)],
+    return CheckResult("activate-one-buffer", passed, msg, [("memory: least vs yours", pic)] if pic else [],
                        [("peak bytes above start", f"{nb:,}", f"{peak:,}", peak <= nb + SLACK)])
 
 
@@ -140,7 +146,7 @@ def fix_backward(forward_fixed, n=4096, seed=0) -> CheckResult:
            f"({peak / nb:.1f} buffers): only the op that overwrote a saved value became "
            "out-of-place." if passed else "\n".join(problems))
     pic = _timelines(ref_tr, tr, ["least memory", "yours"])
-    return CheckResult("fix-backward-least-memory", passed, msg, [("forward memory", pic)],
+    return CheckResult("fix-backward-least-memory", passed, msg, [("forward memory", pic)] if pic else [],
                        [("peak bytes above start", f"<= {2 * nb:,}", f"{peak:,}",
                          peak <= 2 * nb + SLACK)])
 
@@ -158,6 +164,7 @@ def _dataset():
           "changing data, with one new batch-sized buffer per call.")
 def normalise_batch(load_batch) -> CheckResult:
     import inplace_lab as il
+    from ..viz.memory import build
 
     data = _dataset()
     keep, v0 = data.clone(), data._version
@@ -188,8 +195,9 @@ def normalise_batch(load_batch) -> CheckResult:
     passed = not problems
     msg = ("The dataset is untouched after two epochs and each call makes exactly one batch "
            "buffer." if passed else "\n".join(problems))
-    pics = [("dataset and the last batch", il.viz.storage_diagram(
-        data, shared if shared is not None else batch, names=["data", "batch"]))]
-    if last_tr is not None:
+    shown = shared if shared is not None else batch
+    pics = [("dataset and the last batch", il.viz.storage_diagram(data, shown, names=["data", "batch"]))
+            if isinstance(shown, il.Tensor) else ("the dataset", il.viz.storage_diagram(data, names=["data"]))]
+    if last_tr is not None and any(s.steps for s in build(last_tr)):
         pics.append(("memory of one call", il.viz.memory_timeline(last_tr, names=["load_batch"])))
     return CheckResult("normalise-batch", passed, msg, pics)
