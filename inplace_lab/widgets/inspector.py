@@ -46,6 +46,7 @@ class Inspector(W.VBox):
         self.trace = trace
         self._cache: OrderedDict = OrderedDict()
         self._shown: dict = {}  # kind -> cache key of the picture on screen
+        self._from_front = False  # the step change came from the slider or play
         self.render_count = 0  # pictures actually rendered (tests: laziness, caching)
         n = len(trace.steps)
         last = _default_step(trace)
@@ -55,7 +56,8 @@ class Inspector(W.VBox):
         self.slider = W.IntSlider(value=last, min=0, max=end, description="step",
                                   continuous_update=True, readout=True,
                                   layout=W.Layout(width="420px"))
-        W.jslink((self.play, "value"), (self.slider, "value"))  # smooth playback in the browser
+        # linked in the browser: playback and dragging need no round trip through the kernel
+        self.play_link = W.jslink((self.play, "value"), (self.slider, "value"))
         self.summary = W.HTML(layout=W.Layout(margin="0 0 0 12px"))
         self.source = W.HTML()
         self.kinds = pictures.KINDS + (("explain",) if trace.error is not None else ())
@@ -85,14 +87,19 @@ class Inspector(W.VBox):
         if i != change["new"]:
             self.step = i
             return
-        if self.slider.value != i:
-            self.slider.value = i
-        if self.play.value != i:
-            self.play.value = i
+        if not self._from_front:  # a move made in the browser is already on screen there;
+            if self.slider.value != i:  # writing it back would race the student's next move
+                self.slider.value = i
+            if self.play.value != i:
+                self.play.value = i
         self._show_step()
 
     def _on_slider(self, change) -> None:
-        self.step = change["new"]
+        self._from_front = True
+        try:
+            self.step = change["new"]
+        finally:
+            self._from_front = False
 
     def _on_view_selected(self, change) -> None:
         self.selected = change["new"]

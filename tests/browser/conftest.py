@@ -73,6 +73,7 @@ def lab(tmp_path_factory, chromium_path):
     root.mkdir()
     for nb in (ROOT / "notebooks" / "tests").glob("*.ipynb"):
         shutil.copy(nb, root / nb.name)
+        shutil.copy(nb, root / f"{nb.stem}_nb7.ipynb")  # Notebook 7 opens its own copy
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"), IPYTHONDIR=str(home / "ipython"),

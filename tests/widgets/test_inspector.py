@@ -51,10 +51,22 @@ def test_setting_step_moves_slider_and_play_and_redraws_storage():
 def test_moving_the_slider_or_play_sets_the_step():
     tr, _ = program()
     ins = Inspector(tr)
-    ins.slider.value = 2
-    assert ins.step == 2 and ins.play.value == 2
-    ins.play.value = 4  # the kernel side of play, as the browser syncs it
-    assert ins.step == 4 and ins.slider.value == 4
+    ins.slider.value = 2  # as the browser syncs a drag
+    assert ins.step == 2 and ins.views["storage"].step == 2
+    ins.play.value = 4  # as the browser syncs a tick of play
+    assert ins.step == 4 and ins.views["storage"].step == 4
+
+
+def test_a_move_from_the_browser_is_not_written_back():
+    # writing the slider's value back from the kernel would race the student's next move
+    # (slider and play are linked in the browser: ipywidgets.jslink)
+    tr, _ = program()
+    ins = Inspector(tr)
+    play_before = ins.play.value
+    ins.slider.value = 1
+    assert ins.play.value == play_before
+    assert ins.play_link.source == (ins.play, "value")
+    assert ins.play_link.target == (ins.slider, "value")
 
 
 def test_step_is_clamped_to_the_trace():
@@ -183,3 +195,4 @@ def test_error_step_storage_shows_the_values_the_failed_op_left_untouched():
     ins = Inspector(tr)
     assert tr.steps[ins.step].event == "error"
     assert ins.views["storage"].html.count(">7.<") == 3
+
