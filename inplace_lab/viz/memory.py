@@ -55,11 +55,13 @@ def memory_timeline(trace_or_traces, names=None, overlay: bool = False, device=N
 def build(trace, name: str = "", device=None) -> list[Series]:
     """One ``Series`` per device the trace touched."""
     labels = _storage_labels(trace)
-    devices = []
+    devices = []  # the devices this trace allocated or freed on (others are just listed)
     for st in trace.steps:
-        for d in st.memory:
-            if d not in devices and (device is None or d == str(device)):
-                devices.append(d)
+        d = st.data.get("device") if st.event in ("alloc", "free") else None
+        if d is not None and d not in devices and (device is None or d == str(device)):
+            devices.append(d)
+    if not devices:
+        devices = [str(device) if device is not None else "cpu"]
     out = []
     for dev in devices:
         steps, live, events = [], [], []
