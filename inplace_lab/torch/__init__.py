@@ -39,6 +39,10 @@ def _export():
                 _facade.function(name) is val:
             continue  # an op the table has under a name PyTorch does not use (e.g. floor_mod)
         g[name] = val
+    for name in torch_functions:  # an op-table op wins over a same-named inplace_lab helper
+        fn = _facade.function(name)  # (torch.trace is the matrix trace, not il.trace the recorder)
+        if fn is not None:
+            g[name] = fn
     for name, fn in vars(_creation).items():
         if callable(fn) and getattr(fn, "__module__", None) == _creation.__name__ and \
                 not name.startswith("_"):

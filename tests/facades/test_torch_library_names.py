@@ -47,3 +47,7 @@ def test_module_names_resolve_like_torch():
     import inplace_lab.torch.nn.functional as F
 
     assert F.conv2d is __import__("inplace_lab").nn.functional.conv2d
+
+
+def test_torch_trace_is_the_matrix_trace_not_the_recorder():
+    assert torch.trace(torch.eye(3)).item() == torch_ref.trace(torch_ref.eye(3)).item() == 3.0
