@@ -79,9 +79,9 @@ def build(trace, name: str = "", device=None) -> list[Series]:
             if st.event in ("alloc", "free") and st.data.get("device") == dev:
                 events.append((st.index, st.event, labels.get(st.data["storage"], f"storage #{st.data['storage']}"),
                                st.data["nbytes"]))
-        if not steps:
-            continue
         start = start or 0
+        if not steps:  # nothing happened on this device: a flat line at the starting bytes
+            steps, live = [0], [start]
         peak = max(live + [start])
         peak_step = steps[live.index(peak)] if peak in live else steps[0]
         out.append(Series(name, dev, steps, live, start, peak, peak_step, events))

@@ -69,3 +69,14 @@ def test_memory_labels_are_escaped():
         holder["t"].add_(1)
     svg = viz.memory_timeline(tr, names=[EVIL]).to_svg()
     assert EVIL not in svg
+
+
+def test_trace_without_allocations_draws_a_flat_line():
+    import inplace_lab as il
+
+    with il.trace() as tr:
+        pass
+    pic = il.viz.memory_timeline(tr)
+    assert "<svg" in pic.to_svg()
+    (series,) = pic.model
+    assert series.live == [series.start]
