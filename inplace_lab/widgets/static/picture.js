@@ -89,12 +89,17 @@ function render({ model, el }) {
     model.set("selected", model.get("selected") === label ? "" : label);
     model.save_changes();
   });
-  model.on("change:html", draw);
-  model.on("change:viz_js", () => layoutGraphs(model, box));
-  model.on("change:selected", () => applySelection(model, box));
+  const handlers = {
+    "change:html": draw,
+    // the same picture can stand for several steps (a free changes no layout)
+    "change:step": () => box.setAttribute("data-step", String(model.get("step"))),
+    "change:viz_js": () => layoutGraphs(model, box),
+    "change:selected": () => applySelection(model, box),
+  };
+  for (const [ev, fn] of Object.entries(handlers)) model.on(ev, fn);
   draw();
   return () => {
-    model.off("change:html", draw);
+    for (const [ev, fn] of Object.entries(handlers)) model.off(ev, fn);
   };
 }
 
