@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import activation_reduce, copy, elementwise, linalg, reduction, shape  # noqa: F401  (register their ops)
 from . import activation, join, random, unary  # noqa: F401  (register their ops)
 from . import nn_ops  # noqa: F401  (conv2d, pooling, batch norm, embedding, losses)
+from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm ...)
 from . import dispatch
 from .table import OPS, OpSpec
 

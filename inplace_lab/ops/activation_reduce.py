@@ -41,7 +41,7 @@ def _softmax_fwd(log):
         if log:
             return shifted - xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))
         e = xp.exp(shifted)
-        return e / xp.sum(e, axis=d, keepdims=True)
+        return xp.divide(e, xp.sum(e, axis=d, keepdims=True), out=out)  # out: Paddle's softmax_
 
     return fwd
 
@@ -67,7 +67,8 @@ def _log_softmax_bw(c, g):
 
 register(OpSpec(name="softmax", forward=_softmax_fwd(False), backward=_softmax_bw,
                 dtype_rule=_softmax_dtype("softmax_kernel_impl"), params={"dim": None, "dtype": None},
-                saves=("result",), doc="softmax(input, dim, dtype=None): saves its result."))
+                saves=("result",), inplace=True, torch_inplace=False, paddle_inplace=True,
+                doc="softmax(input, dim, dtype=None): saves its result (Paddle has softmax_)."))
 register(OpSpec(name="log_softmax", forward=_softmax_fwd(True), backward=_log_softmax_bw,
                 dtype_rule=_softmax_dtype("log_softmax_kernel_impl"),
                 params={"dim": None, "dtype": None}, saves=("result",), node_name="LogSoftmaxBackward0",

@@ -11,6 +11,11 @@ functions, ``paddle.nn.functional.X_``) becomes one adapter that, *at call time*
 Metadata ops (``reshape_``, ``transpose_(perm)``, ``flatten_`` ...) and the few
 that are not table ops (``cast_``, ``apply_``, ``where_``) have a small handler here.
 ``describe(name)`` says what a name maps to; the coverage table reads it.
+
+Version counts are Paddle's, to the letter: where Paddle 3.3.1 moves
+``_inplace_version()`` by other than 1 (a Python composite of several in-place calls,
+a kernel that does not bump), the adapter moves it by the same amount, from the
+measured data in ``version_counts.py`` (``scripts/measure_paddle_versions.py``).
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
 
-from . import api_names
+from . import api_names, version_counts
 
 # Paddle names whose table op is called differently (used when the table has no such alias).
 RENAMES = {
@@ -215,7 +220,7 @@ def apply_(x, func):
         raise RuntimeError("Cannot apply function on a tensor that required gradient.")
     with grad_mode.no_grad():
         r = func(x)
-        return x.copy_(r)
+        return _Core.copy_(x, r)
 
 
 def where_(condition, x=None, y=None, name=None):
@@ -226,7 +231,7 @@ def where_(condition, x=None, y=None, name=None):
         raise ValueError("The `condition` is expected to be a boolean Tensor, but got a Tensor "
                          f"with dtype paddle.{condition.dtype.name}")
     r = dispatch.call(OPS["where"], (condition, x, y), {})
-    return x.copy_(r)
+    return _Core.copy_(x, r)
 
 
 def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
@@ -272,22 +277,85 @@ def scatter_(x, index, updates, overwrite=True, name=None):
                                               "accumulate": not overwrite})
 
 
+def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
+    """``F.embedding_renorm_(ids, weight, ...)``: rows of weight used by ids rescaled in place.
+
+    Paddle runs it without grad (so a weight that requires grad is fine) and returns weight.
+    """
+    spec = OPS["embedding_renorm"]
+    with grad_mode.no_grad():
+        return dispatch.call_inplace(spec, (weight, x), {"max_norm": max_norm,
+                                                         "norm_type": norm_type})
+
+
 SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
-                                    cast_, apply_, where_, set_, reconstruct_from_, resize_)}
+                                    cast_, apply_, where_, set_, reconstruct_from_, resize_,
+                                    embedding_renorm_)}
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
 
 
+# ---- Paddle's version counts ------------------------------------------------------------
+
+def paddle_bumps(pname: str, x, args: tuple, kwargs: dict) -> int:
+    """How far Paddle 3.3.1 moves x's version for this call (measured: ``version_counts``)."""
+    if pname in version_counts.LOOP:  # gcd_: abs_, then two where_ per Euclid step
+        base, per = version_counts.LOOP[pname]
+        y = args[0] if args else kwargs.get("y")
+        return base + per * version_counts.euclid_steps(_numpy(x), _numpy(y))
+    if pname in version_counts.EMPTY_INDEX:
+        index = args[0] if args else kwargs.get("index")
+        if isinstance(index, _Core) and index.numel() == 0:
+            return version_counts.EMPTY_INDEX[pname]
+    return version_counts.BUMPS.get(pname, 1)
+
+
+def _numpy(t):
+    from inplace_lab import backend
+
+    return backend.to_numpy(t._a) if isinstance(t, _Core) else t
+
+
+def _counted(pname: str, fn):
+    """``fn`` (which bumps x once) made to bump x as often as Paddle does.
+
+    The extra bumps come *before* the write, so whatever the write saves for backward
+    records the final version (Paddle's composites save at their last step); a call
+    that raises leaves the version as it was.
+    """
+
+    def counted(x, *args, **kwargs):
+        extra = paddle_bumps(pname, x, args, kwargs) - 1
+        if not extra:
+            return fn(x, *args, **kwargs)
+        vc = x._vc
+        vc.bump(extra)
+        try:
+            return fn(x, *args, **kwargs)
+        except BaseException:
+            vc.bump(-extra)
+            raise
+
+    counted.__name__ = counted.__qualname__ = pname
+    counted.__doc__ = fn.__doc__
+    counted.__wrapped__ = fn
+    return counted
+
+
 def adapter(pname: str):
-    """The callable for one Paddle in-place name (target first)."""
-    if pname in SPECIAL:
-        return SPECIAL[pname]
+    """The callable for one Paddle in-place name (target first), with Paddle's version count."""
     if pname in _CORE_METHODS:
         return getattr(_Core, pname)
-    fn = _generic(pname)
-    fn.__name__ = fn.__qualname__ = pname
-    spec = op_of(pname)
-    fn.__doc__ = f"paddle {pname}: in-place {spec.name if spec else pname[:-1]} (Paddle's signature)."
+    if pname in SPECIAL:
+        fn = SPECIAL[pname]
+    else:
+        fn = _generic(pname)
+        fn.__name__ = fn.__qualname__ = pname
+        spec = op_of(pname)
+        fn.__doc__ = f"paddle {pname}: in-place {spec.name if spec else pname[:-1]} (Paddle's " \
+                     "signature)."
+    if pname in version_counts.BUMPS or pname in version_counts.LOOP:
+        return _counted(pname, fn)
     return fn
 
 
@@ -304,6 +372,8 @@ def describe(pname: str) -> tuple[bool, Optional[object], str]:
         if pname == "scatter_":
             spec = OPS.get("index_put")
             return spec is not None and spec.inplace, spec, "row scatter via index_put"
+        if pname == "embedding_renorm_":
+            return True, OPS.get("embedding_renorm"), "writes weight (arguments: ids, weight)"
         if pname in ("apply_", "set_", "reconstruct_from_", "resize_"):
             return True, None, "metadata / storage change"
         return True, OPS.get("view") if pname != "transpose_" else OPS.get("permute"), \

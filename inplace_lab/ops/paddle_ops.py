@@ -1,0 +1,320 @@
+"""Ops that Paddle's in-place API needed first: diagonal fills, put_along_axis, renorm.
+
+``fill_diagonal`` and ``renorm`` exist in both frameworks (``Tensor.fill_diagonal_``,
+``Tensor.renorm_``); ``fill_diagonal_tensor`` and ``put_along_axis`` are Paddle's
+(PyTorch spells them ``diagonal_scatter`` and ``scatter``/``scatter_reduce``);
+``embedding_renorm`` is ``torch.embedding_renorm_`` and Paddle's
+``nn.functional.embedding_renorm_`` (argument order differs; the paddle facade swaps).
+
+What the backwards save is what decides the in-place story, as everywhere:
+
+- ``fill_diagonal`` and ``fill_diagonal_tensor`` save nothing: the gradient is the
+  incoming one with the filled cells zeroed, so filling in place is free.
+- ``put_along_axis`` saves only its index (like scatter): ``y.put_along_axis_(i, v, 1)``
+  keeps backward working; ``i.add_(1)`` afterwards breaks it.
+- ``renorm`` saves its input (the norm of each slice is differentiated), so
+  ``y.renorm_(...)`` clones y before overwriting it.
+
+>>> import inplace_lab as il
+>>> x = il.ones(3, 3)
+>>> x.fill_diagonal_(0.0)._version, x.diagonal().tolist()
+(1, [0.0, 0.0, 0.0])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import layout
+from ..tensor import Tensor
+from .join import _add_at, _check_bounds, _grid
+from .table import OpSpec, register
+
+
+# ---- fill_diagonal ------------------------------------------------------------------------------
+
+def _diagonal_cells(shape, offset=0, wrap=False):
+    """Flat (row-major) positions of the cells ``fill_diagonal_`` writes, as both kernels do.
+
+    One step is the sum of the contiguous strides (``ncols + 1`` for a matrix); without
+    ``wrap`` a tall matrix stops after ``ncols`` rows; ``offset`` shifts along a row and
+    never crosses into the next one (Paddle's kernel; PyTorch has offset 0).
+    """
+    step, acc = 0, 1
+    for n in reversed(shape):
+        step, acc = step + acc, acc * n
+    size = layout.numel(shape)
+    cols = shape[1]
+    if not wrap:
+        size = min(size, cols * cols)
+    return [i + offset for i in range(0, size, max(step, 1)) if 0 <= i % cols + offset < cols]
+
+
+def _fill_diagonal_check(shape):
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and any(n != shape[0] for n in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+
+
+def _fill_diagonal_fwd(xp, a, out=None, dt=None, fill_value=0.0, wrap=False, offset=0):
+    _fill_diagonal_check(a.shape)
+    target = out if out is not None else a.copy()
+    cells = _diagonal_cells(a.shape, offset, wrap or a.ndim > 2)
+    if cells:
+        target[np.unravel_index(np.array(cells), a.shape)] = fill_value
+    return target
+
+
+def _fill_diagonal_bw(c, g):
+    shape = c.input_meta[0][0]
+    mask = np.ones(shape, dtype=g.dtype.np)
+    _fill_diagonal_fwd(np, mask, out=mask, fill_value=0, wrap=c["wrap"], offset=c["offset"])
+    return (g * Tensor._wrap(_on(g, mask), g.device),)
+
+
+def _on(g, arr):
+    from .. import backend
+
+    return backend.xp_of(g.device).asarray(arr)
+
+
+register(OpSpec(name="fill_diagonal", forward=_fill_diagonal_fwd, backward=_fill_diagonal_bw,
+                params={"fill_value": 0.0, "wrap": False, "offset": 0}, dtype_rule="self",
+                inplace=True, torch_inplace=True, paddle_inplace=True, method=False,
+                function=False, out=False, inplace_check=lambda t, ins, p: None,
+                doc="x.fill_diagonal_(fill_value, wrap=False) (Paddle: value, offset, wrap); "
+                    "saves nothing."))
+
+
+# ---- fill_diagonal_tensor (Paddle) --------------------------------------------------------------
+
+def _diag_geometry(shape, offset, dim1, dim2):
+    nd = len(shape)
+    d1, d2 = layout.wrap_dim(dim1, nd), layout.wrap_dim(dim2, nd)
+    n = max(0, min(shape[d1], shape[d1] + offset, shape[d2], shape[d2] - offset))
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    batch = [s for i, s in enumerate(shape) if i not in (d1, d2)]
+    return d1, d2, rows, cols, batch + [n]
+
+
+def _fill_diagonal_tensor_check(target, ins, params):
+    shape = target._shape
+    if len(shape) < 2:
+        raise AssertionError("Tensor dims should >= 2 in fill_diagonal_tensor_")
+    *_, want = _diag_geometry(shape, params["offset"], params["dim1"], params["dim2"])
+    if list(ins[1]._shape) != want:
+        raise AssertionError(f"the y shape should be {want}")
+
+
+def _fill_diagonal_tensor_fwd(xp, a, src, out=None, dt=None, offset=0, dim1=0, dim2=1):
+    d1, d2, rows, cols, _ = _diag_geometry(a.shape, offset, dim1, dim2)
+    target = out if out is not None else a.copy()
+    moved = xp.moveaxis(target, (d1, d2), (-2, -1))  # a view: writes land in target
+    moved[..., xp.asarray(rows), xp.asarray(cols)] = src
+    return target
+
+
+def _fill_diagonal_tensor_bw(c, g):
+    shape = c.input_meta[0][0]
+    mask = np.ones(shape, dtype=g.dtype.np)
+    _fill_diagonal_tensor_fwd(np, mask, 0, out=mask, offset=c["offset"], dim1=c["dim1"],
+                              dim2=c["dim2"])
+    return (g * Tensor._wrap(_on(g, mask), g.device), None)  # Paddle gives y no gradient
+
+
+register(OpSpec(name="fill_diagonal_tensor", forward=_fill_diagonal_tensor_fwd,
+                backward=_fill_diagonal_tensor_bw, args=("self", "src"), nondiff=("src",),
+                params={"offset": 0, "dim1": 0, "dim2": 1}, dtype_rule="self", inplace=True,
+                torch_inplace=False, paddle_inplace=True,
+                inplace_check=_fill_diagonal_tensor_check,
+                doc="Paddle's fill_diagonal_tensor(x, y, offset, dim1, dim2): y along a "
+                    "diagonal; saves nothing; y gets no gradient (as Paddle 3.3.1)."))
+
+
+# ---- put_along_axis (Paddle) --------------------------------------------------------------------
+
+_REDUCES = ("assign", "add", "mul", "multiply", "mean", "amin", "amax")
+
+
+def _put_prepare(xp, shape, index, values, d, broadcast):
+    """Paddle's broadcasting of indices and values (``infer_broadcast_shape``)."""
+    if index.ndim != len(shape):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions!")
+    if broadcast:
+        bshape = list(shape)
+        bshape[d] = index.shape[d]
+        if all(shape[i] >= index.shape[i] for i in range(len(shape))):
+            index = xp.broadcast_to(index, bshape)
+        values = xp.broadcast_to(xp.asarray(values), index.shape)
+    elif not isinstance(values, xp.ndarray) or values.size == 1:
+        values = xp.broadcast_to(xp.asarray(values), index.shape)
+    else:
+        if values.ndim != index.ndim:
+            raise ValueError("`indices` and `values` must have the same number of dimensions!")
+        values = values[tuple(slice(0, n) for n in index.shape)]
+    return index, values
+
+
+def _put_along_axis_fwd(xp, a, index, src, out=None, dt=None, dim=0, reduce="assign",
+                        include_self=True, broadcast=True):
+    if reduce not in _REDUCES:
+        raise ValueError(f"reduce must be one of {', '.join(_REDUCES)}, got {reduce!r}")
+    d = layout.wrap_dim(dim, a.ndim)
+    index, values = _put_prepare(xp, a.shape, index, src, d, broadcast)
+    _check_bounds(index, a.shape[d], d, xp, prefix="one of element of indices is out of bounds: ")
+    target = out if out is not None else a.copy()
+    ix = _grid(index, d, xp)
+    values = values.astype(target.dtype, copy=False)
+    if reduce == "assign":
+        target[ix] = values
+        return target
+    if reduce == "mean":
+        count = xp.ones(target.shape, dtype=np.int64)
+        if not include_self:
+            target[ix], count[ix] = 0, 0
+        _add_at(xp, target, ix, values)
+        _add_at(xp, count, ix, xp.ones(index.shape, dtype=np.int64))
+        q = target / xp.maximum(count, 1)
+        target[...] = q if target.dtype.kind in "fc" else xp.floor(q)
+        return target
+    ufunc = {"add": np.add, "mul": np.multiply, "multiply": np.multiply, "amin": np.minimum,
+             "amax": np.maximum}[reduce]
+    if not include_self:
+        target[ix] = {"add": 0, "mul": 1, "multiply": 1}.get(reduce, values)
+    if xp is np:
+        ufunc.at(target, ix, values)
+    elif reduce == "add":
+        _add_at(xp, target, ix, values)
+    else:
+        raise NotImplementedError(f"put_along_axis(reduce={reduce!r}) runs on the CPU only")
+    return target
+
+
+def _put_along_axis_bw(c, g):
+    reduce = c["reduce"]
+    if reduce not in ("assign", "add"):
+        raise NotImplementedError(
+            f"put_along_axis(reduce={reduce!r}): inplace_lab differentiates only 'assign' and "
+            "'add'; use them, or detach the values")
+    index = c["index"]
+    shape, d = c.input_meta[0][0], layout.wrap_dim(c["dim"], len(c.input_meta[0][0]))
+    from .. import backend
+
+    xp = backend.xp_of(g.device)
+    vshape = c.input_meta[2][0] if c.input_meta[2] is not None else ()
+    ix_arr, _ = _put_prepare(xp, shape, index._a, xp.zeros(vshape), d, c["broadcast"])
+    ix = Tensor._wrap(xp.ascontiguousarray(ix_arr), g.device)
+    gx = None
+    if c.needs_input_grad[0]:
+        gx = g if reduce == "add" else g.scatter(d, ix, 0.0)
+    gv = None
+    if c.needs_input_grad[2]:
+        gv = g.gather(d, ix)
+        if tuple(gv.shape) != tuple(vshape):
+            gv = gv.sum_to_size(vshape)
+    return (gx, None, gv)
+
+
+def _put_along_axis_check(target, ins, params):
+    if ins[1]._dtype.category != 1:
+        raise TypeError("put_along_axis(): indices must be an integer tensor")
+
+
+register(OpSpec(name="put_along_axis", forward=_put_along_axis_fwd, backward=_put_along_axis_bw,
+                args=("self", "index", "src"),
+                params={"dim": 0, "reduce": "assign", "include_self": True, "broadcast": True},
+                saves=("index",), dtype_rule="self", inplace=True, torch_inplace=False,
+                paddle_inplace=True, out=False, inplace_check=_put_along_axis_check,
+                doc="Paddle's put_along_axis(arr, indices, values, axis, reduce, include_self, "
+                    "broadcast); saves its index."))
+
+
+# ---- renorm ---------------------------------------------------------------------------------------
+
+def _renorm_checks(a, p, dim, maxnorm):
+    if a.dtype.kind not in "fc":
+        from .. import dtypes
+
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {dtypes.from_numpy_dtype(a.dtype).torch_name}")
+    if a.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {a.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    return layout.wrap_dim(dim, a.ndim)
+
+
+def _slice_norms(xp, a, p, axes):
+    m = xp.abs(a)
+    if p == math.inf:
+        return xp.max(m, axis=axes, keepdims=True, initial=0)
+    if p == 1:
+        return xp.sum(m, axis=axes, keepdims=True)
+    if p == 2:
+        return xp.sqrt(xp.sum(m * m, axis=axes, keepdims=True))
+    return xp.sum(m ** p, axis=axes, keepdims=True) ** (1.0 / p)
+
+
+def _renorm_fwd(xp, a, out=None, dt=None, p=2.0, dim=0, maxnorm=1.0):
+    d = _renorm_checks(a, p, dim, maxnorm)
+    axes = tuple(i for i in range(a.ndim) if i != d)
+    norm = _slice_norms(xp, a, p, axes)
+    factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(a.dtype)
+    return xp.multiply(a, factor, out=out)
+
+
+def _renorm_bw(c, g):
+    """PyTorch's renorm_backward (Paddle's kernel agrees): the norm itself is differentiated."""
+    x, p, maxnorm = c["self"], float(c["p"]), c["maxnorm"]
+    d = layout.wrap_dim(c["dim"], x.ndim)
+    axes = tuple(i for i in range(x.ndim) if i != d)
+    norm = x.norm(p, axes, keepdim=True)
+    gsum = (x * g).sum(axes, keepdim=True)
+    if p == 1:
+        nb = gsum * x.sign()
+    elif p == 2:
+        nb = gsum * x / norm
+    elif math.isinf(p):
+        mask = x.abs() == norm
+        nb = gsum * x.sign() * mask / mask.sum(axes, keepdim=True)
+    else:
+        nb = gsum * x.sign() * x.abs() ** (p - 1) / norm ** (p - 1)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    return ((factor * g - factor * invnorm * nb).where(norm > maxnorm, g),)
+
+
+register(OpSpec(name="renorm", forward=_renorm_fwd, backward=_renorm_bw,
+                params={"p": 2.0, "dim": 0, "maxnorm": 1.0}, saves=("self",), dtype_rule="self",
+                inplace=True, torch_inplace=True, paddle_inplace=True,
+                doc="renorm(input, p, dim, maxnorm): slices along dim with p-norm above maxnorm "
+                    "are scaled down to it; saves its input."))
+
+
+# ---- embedding_renorm ---------------------------------------------------------------------------
+
+def _embedding_renorm_fwd(xp, w, index, out=None, dt=None, max_norm=1.0, norm_type=2.0):
+    if w.ndim != 2:
+        raise RuntimeError("embedding_renorm_(): argument 'self' must be a 2-D tensor")
+    target = out if out is not None else w.copy()
+    rows = xp.unique(index.reshape(-1))
+    if rows.size:
+        sel = target[rows]
+        norm = _slice_norms(xp, sel, float(norm_type), (1,))
+        scale = xp.where(norm > max_norm, max_norm / (norm + 1e-7), 1.0)
+        target[rows] = sel * scale.astype(target.dtype)
+    return target
+
+
+register(OpSpec(name="embedding_renorm", forward=_embedding_renorm_fwd, args=("self", "index"),
+                params={"max_norm": 1.0, "norm_type": 2.0}, dtype_rule="self", inplace=True,
+                torch_inplace=True, paddle_inplace=True, method=False, function=False, out=False,
+                inplace_check=lambda t, ins, p: None,
+                doc="torch.embedding_renorm_(weight, indices, max_norm, norm_type): rows used by "
+                    "indices rescaled to max_norm; not differentiable (both frameworks run it "
+                    "without grad)."))
