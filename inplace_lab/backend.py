@@ -47,11 +47,11 @@ def gpu_count() -> int:
 class device:
     """A device: ``cpu`` or ``cuda:N`` (``gpu`` is an alias, as in Paddle)."""
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "key")  # key: str(self), read on every allocation and free
 
     def __init__(self, spec="cpu", index=None):
         if isinstance(spec, device):
-            self.type, self.index = spec.type, spec.index
+            self.type, self.index, self.key = spec.type, spec.index, spec.key
             return
         if isinstance(spec, int):
             spec, index = "cuda", spec
@@ -70,8 +70,11 @@ class device:
         else:
             raise RuntimeError(
                 f"Expected one of cpu, cuda, gpu device type at start of device string: {spec}")
+        self.key = self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
+        if other.__class__ is device:
+            return self.key == other.key
         try:
             other = device(other)
         except Exception:
@@ -82,7 +85,7 @@ class device:
         return hash((self.type, self.index))
 
     def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
+        return self.key
 
     def __repr__(self):
         if self.index is None:

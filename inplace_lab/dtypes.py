@@ -120,6 +120,9 @@ def from_any(d) -> dtype:
 
 
 def from_numpy_dtype(npd) -> dtype:
+    d = _BY_NP.get(npd) if isinstance(npd, np.dtype) else None  # an array's .dtype: one lookup
+    if d is not None:
+        return d
     try:
         return _BY_NP[np.dtype(npd)]
     except KeyError:

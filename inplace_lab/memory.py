@@ -1,7 +1,7 @@
 """Per-device memory accounting: every storage allocation and free, live bytes and peak.
 
-``Storage`` reports here when it allocates and (through ``weakref.finalize``)
-when its last reference dies, so the numbers are exact bytes of tensor data:
+``Storage`` reports here when it allocates and (from its ``__del__``) when its
+last reference dies, so the numbers are exact bytes of tensor data:
 the figures PyTorch's ``torch.cuda.memory_allocated`` reports, for every device
 (``cpu``, ``cuda:0``; a simulated GPU is accounted separately from the CPU).
 
@@ -18,13 +18,15 @@ from .backend import device as _device
 
 _allocated: dict[str, int] = {}
 _peak: dict[str, int] = {}
-_live: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+# storage id -> weakref to the live storage, for memory_snapshot; a plain dict (a
+# WeakValueDictionary entry costs a callback per storage), the entry goes in record_free.
+_live: "dict[int, weakref.ref]" = {}
 _seq = itertools.count(1)
 _listeners: list = []  # hooks bus subscribes here (alloc/free events)
 
 
 def _key(dev) -> str:
-    return str(_device(dev) if dev is not None else _device("cpu"))
+    return (_device(dev) if dev is not None else _device("cpu")).key
 
 
 def _add(k: str, nbytes: int) -> None:
@@ -36,28 +38,32 @@ def _add(k: str, nbytes: int) -> None:
 
 def record_alloc(storage) -> int:
     """Count a new storage; returns its allocation sequence number."""
-    k = str(storage.device)
-    _add(k, storage.nbytes())
-    _live[storage.id] = storage
+    k = storage.device.key
+    nbytes = storage.data.nbytes
+    _add(k, nbytes)
+    _live[storage.id] = weakref.ref(storage)
     seq = next(_seq)
     for cb in _listeners:
-        cb("alloc", storage.id, k, storage.nbytes())
+        cb("alloc", storage.id, k, nbytes)
     return seq
 
 
 def record_free(storage_id: int, dev_key: str, nbytes: int) -> None:
     _allocated[dev_key] = _allocated.get(dev_key, 0) - nbytes
+    _live.pop(storage_id, None)
     for cb in _listeners:
         cb("free", storage_id, dev_key, nbytes)
 
 
 def record_realloc(storage, old_nbytes: int) -> None:
     """A storage got a new buffer (``resize_``): the new one is counted before the old is freed."""
-    k = str(storage.device)
+    k = storage.device.key
     _add(k, storage.nbytes())
     for cb in _listeners:
         cb("alloc", storage.id, k, storage.nbytes())
-    record_free(storage.id, k, old_nbytes)
+    _allocated[k] -= old_nbytes  # the old buffer's free (the storage itself stays live)
+    for cb in _listeners:
+        cb("free", storage.id, k, old_nbytes)
 
 
 def memory_allocated(device=None) -> int:
@@ -95,10 +101,11 @@ def memory_snapshot(device=None) -> list[StorageRecord]:
 
     want = None if device is None else _key(device)
     out = []
-    for sid, st in sorted(_live.items()):
-        if not st.counted or (want is not None and str(st.device) != want):
+    for sid, ref in sorted(_live.items()):
+        st = ref()
+        if st is None or not st.counted or (want is not None and st.device.key != want):
             continue
-        out.append(StorageRecord(sid, str(st.device), st.nbytes(), st.dtype.name,
+        out.append(StorageRecord(sid, st.device.key, st.nbytes(), st.dtype.name,
                                  tuple(sorted(st.owner_names())), st.alloc_step,
                                  is_simulated(st.device)))
     return out

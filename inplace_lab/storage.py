@@ -3,7 +3,9 @@
 A storage owns a 1-D numpy or cupy array. Tensors are windows on it
 (shape, strides, offset); views are more windows on the *same* storage. The
 allocation is reported to ``memory`` and so is the free, which happens when the
-last tensor (or numpy array from ``Tensor.numpy()``) referring to it dies.
+last tensor (or numpy array from ``Tensor.numpy()``) referring to it dies: that is
+``__del__``, which CPython runs at once when the reference count drops to zero
+(cheaper than a ``weakref.finalize`` per storage, which every op result would pay).
 ``resize_`` may give a storage a bigger buffer (``replace_data``); every tensor
 on it keeps working because they hold the Storage object, not the buffer.
 """
@@ -18,15 +20,11 @@ from .dtypes import dtype as _dtype
 _ids = itertools.count(1)
 
 
-def _free(storage_id: int, dev_key: str, size_box: list) -> None:
-    memory.record_free(storage_id, dev_key, size_box[0])
-
-
 class Storage:
     """A flat, typed buffer on one device with a stable id."""
 
     __slots__ = ("data", "dtype", "device", "id", "alloc_step", "counted", "pinned", "_owners",
-                 "_size_box", "__weakref__")
+                 "__weakref__")
 
     def __init__(self, data, dt: _dtype, dev: backend.device, counted: bool = True,
                  pinned: bool = False):
@@ -36,12 +34,13 @@ class Storage:
         self.id = next(_ids)
         self.counted = counted
         self.pinned = pinned  # page-locked host memory (cupy's pinned allocator)
-        self._owners = weakref.WeakSet()
-        self.alloc_step = 0
-        self._size_box = [self.nbytes()]  # the finalizer reads the size at free time
-        if counted:
-            self.alloc_step = memory.record_alloc(self)
-            weakref.finalize(self, _free, self.id, str(dev), self._size_box)
+        self._owners = None  # WeakSet of named tensors on this storage, made by the first name
+        self.alloc_step = memory.record_alloc(self) if counted else 0
+
+    def __del__(self):
+        """The last reference is gone: report the free (with the size at that moment)."""
+        if self.counted:
+            memory.record_free(self.id, self.device.key, self.data.nbytes)
 
     @classmethod
     def allocate(cls, n: int, dt: _dtype, dev: backend.device) -> "Storage":
@@ -52,7 +51,6 @@ class Storage:
         so the peak sees both, as with a real reallocation."""
         old_nbytes = self.nbytes()
         self.data = new
-        self._size_box[0] = self.nbytes()
         if self.counted:
             memory.record_realloc(self, old_nbytes)
 
@@ -71,7 +69,15 @@ class Storage:
             return int(self.data.__array_interface__["data"][0])
         return int(self.data.data.ptr)
 
+    def add_owner(self, t) -> None:
+        """Remember a named tensor on this storage (for ``memory_snapshot``'s owner names)."""
+        if self._owners is None:
+            self._owners = weakref.WeakSet()
+        self._owners.add(t)
+
     def owner_names(self) -> set:
+        if self._owners is None:
+            return set()
         return {t.name for t in self._owners if getattr(t, "name", None)}
 
     def __repr__(self) -> str:

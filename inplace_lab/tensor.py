@@ -13,8 +13,9 @@ import weakref
 from . import backend, layout
 from .autograd import grad_mode
 from .dtypes import dtype as _dtype
+from .dtypes import from_numpy_dtype
 from .storage import Storage
-from .version import VersionCounter
+from .version import InferenceCounter, VersionCounter
 
 
 class Tensor:
@@ -56,7 +57,8 @@ class Tensor:
         self._strides = tuple(strides)
         self._offset = offset
         self._dtype = storage.dtype
-        self._vc = vc if vc is not None else VersionCounter()
+        self._vc = vc if vc is not None else (
+            InferenceCounter() if grad_mode.state.inference else VersionCounter())
         self._base = base
         self._arr = None
         self._requires_grad = False
@@ -67,7 +69,7 @@ class Tensor:
         self._grad_acc = None
         self._hooks = None
         self._name = None
-        self._policy = None
+        self._pol = None  # (the _policy setter: only a facade policy changes the class)
         self._is_param = False
 
     @classmethod
@@ -79,13 +81,14 @@ class Tensor:
     @classmethod
     def _wrap(cls, arr, dev, policy=None):
         """Adopt a fresh backend array (an op's result) as a new tensor with its own storage."""
-        from .dtypes import from_numpy_dtype
-
         dt = from_numpy_dtype(arr.dtype)
         flat, strides, shared = _flat_buffer(arr)
-        t = cls._make(Storage(flat, dt, dev), arr.shape, strides, 0)
-        t._arr = arr if shared else None
-        t._policy = policy
+        t = object.__new__(cls)
+        t._init_from(Storage(flat, dt, dev), arr.shape, strides, 0)
+        if shared:
+            t._arr = arr
+        if policy is not None:
+            t._policy = policy
         return t
 
     @classmethod
@@ -186,6 +189,8 @@ class Tensor:
         return self._storage
 
     def data_ptr(self) -> int:
+        if 0 in self._shape:  # PyTorch: an empty tensor has no data (nullptr)
+            return 0
         return self._storage.data_ptr() + self._offset * self._dtype.itemsize
 
     def is_floating_point(self) -> bool:
@@ -196,7 +201,16 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc.version
+        vc = self._vc
+        if vc.inference:
+            from .version import refuse_version
+
+            refuse_version(self)
+        return vc.version
+
+    def is_inference(self) -> bool:
+        """Made under ``inference_mode()`` (or a view/detach of such a tensor): no version counter."""
+        return self._vc.inference
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -209,7 +223,7 @@ class Tensor:
     def name(self, value):
         self._name = None if value is None else str(value)
         if value is not None:
-            self._storage._owners.add(self)
+            self._storage.add_owner(self)
 
     # ---- autograd surface --------------------------------------------------------------------
     @property
@@ -237,6 +251,10 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError(_INT_GRAD_TEXT[_who])  # PyTorch words it three ways
+        if requires_grad and self._vc.inference and not grad_mode.state.inference:
+            from .version import refuse_requires_grad
+
+            refuse_requires_grad(self)
         self._requires_grad = requires_grad
         if requires_grad and self.__dict__.get("_views"):  # views taken earlier follow the base
             from .autograd.views import base_requires_grad_now
@@ -345,7 +363,8 @@ class Tensor:
     @property
     def data(self):
         """Same storage, *fresh* version counter: writes through it are invisible to autograd."""
-        d = Tensor._make(self._storage, self._shape, self._strides, self._offset, None, None)
+        d = Tensor._make(self._storage, self._shape, self._strides, self._offset,
+                         self._vc if self._vc.inference else VersionCounter(), None)
         d._policy = self._policy
         return d
 
@@ -471,17 +490,29 @@ def _flat_buffer(arr):
     Dense arrays in any axis order (numpy keeps the input's order for ufunc results,
     as PyTorch does) are adopted without a copy; anything else is copied once.
     """
+    if arr.flags.c_contiguous:  # ravel: a view, cheaper than reshape(-1)
+        if arr.ndim == 0:
+            return arr.reshape(1), (), True
+        return arr.ravel(), _c_strides(arr.shape), True
     it = arr.itemsize
-    if arr.ndim == 0:
-        return arr.reshape(1), (), True
-    if arr.flags.c_contiguous:
-        return arr.reshape(-1), layout.contiguous_strides(arr.shape), True
     if _dense_positive(arr):
         flat = arr.ravel(order="K")
         if _shares(flat, arr):
             return flat, tuple(s // it for s in arr.strides), True
     c = arr.copy()  # C order, numpy or cupy
     return c.reshape(-1), layout.contiguous_strides(c.shape), False
+
+
+_C_STRIDES: dict = {}  # shape -> contiguous strides: a program uses few shapes, each many times
+
+
+def _c_strides(shape: tuple) -> tuple:
+    st = _C_STRIDES.get(shape)
+    if st is None:
+        if len(_C_STRIDES) > 4096:
+            _C_STRIDES.clear()
+        st = _C_STRIDES[shape] = layout.contiguous_strides(shape)
+    return st
 
 
 def _dense_positive(arr) -> bool:

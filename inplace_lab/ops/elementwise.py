@@ -17,7 +17,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from .. import dtypes
 from ..backend import special_for
+from .dispatch import result_dtype
 from .table import OpSpec, register
 
 LN2 = math.log(2.0)
@@ -38,11 +40,31 @@ def red(ctx, i, g):
     return g
 
 
+def ufunc(f, a, out, dt):
+    """``f(*a, out=out, dtype=dt)``, the ufunc call of every elementwise kernel.
+
+    When every operand is already an array of the result dtype and there is no ``out``,
+    the plain call ``f(*a)`` picks the very same loop and skips numpy's type resolution
+    for an explicit dtype (about half the cost of a small op's kernel call).
+    """
+    npd = dt.np
+    if out is None:
+        for x in a:
+            if getattr(x, "dtype", None) is not npd:
+                break
+        else:
+            r = f(*a)
+            if r.dtype is npd:
+                return r
+        return f(*a, dtype=npd, casting="unsafe")
+    return f(*a, out=out, dtype=npd, casting="unsafe")
+
+
 def uf(fname):
     """Forward from a ufunc name: ``xp.<fname>(*args, out=out, dtype=dt)`` (no temporaries)."""
 
     def fwd(xp, *a, out=None, dt=None):
-        return getattr(xp, fname)(*a, out=out, dtype=dt.np, casting="unsafe")
+        return ufunc(getattr(xp, fname), a, out, dt)
 
     fwd.__name__ = fname
     return fwd
@@ -76,9 +98,7 @@ def is_tensor(x) -> bool:
 
 
 def promote(ins):
-    from .dispatch import result_dtype
-
-    return result_dtype(_PROMOTE, list(ins), {})
+    return result_dtype(_PROMOTE, ins, None)
 
 
 def not_implemented_for(kernel, kinds):
@@ -98,22 +118,19 @@ def not_implemented_for(kernel, kinds):
 
 
 def float_rule(spec, ins, params):
-    from ..dtypes import FLOAT, get_default_dtype
-
-    dt = promote(ins)
-    return get_default_dtype() if dt.category < FLOAT else dt
+    dt = result_dtype(_PROMOTE, ins, None)
+    return dtypes.get_default_dtype() if dt.category < dtypes.FLOAT else dt
 
 
 def bool_rule(spec, ins, params):
-    from ..dtypes import bool_
-
-    return bool_
+    return dtypes.bool_
 
 
 _PROMOTE = OpSpec(name="_promote", forward=None)
 
 
 def binary(name, fwd, backward=None, saves=(), dtype_rule="promote", t=True, p=False, **kw):
+    kw.setdefault("out_direct", not callable(fwd))  # ufunc kernels write any out= directly
     return register(OpSpec(name=name, forward=fwd if callable(fwd) else uf(fwd), backward=backward,
                            args=("self", "other"), saves=saves, dtype_rule=dtype_rule,
                            **flags(t, p), **kw))
@@ -126,21 +143,64 @@ def _scaled(xp, b, alpha):
 
 
 def _add_fwd(xp, a, b, out=None, dt=None, alpha=1):
-    return xp.add(a, _scaled(xp, b, alpha), out=out, dtype=dt.np, casting="unsafe")
+    if alpha != 1 and getattr(b, "size", 0) >= _AXPY_CHUNK:
+        return _axpy(xp, a, b, alpha, out, dt)
+    return ufunc(xp.add, (a, _scaled(xp, b, alpha)), out, dt)
 
 
 def _sub_fwd(xp, a, b, out=None, dt=None, alpha=1):
-    return xp.subtract(a, _scaled(xp, b, alpha), out=out, dtype=dt.np, casting="unsafe")
+    if alpha != 1 and getattr(b, "size", 0) >= _AXPY_CHUNK:
+        return _axpy(xp, a, b, -alpha, out, dt)
+    return ufunc(xp.subtract, (a, _scaled(xp, b, alpha)), out, dt)
+
+
+_AXPY_CHUNK = 1 << 14  # elements per block of the blocked multiply-add below
+
+
+def _axpy(xp, a, b, k, out, dt):
+    """``a + k * b`` without a temporary ``k * b`` of the full size (``add_(y, alpha=k)``).
+
+    In place (``out is a``): numpy's buffered iterator walks ``b`` and ``out`` in blocks
+    of ``_AXPY_CHUNK`` elements; each block is scaled into one small buffer and added
+    into ``out``. Out of place (or ``out=`` that overlaps no input): ``k * b`` is written
+    straight into the result, which then receives ``a`` in place. ``sub`` passes ``-k``
+    (negation is exact). cupy, and an ``out`` that shares memory with an input, take
+    the plain two-step path.
+    """
+    npd = dt.np
+    if getattr(xp, "nditer", None) is None or b.ndim == 0:  # cupy: the plain path
+        return ufunc(xp.add, (a, xp.multiply(b, k)), out, dt)
+    if out is None or (out is not a and not xp.may_share_memory(out, a)
+                       and not xp.may_share_memory(out, b)):
+        if out is None:
+            shape = xp.broadcast_shapes(xp.shape(a), b.shape)
+            out = xp.empty_like(a, dtype=npd) if xp.shape(a) == shape else xp.empty(shape, npd)
+        xp.multiply(b, k, out=out, dtype=npd, casting="unsafe")
+        return xp.add(a, out, out=out, dtype=npd, casting="unsafe")
+    if out is not a:
+        return ufunc(xp.add, (a, xp.multiply(b, k)), out, dt)
+    buf = xp.empty(_AXPY_CHUNK, npd)
+    it = xp.nditer([b, out], flags=["external_loop", "buffered", "zerosize_ok", "refs_ok"],
+                   op_flags=[["readonly"], ["readwrite"]], op_dtypes=[npd, out.dtype],
+                   casting="unsafe", buffersize=_AXPY_CHUNK)
+    with it:
+        for y, z in it:
+            t = buf[:y.shape[0]]
+            xp.multiply(y, k, out=t, casting="unsafe")
+            xp.add(z, t, out=z, casting="unsafe")
+    return out
 
 
 def _sub_dtype(spec, ins, params):
-    from ..dtypes import bool_
-
-    bools = [x is bool_ or isinstance(x, bool) or getattr(x, "_dtype", None) is bool_ for x in ins]
-    if all(bools):
+    bool_ = dtypes.bool_
+    n_bool = 0
+    for x in ins:
+        if x is bool_ or x is True or x is False or getattr(x, "_dtype", None) is bool_:
+            n_bool += 1
+    if n_bool == len(ins):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
-    if any(bools):
+    if n_bool:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
@@ -153,15 +213,16 @@ def _alpha_g(c, g, sign):
 
 
 binary("add", _add_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, 1))),
-       params={"alpha": 1}, p=True)
+       params={"alpha": 1}, p=True, out_direct=True)
 SUB = binary("sub", _sub_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, -1))),
-             params={"alpha": 1}, dtype_rule=_sub_dtype, p=True, aliases=("subtract",))
+             params={"alpha": 1}, dtype_rule=_sub_dtype, p=True, aliases=("subtract",),
+             out_direct=True)
 _RSUB_SCALAR = overload(SUB, "RsubBackward1")  # 2 - x: sub with a number first
 SUB.select = lambda args, kw: _RSUB_SCALAR if args and not is_tensor(args[0]) else None
 
 
 def _rsub_fwd(xp, a, b, out=None, dt=None, alpha=1):
-    return xp.subtract(b, _scaled(xp, a, alpha), out=out, dtype=dt.np, casting="unsafe")
+    return ufunc(xp.subtract, (b, _scaled(xp, a, alpha)), out, dt)
 
 
 RSUB = binary("rsub", _rsub_fwd, lambda c, g: (red(c, 0, _alpha_g(c, g, -1)), red(c, 1, g)),
@@ -203,7 +264,7 @@ def _div_bw(c, g):
 
 DIV = binary("div", _div_fwd, _div_bw, saves=("self", "other"), save_if={"self": "other"},
              dtype_rule=_div_dtype, params={"rounding_mode": None}, p=True,
-             aliases=("divide", "true_divide"))
+             aliases=("divide", "true_divide"), out_direct=True)
 _DIV2 = overload(DIV, "DivBackward2")  # the rounding_mode overload, even with None
 DIV.select = lambda args, kw: _DIV2 if len(args) > 2 or "rounding_mode" in kw else None
 
