@@ -92,6 +92,26 @@ class MultiOutputViewInplaceError(ViewRebaseError):
     fix = "Use the out-of-place op, or clone the output before modifying it."
 
 
+class CustomFunctionViewInplaceError(ViewRebaseError):
+    """An input a custom Function returned as-is (a view of it) is modified in place."""
+
+    why = ("The output is a view made by a custom Function; rewriting its history for the "
+           "in-place op would bypass the Function's own backward and give wrong gradients.")
+    fix = "Clone the output of the custom Function before modifying it in place."
+
+
+class InferenceTensorError(InplaceLabError, RuntimeError):
+    """A tensor made under inference_mode used where it cannot be: written in place outside
+    the mode (``kind="inplace"``), saved for backward (``"save"``), asked for its version
+    (``"version"``) or set to require grad outside the mode (``"requires_grad"``)."""
+
+    kind = ""
+    why = ("Tensors created in inference mode keep no version counter and no autograd "
+           "history, so autograd cannot check or record anything done to them.")
+    fix = ("Clone the tensor (outside inference mode) to get a normal tensor, or use no_grad() "
+           "instead of inference_mode().")
+
+
 class InplaceShapeError(InplaceLabError, RuntimeError):
     """Broadcasting would have to resize the in-place target."""
 

@@ -93,6 +93,8 @@ def mark_views(spec, src, outs) -> None:
     Also PyTorch's rule that a view requires grad when its base does: a view made
     under no_grad of a base that requires grad reports ``requires_grad=True``.
     """
+    if src._vc.inference:  # views of inference tensors are plain inference tensors (no meta)
+        return
     st = grad_mode.state
     if st.inference:
         creation = "inference"

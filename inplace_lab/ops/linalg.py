@@ -222,7 +222,33 @@ def _addmm_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
     prod = xp.matmul(a, b)
     if out is None:  # out-of-place: self broadcasts (in place, inplace_check ran already)
         _check_expand(s.shape, prod.shape, dt)
+    elif out is s and _expanded(out):
+        return _accumulate(xp, out, prod, dt, beta, alpha)
     return _out(_scaled_sum(xp, s, prod, dt, beta, alpha), out)
+
+
+def _expanded(a) -> bool:
+    """Several elements on one memory cell (a stride-0 dimension): PyTorch's internal overlap."""
+    return any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
+
+
+def _accumulate(xp, out, prod, dt, beta, alpha):
+    """``baddbmm_`` on an expanded target, element by element as PyTorch's CPU kernel does.
+
+    PyTorch allows it (no internal-overlap check) and its loop reads and writes each result
+    element in order (``r = r * beta + alpha * acc``), so elements sharing a cell accumulate:
+    ``ones(1, 1, 2).expand(2, 2, 2).baddbmm_(b1, b2)`` adds all four products into each cell.
+    The same loop here (Python, so only for the small expanded targets such lessons use);
+    for large products PyTorch calls BLAS, whose order on aliased memory is unspecified.
+    """
+    if not (dt.is_floating_point or dt.is_complex):
+        beta, alpha = int(beta), int(alpha)
+    import itertools
+
+    for idx in itertools.product(*(range(n) for n in out.shape)):
+        acc = prod[idx] * alpha
+        out[idx] = acc if beta == 0 else out[idx] * beta + acc
+    return out
 
 
 def _addmm_bw(mul, tr):
@@ -249,7 +275,8 @@ register(OpSpec(
     name="baddbmm", forward=_addmm_fwd, backward=_addmm_bw("bmm", lambda t: t.transpose(1, 2)),
     args=("self", "batch1", "batch2"), params={"beta": 1, "alpha": 1}, dtype_rule=_baddbmm_rule,
     saves=("batch1", "batch2"), save_if={"batch1": "batch2", "batch2": "batch1"},
-    inplace_check=_same_shape(_baddbmm_shape, expand_first=True), inplace=True, paddle_inplace=True))
+    inplace_check=_same_shape(_baddbmm_shape, expand_first=True), inplace=True, paddle_inplace=True,
+    internal_overlap_ok=True))
 
 
 # ---- trace, tril, triu -------------------------------------------------------------------------
@@ -279,9 +306,16 @@ def _tri(fname):
         return ins[0].dtype
 
     def fwd(xp, a, out=None, dt=None, diagonal=0):
+        if out is not None and out is a:  # in place: zero the cut triangle only, as PyTorch's
+            n, m = a.shape[-2:]           # kernel (so an expanded target gives torch's values)
+            cut = xp.tri(n, m, diagonal - 1, dtype=bool) if fname == "triu" else \
+                ~xp.tri(n, m, diagonal, dtype=bool)
+            xp.copyto(out, 0, where=cut)
+            return out
         return _out(getattr(xp, fname)(a, diagonal), out)
 
     register(OpSpec(name=fname, forward=fwd, dtype_rule=rule, params={"diagonal": 0},
+                    internal_overlap_ok=True,
                     backward=lambda c, g: getattr(g, fname)(c["diagonal"]),
                     inplace=True, paddle_inplace=True))
 

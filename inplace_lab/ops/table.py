@@ -47,6 +47,8 @@ class OpSpec:
     variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
     internal_overlap_ok: bool = False  # in-place on an expanded target allowed (fill_, zero_ ...)
+    out_direct: bool = False  # kernel writes a correct result into any out= array of the
+    #                           broadcast shape and result dtype (ufuncs): out= needs no temporary
     nondiff: Optional[tuple] = None  # args that never get an edge (default: NONDIFF_ARGS)
     scalar_edges: Optional[bool] = None  # Python numbers get a (None, 0) edge (binary arithmetic)
     select: Optional[Callable] = None  # overloads: (args, kwargs) -> another OpSpec or None

@@ -21,6 +21,7 @@ from .table import OPS, OpSpec, register
 
 
 def unary(name, fwd, backward=None, saves=(), dtype_rule=float_rule, t=True, p=False, **kw):
+    kw.setdefault("out_direct", not callable(fwd))  # ufunc kernels write any out= directly
     return register(OpSpec(name=name, forward=fwd if callable(fwd) else uf(fwd), backward=backward,
                            saves=saves, dtype_rule=dtype_rule, **flags(t, p), **kw))
 

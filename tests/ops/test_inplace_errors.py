@@ -71,10 +71,6 @@ KNOWN.update({
                  "the dispatcher applies it to every in-place op"
     for n in ("logical_and", "logical_or", "logical_xor", "logical_not")})
 KNOWN.update({
-    ("expand", n): "torch allows this op on an expanded target (no internal-overlap check); "
-                   "the op table does not mark it internal_overlap_ok yet"
-    for n in ("tril", "triu", "baddbmm", "threshold")})
-KNOWN.update({
     ("overlap", "ldexp"): "torch's ldexp_ is composite (mul_ by a fresh 2**other): no overlap",
     ("cast", "ldexp"): "torch words it 'ldexp can't be cast to the desired output type Long'",
     ("cast", "mvlgamma"): "torch checks the Long self against a Float result the other way round",
