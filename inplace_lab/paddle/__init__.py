@@ -128,7 +128,7 @@ def numel(x, name=None):
     return to_tensor(x.numel())
 
 
-from . import autograd, device, nn  # noqa: E402,F401
+from . import autograd, device, nn, optimizer  # noqa: E402,F401
 
 __version__ = "3.3.1+inplace_lab"
 

@@ -180,6 +180,20 @@ class Tensor(_Core):
 
         return backend.to_numpy(self._a).copy()
 
+    def set_value(self, value):
+        """Overwrite the data with ``value`` (array or tensor of the same shape), as Paddle:
+        out of band, the version does not move (``Parameter.set_value`` in lessons)."""
+        import numpy as np
+
+        from inplace_lab import backend
+
+        arr = value.numpy() if isinstance(value, _Core) else np.asarray(value)
+        if tuple(arr.shape) != tuple(self._shape):
+            raise ValueError(f"The shape of the new value must be {list(self._shape)}, but "
+                             f"received {list(arr.shape)}")
+        self._a[...] = backend.xp_of(self.device).asarray(arr.astype(self._dtype.np))
+        return self
+
     def astype(self, dtype):
         from inplace_lab import dtypes
 

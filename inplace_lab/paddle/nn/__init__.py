@@ -1,6 +1,14 @@
-"""``paddle.nn``: a minimal ``Layer`` (parameters, sublayers, ``__call__`` -> ``forward``)."""
+"""``paddle.nn``: ``Layer`` (parameters, sublayers, ``__call__`` -> ``forward``), ``Linear``,
+``ReLU``, ``Sequential``, ``MSELoss``: enough to train a small model the Paddle way.
+
+>>> import inplace_lab.paddle as paddle
+>>> net = paddle.nn.Sequential(paddle.nn.Linear(3, 4), paddle.nn.ReLU(), paddle.nn.Linear(4, 1))
+>>> [n for n, _ in net.named_parameters()]
+['0.weight', '0.bias', '2.weight', '2.bias']
+"""
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 
 from inplace_lab.tensor import Tensor as _Core
@@ -80,15 +88,41 @@ class Layer:
     def __call__(self, *inputs, **kwargs):
         return self.forward(*inputs, **kwargs)
 
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self):
+        """Paddle's layout: ``Name(extra)`` or the sublayers indented, one per line."""
+        lines = [f"({k}): " + repr(v).replace("\n", "\n  ") for k, v in self._sub_layers.items()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+_linear_ids = itertools.count()
+
 
 class Linear(Layer):
-    """``y = x @ weight + bias`` with Paddle's [in_features, out_features] weight layout."""
+    """``y = x @ weight + bias`` with Paddle's [in_features, out_features] weight layout.
+
+    Xavier-uniform weight, zero bias, named as Paddle names them (``linear_0.w_0``).
+    """
 
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        prefix = name or f"linear_{next(_linear_ids)}"
         self.weight = self.create_parameter([in_features, out_features])
+        self.weight.name = f"{prefix}.w_0"
         self.bias = None if bias_attr is False else self.create_parameter([out_features],
                                                                           is_bias=True)
+        if self.bias is not None:
+            self.bias.name = f"{prefix}.b_0"
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, " \
+               f"dtype={self._dtype}"
 
     def forward(self, x):
         y = functional.linear(x, self.weight, self.bias)
@@ -98,3 +132,46 @@ class Linear(Layer):
 class ReLU(Layer):
     def forward(self, x):
         return functional.relu(x)
+
+
+class Sequential(Layer):
+    """Layers called in order; given positionally (named "0", "1", ...), as (name, layer)
+    pairs, or as an OrderedDict, as in Paddle."""
+
+    def __init__(self, *layers):
+        super().__init__()
+        if len(layers) == 1 and isinstance(layers[0], (dict, OrderedDict)):
+            layers = tuple(layers[0].items())
+        for i, item in enumerate(layers):
+            name, layer = item if isinstance(item, (tuple, list)) else (str(i), item)
+            self.add_sublayer(name, layer)
+
+    def add_sublayer(self, name, sublayer):
+        setattr(self, str(name), sublayer)
+        return sublayer
+
+    def __getitem__(self, i):
+        layers = list(self._sub_layers.values())
+        return Sequential(*layers[i]) if isinstance(i, slice) else layers[i]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def forward(self, x):
+        for layer in self._sub_layers.values():
+            x = layer(x)
+        return x
+
+
+class MSELoss(Layer):
+    """``paddle.nn.MSELoss(reduction='mean')``: ``F.mse_loss(input, label)``."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, label):
+        return functional.mse_loss(input, label, self.reduction)

@@ -31,6 +31,16 @@ def linear(x, weight, bias=None, name=None):
     return y + bias if bias is not None else y
 
 
+def mse_loss(input, label, reduction="mean", name=None):
+    """``paddle.nn.functional.mse_loss(input, label, reduction)``: the core's mse_loss."""
+    from inplace_lab.nn import functional as core
+
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError("'reduction' in 'mse_loss' should be 'sum', 'mean' or 'none', but "
+                         f"received {reduction}.")
+    return core.mse_loss(input, label, reduction=reduction)
+
+
 def _export():
     g = globals()
     for name in _api.FUNCTIONAL_FUNCTIONS:
