@@ -45,8 +45,8 @@ round_ rsqrt_ scale_ scatter_ scatter_add_ set_ sigmoid_ sin_ sinc_ sinh_ sqrt_ 
 squeeze_ sub_ subtract_ t_ tan_ tanh_ transpose_ tril_ triu_ trunc_ uniform_ unsqueeze_
 where_ zero_
 """.split())
-PADDLE_FUNCTIONAL = {"elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_",
-                     "thresholded_relu_"}
+PADDLE_FUNCTIONAL = {"elu_", "embedding_renorm_", "hardtanh_", "leaky_relu_", "relu_", "softmax_",
+                     "tanh_", "thresholded_relu_"}  # 3.3.1 exports embedding_renorm_ too
 PADDLE_MODULE_EXTRA = {"erf_", "expm1_"}
 PADDLE_ANY = PADDLE_TENSOR | PADDLE_FUNCTIONAL | PADDLE_MODULE_EXTRA
 
@@ -63,11 +63,8 @@ FACADE_OWNED = {
     "set_": "paddle set_(source, shape, stride, offset): facade over storage re-binding",
     "grad_": "an attribute of paddle tensors, not a method",
     "where_": "paddle.where_(condition, x, y) writes into x, the second argument: facade",
-    "put_along_axis_": "paddle put_along_axis_(indices, values, axis, reduce): facade over scatter_",
-    "fill_diagonal_tensor_": "paddle-only: facade over diagonal views + copy_",
     "requires_grad_": "not an op: flips a flag, no version bump",
     "detach_": "not an op: drops history, no version bump",
-    "softmax_": "paddle.nn.functional.softmax_: facade over softmax",
 }
 
 # Not implemented yet, each with a reason. Keep it small: implement rather than list.
@@ -79,10 +76,8 @@ NOT_YET = {
     "map_": "Python callable per element pair (CPU only): not a table op",
     "map2_": "Python callable over three tensors (CPU only): not a table op",
     "conj_physical_": "complex conjugate in place: complex ops are not in the table yet",
-    "fill_diagonal_": "diagonal writes: owned by the indexing ops",
     "index_reduce_": "index_reduce: owned by the indexing ops",
     "scatter_reduce_": "scatter_reduce: owned by the indexing ops",
-    "renorm_": "per-slice norms: needs norm in the reduction ops",
     "resize_as_": "resize to another tensor's shape: a metadata op beside resize_",
     "set_": "storage re-binding: owned by the tensor core",
 }
@@ -91,7 +86,6 @@ NOT_YET = {
 # fixing the flag makes the test fail until the entry goes.
 FLAG_MISMATCH = {
     "index_copy": "join.py sets paddle_inplace=True; Paddle 3.3.1 has no index_copy_",
-    "softmax": "activation_reduce.py: paddle.nn.functional.softmax_ exists, paddle_inplace is False",
 }
 
 
