@@ -84,6 +84,7 @@ register(OpSpec(name="fill_diagonal", forward=_fill_diagonal_fwd, backward=_fill
                 params={"fill_value": 0.0, "wrap": False, "offset": 0}, dtype_rule="self",
                 inplace=True, torch_inplace=True, paddle_inplace=True, method=False,
                 function=False, out=False, inplace_check=lambda t, ins, p: None,
+                internal_overlap_ok=True,  # torch fills an expanded target (one cell, many views)
                 doc="x.fill_diagonal_(fill_value, wrap=False) (Paddle: value, offset, wrap); "
                     "saves nothing."))
 
@@ -314,7 +315,7 @@ def _embedding_renorm_fwd(xp, w, index, out=None, dt=None, max_norm=1.0, norm_ty
 register(OpSpec(name="embedding_renorm", forward=_embedding_renorm_fwd, args=("self", "index"),
                 params={"max_norm": 1.0, "norm_type": 2.0}, dtype_rule="self", inplace=True,
                 torch_inplace=True, paddle_inplace=True, method=False, function=False, out=False,
-                inplace_check=lambda t, ins, p: None,
+                inplace_check=lambda t, ins, p: None, internal_overlap_ok=True,
                 doc="torch.embedding_renorm_(weight, indices, max_norm, norm_type): rows used by "
                     "indices rescaled to max_norm; not differentiable (both frameworks run it "
                     "without grad)."))

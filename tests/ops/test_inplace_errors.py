@@ -49,6 +49,9 @@ SPECIAL = {
     "put": lambda m, t: ((m.tensor([0, 2]), m.ones(2)), {}),
     "scatter": lambda m, t: ((0, m.zeros(t.shape, dtype=m.int64), m.ones(t.shape)), {}),
     "scatter_add": lambda m, t: ((0, m.zeros(t.shape, dtype=m.int64), m.ones(t.shape)), {}),
+    "renorm": lambda m, t: ((2.0, 0, 1.0), {}),
+    "fill_diagonal": lambda m, t: ((0.5,), {}),
+    "embedding_renorm": lambda m, t: ((m.tensor([0, 1]), 1.0, 2.0), {}),
 }
 BATCHED = {"baddbmm"}  # the target is 3-d
 INT_ONLY = {"gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
@@ -73,6 +76,9 @@ KNOWN.update({
 KNOWN.update({
     ("overlap", "ldexp"): "torch's ldexp_ is composite (mul_ by a fresh 2**other): no overlap",
     ("cast", "ldexp"): "torch words it 'ldexp can't be cast to the desired output type Long'",
+    ("leaf", "fill_diagonal"): "torch's fill_diagonal_ fills as_strided views of the target, so "
+                               "it words the leaf error 'a view of a leaf Variable'; here it is "
+                               "one table op (Paddle's kernel) on the leaf itself",
     ("cast", "mvlgamma"): "torch checks the Long self against a Float result the other way round",
     ("cast", "float_power"): "torch checks float_power_'s Double requirement before the cast; here "
                              "the kernel checks it, after the dispatcher's cast check",
