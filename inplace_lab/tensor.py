@@ -96,7 +96,8 @@ class Tensor:
         """Same storage, same version counter, no autograd history (what ``detach()`` returns)."""
         a = cls._make(t._storage, t._shape, t._strides, t._offset, t._vc, None)
         a._arr = t._arr
-        a._policy = t._policy
+        if t._pol is not None:
+            a._policy = t._pol
         a._name = t._name
         return a
 

@@ -95,9 +95,10 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
             if grads is None:
                 continue
             grads = buffers.adopt(grads, call_tensor_pre_hooks(node, grads))
-            for nr, g in enumerate(grads):
-                if (node, nr) in targets:
-                    captured[(node, nr)] = g
+            if targets:
+                for nr, g in enumerate(grads):
+                    if (node, nr) in targets:
+                        captured[(node, nr)] = g
             if runs is not None and node not in runs:
                 continue
             if isinstance(node, AccumulateGrad):
@@ -129,6 +130,9 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
 
 def call_tensor_pre_hooks(node, grads):
     """``t.register_hook`` functions, then ``retain_grad`` (it sees the hooked gradient)."""
+    if not (node._tensor_pre_hooks or node._retains or
+            (isinstance(node, AccumulateGrad) and node.variable._hooks)):
+        return grads  # the common case: nothing registered, the same gradients go on
     grads = list(grads)
     for nr in range(len(grads)):
         for hook in _tensor_hooks(node, nr):
@@ -155,20 +159,30 @@ def _tensor_hooks(node, nr):
 
 def call_node(node, grads, adopt=lambda before, after: after):
     """Node pre-hooks, the node's backward formula, node post-hooks."""
-    if getattr(node, "materialize_grads", True):  # a Function may ask for None instead
-        grads = tuple(g if g is not None else _zeros_for(node, i) for i, g in enumerate(grads))
+    grads = _materialize(node, tuple(grads))
     for hook in list(node._pre_hooks):
         new = hook(grads)
         if new is not None:
             grads = tuple(new)
     grads_in = node.apply(grads)
-    if getattr(node, "user_code", False):  # a custom Function's backward may return tensors it keeps
+    if node.user_code:  # a custom Function's backward may return tensors it keeps
         grads_in = adopt((), grads_in)
     for hook in list(node._hooks):
         new = hook(grads_in, grads)
         if new is not None:
             grads_in = adopt(grads_in, tuple(new))
     return grads_in
+
+
+def _materialize(node, grads):
+    """Zeros for the outputs that got no gradient (a Function may ask for None instead)."""
+    for g in grads:
+        if g is None:
+            if node.materialize_grads:
+                return tuple(g if g is not None else _zeros_for(node, i)
+                             for i, g in enumerate(grads))
+            break
+    return grads
 
 
 def _zeros_for(node, i):
@@ -226,7 +240,9 @@ class GradBuffers:
     def add(self, node, nr, g, *, foreign=False):
         if foreign:
             self._foreign[id(g)] = g
-        buf = self._bufs.setdefault(node, [None] * max(node.num_outputs, nr + 1))
+        buf = self._bufs.get(node)
+        if buf is None:
+            buf = self._bufs[node] = [None] * max(node.num_outputs, nr + 1)
         old = buf[nr]
         if old is None:
             buf[nr] = g
@@ -241,6 +257,8 @@ class GradBuffers:
 
     def adopt(self, before, after):
         """Gradients a hook (or user code) returned: someone else may hold them, never steal."""
+        if after is before:
+            return after
         known = {id(g) for g in before}
         for g in after:
             if g is not None and id(g) not in known:
@@ -282,13 +300,13 @@ def validate(node, i, g, nxt, nr):
     if meta is None:
         return g
     shape, dt, _ = meta
-    if tuple(g.shape) != tuple(shape):
+    if g._shape != tuple(shape):
         if not _expandable(tuple(shape), tuple(g.shape)):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"{list(g.shape)} but expected shape compatible with {list(shape)}")
         g = g.sum_to_size(shape)
-    if g.dtype is not dt:
+    if g._dtype is not dt:
         g = g.to(dt)
     return g
 

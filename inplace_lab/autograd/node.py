@@ -25,6 +25,11 @@ class Node:
                  "_tensor_pre_hooks",
                  "_retains", "seq", "_released", "output_meta", "__weakref__", "__dict__")
 
+    # What the engine asks every node; a custom Function's node overrides them. Class
+    # attributes, so asking never falls through to ``__getattr__`` below.
+    materialize_grads = True  # outputs that got no gradient receive zeros (not None)
+    user_code = False  # backward is user code: the tensors it returns may be held elsewhere
+
     def __init__(self, next_functions=()):
         self.next_functions = tuple(next_functions)
         self.metadata = {}  # the user's dict, empty as in PyTorch
@@ -77,8 +82,13 @@ class Node:
             params = getattr(self, "params", None) or {}
             if key in params:
                 spec = getattr(self, "spec", None)
-                is_arg = spec is not None and key in spec.args
-                return _wrapped_number(params[key]) if is_arg else params[key]
+                if spec is not None and key in spec.args and spec.scalar_edges:
+                    # A Tensor overload (mul, div ...): PyTorch wrapped the number in a 0-dim
+                    # tensor and saved it only if the formula needs it (add's other: no).
+                    if key in spec.saves:
+                        return _wrapped_number(params[key])
+                else:  # a Scalar argument (pow's exponent, clamp's min ...): the number itself
+                    return params[key]
             if key in self._saveable_names():
                 return None  # saved only when needed (mul saves self only if other needs grad)
         raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
@@ -103,12 +113,12 @@ class Node:
 
 def _wrapped_number(v):
     """PyTorch returns a scalar argument saved by a node as a 0-dim tensor (``tensor(2)``)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+    if not isinstance(v, (int, float, complex)):
         return v
     from .. import creation, dtypes
 
-    dt = dtypes.int64 if isinstance(v, int) else dtypes.float64 if isinstance(v, float) \
-        else dtypes.complex128
+    dt = dtypes.bool_ if isinstance(v, bool) else dtypes.int64 if isinstance(v, int) else \
+        dtypes.float64 if isinstance(v, float) else dtypes.complex128
     return creation.tensor(v, dtype=dt)
 
 
@@ -168,10 +178,11 @@ def accumulator_of(leaf) -> AccumulateGrad:
 
 
 def edge_of(t):
-    """The ``(node, output_nr)`` a gradient for ``t`` flows into, or ``(None, 0)``."""
-    from ..tensor import Tensor
+    """The ``(node, output_nr)`` a gradient for ``t`` flows into, or ``(None, 0)``.
 
-    if not isinstance(t, Tensor) or not t._requires_grad:
+    ``t`` may be a number or None (no edge): only tensors have ``_requires_grad``.
+    """
+    if not getattr(t, "_requires_grad", False):
         return (None, 0)
     gf = t.grad_fn
     if gf is None:

@@ -15,6 +15,7 @@ import contextlib
 import re
 
 from .. import errors, hooks
+from .. import policy as _policies
 
 _hook_stack: list = []
 
@@ -36,8 +37,6 @@ class SavedTensor:
                  "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer")
 
     def __init__(self, t, node_name: str, *, is_output: bool, policy: str, name: str):
-        from ..tensor import Tensor  # local: tensor imports autograd
-
         self.version = t._vc.version
         self._vc = t._vc
         self.is_output = is_output
@@ -46,19 +45,15 @@ class SavedTensor:
         # PyTorch names an output's own node, but an input's *current* grad_fn (see producer_name).
         self._producer = _short(node_name) if is_output else None
         self.output_nr = t._output_nr
-        if policy is None:
-            from ..policy import get_inplace_policy
-
-            policy = get_inplace_policy()
-        self.policy = policy
+        self.policy = policy if policy is not None else _policies.get_inplace_policy()
         self.freed = False
-        self._shape = t.shape
-        self._dtype = t.dtype
+        self._shape = t._shape  # a plain tuple; tensor_for_message makes it a Size
+        self._dtype = t._dtype
         self._packed = None
         self._unpack = None
         # An output must not hold its own grad_fn (that would be a reference cycle):
         # keep a detached alias that shares storage and version counter.
-        self._tensor = Tensor._alias(t) if is_output else t
+        self._tensor = _tensor_class()._alias(t) if is_output else t
         if _hook_stack:
             pack, unpack = _hook_stack[-1]
             self._packed = pack(t)
@@ -76,7 +71,11 @@ class SavedTensor:
         return _short(gf.name()) if gf is not None else ""
 
     def tensor_for_message(self):
-        return self._tensor if self._tensor is not None else _Meta(self._shape, self._dtype)
+        if self._tensor is not None:
+            return self._tensor
+        from ..tensor import Size  # local: tensor imports autograd
+
+        return _Meta(Size(self._shape), self._dtype)
 
     @property
     def current_version(self) -> int:
@@ -116,6 +115,19 @@ class SavedTensor:
         self._packed = None
 
 
+_Tensor = None
+
+
+def _tensor_class():
+    """``Tensor``, imported on first use (tensor imports autograd, so not at module level)."""
+    global _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor
+
+
 class _Meta:
     """Shape/dtype stand-in for a saved tensor kept only in packed form."""
 
@@ -127,8 +139,16 @@ def _short(node_name: str) -> str:
     """'ExpBackward0' -> 'Exp', 'PowBackward1' -> 'Pow1', 'SquareBackward' -> 'Square'.
 
     PyTorch's producer name in errors (checked against torch 2.13: MaxBackward1 -> Max1).
+    Memoised: every saved output asks, and there are only as many names as ops.
     """
-    return re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), node_name)
+    short = _SHORT.get(node_name)
+    if short is None:
+        short = _SHORT[node_name] = re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"),
+                                           node_name)
+    return short
+
+
+_SHORT: dict = {}
 
 
 def _current_grad_fn(t):

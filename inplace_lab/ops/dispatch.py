@@ -80,7 +80,7 @@ def device_of(spec, ins):
                 pol = x._policy
             if dev is None:
                 dev = d
-            elif d != dev:
+            elif d is not dev and d != dev:
                 if x.ndim == 0 and d.type == "cpu":
                     continue
                 raise errors.DeviceMismatchError(
@@ -95,6 +95,11 @@ def result_dtype(spec, ins, params):
         return rule(spec, ins, params)
     if rule == "self":
         return ins[0]._dtype
+    dt = _common_dtype(ins)  # the usual case: tensors of one dtype (and plain numbers)
+    if dt is not None:
+        if rule == "float" and dt.category < dtypes.FLOAT:
+            return dtypes.get_default_dtype()
+        return dt
     dim, zero, scalars = [], [], []
     for x in ins:
         if isinstance(x, Tensor):
@@ -104,6 +109,31 @@ def result_dtype(spec, ins, params):
     dt = dtypes.result_type_of(dim, zero, scalars)
     if rule == "float" and dt.category < dtypes.FLOAT:
         return dtypes.get_default_dtype()
+    return dt
+
+
+def _common_dtype(ins):
+    """The result dtype when promotion has nothing to decide, else None.
+
+    That is: the tensors share one dtype, and the Python numbers cannot lift its
+    category (an int next to an integer or float tensor, a float next to a float one),
+    which is what ``result_type_of``'s three tiers answer in that case.
+    """
+    dt = None
+    lift = dtypes.BOOL
+    for x in ins:
+        if isinstance(x, Tensor):
+            if dt is not None and x._dtype is not dt:
+                return None
+            dt = x._dtype
+        elif type(x) is int:
+            lift = max(lift, dtypes.INT)
+        elif type(x) is float:
+            lift = dtypes.FLOAT
+        else:
+            return None
+    if dt is None or dt.category < lift:
+        return None
     return dt
 
 
@@ -170,17 +200,22 @@ def _needs_grad(spec, ins):
 
 def make_node(spec, ins, params, pol):
     """A graph node with an edge per differentiable argument, as PyTorch lays them out."""
-    meta = tuple((x._shape, x._dtype, x._storage.device) if isinstance(x, Tensor) else None
-                 for x in ins)
-    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in ins)
-    keep = tuple(i for i in spec.edge_args
-                 if i < len(ins) and (isinstance(ins[i], Tensor) or spec.scalar_edges))
-    node = OpNode(spec, tuple(edge_of(ins[i]) for i in keep), dict(params), meta, needs)
-    node.edge_args = keep
+    meta, needs, numbers = [], [], {}
     for name, x in zip(spec.args, ins):
-        if not isinstance(x, Tensor):
-            node.params[name] = x
-    node.op_meta["policy"] = pol
+        if isinstance(x, Tensor):
+            meta.append((x._shape, x._dtype, x._storage.device))
+            needs.append(x._requires_grad)
+        else:  # a number (or None): no metadata, no grad, kept with the params
+            meta.append(None)
+            needs.append(False)
+            numbers[name] = x
+    keep = tuple([i for i in spec.edge_args
+                  if i < len(ins) and (meta[i] is not None or spec.scalar_edges)])
+    node = OpNode(spec, tuple([edge_of(ins[i]) for i in keep]), {**params, **numbers},
+                  tuple(meta), tuple(needs))
+    node.edge_args = keep
+    if pol is not None:  # a facade's tensor: the node remembers whose rules it ran under
+        node.op_meta["policy"] = pol
     return node
 
 
@@ -232,7 +267,8 @@ def call(spec, args, kwargs):
     dev, pol = device_of(spec, ins)
     dt = result_dtype(spec, ins, params)
     xp = backend.xp_of(dev)
-    res = spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params)
+    res = spec.forward(xp, *[x._a if isinstance(x, Tensor) else x for x in ins], out=None, dt=dt,
+                       **params)
     if spec.outputs:
         return _call_multi(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):

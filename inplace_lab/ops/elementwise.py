@@ -33,9 +33,9 @@ def red(ctx, i, g):
     if meta is None or not ctx.needs_input_grad[i]:
         return None
     shape, dt, _ = meta
-    if g.shape != shape:
+    if g._shape != shape:
         g = g.sum_to_size(shape)
-    if g.dtype is not dt and (dt.is_floating_point or dt.is_complex):
+    if g._dtype is not dt and (dt.is_floating_point or dt.is_complex):
         g = g.to(dt)
     return g
 
@@ -217,7 +217,7 @@ binary("add", _add_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, 1))
 SUB = binary("sub", _sub_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, -1))),
              params={"alpha": 1}, dtype_rule=_sub_dtype, p=True, aliases=("subtract",),
              out_direct=True)
-_RSUB_SCALAR = overload(SUB, "RsubBackward1")  # 2 - x: sub with a number first
+_RSUB_SCALAR = overload(SUB, "RsubBackward1", scalar_edges=False)  # 2 - x: number first
 SUB.select = lambda args, kw: _RSUB_SCALAR if args and not is_tensor(args[0]) else None
 
 
@@ -227,7 +227,7 @@ def _rsub_fwd(xp, a, b, out=None, dt=None, alpha=1):
 
 RSUB = binary("rsub", _rsub_fwd, lambda c, g: (red(c, 0, _alpha_g(c, g, -1)), red(c, 1, g)),
               params={"alpha": 1}, dtype_rule=_sub_dtype, t=False, method=False)
-_RSUB1 = overload(RSUB, "RsubBackward1")
+_RSUB1 = overload(RSUB, "RsubBackward1", scalar_edges=False)
 RSUB.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _RSUB1
 
 binary("mul", "multiply",
@@ -404,7 +404,8 @@ def _tensor_overload(spec, node_name, backward, saves):
 
 for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")),
                         ("fmod", "fmod", "trunc", ())]:
-    _s = binary(_n, _f, lambda c, g: (red(c, 0, g), None), p=_n == "remainder", aliases=_al)
+    _s = binary(_n, _f, lambda c, g: (red(c, 0, g), None), p=_n == "remainder", aliases=_al,
+                scalar_edges=False)  # PyTorch's Scalar overloads: a number gets no edge
     _tensor_overload(_s, _n.capitalize() + "Backward1", _rounded_quotient_bw(_r), ("self", "other"))
 
 binary("floor_divide", "floor_divide", None, p=True)
@@ -421,7 +422,7 @@ def _copysign_bw(c, g):
 
 COPYSIGN = binary("copysign", "copysign", _copysign_bw, saves=("self", "result"),
                   dtype_rule=float_rule, p=True)
-_COPYSIGN1 = overload(COPYSIGN, "CopysignBackward1")
+_COPYSIGN1 = overload(COPYSIGN, "CopysignBackward1", scalar_edges=False)
 COPYSIGN.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _COPYSIGN1
 
 binary("logaddexp", "logaddexp", lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp() + 1)),
@@ -454,7 +455,8 @@ def _xlogy_bw(c, g):
 
 
 XLOGY = binary("xlogy", _xlogy_fwd, _xlogy_bw, saves=("self", "other"), dtype_rule=float_rule)
-_XLOGY1, _XLOGY2 = overload(XLOGY, "XlogyBackward1"), overload(XLOGY, "XlogyBackward2")
+_XLOGY1 = overload(XLOGY, "XlogyBackward1", scalar_edges=False)  # Scalar overloads: no edge
+_XLOGY2 = overload(XLOGY, "XlogyBackward2", scalar_edges=False)
 XLOGY.select = lambda args, kw: (_XLOGY1 if args and not is_tensor(args[0]) else
                                  None if is_tensor(arg(args, kw, 1, "other")) else _XLOGY2)
 
