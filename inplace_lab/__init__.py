@@ -13,7 +13,7 @@ PyTorch's names throughout (``tensor``, ``zeros``, ``Tensor.add_``, ``_version``
 from __future__ import annotations
 
 from . import backend, dtypes, errors, hooks, layout, memory  # noqa: F401
-from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference,  # noqa: F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .backend import device, set_simulated_gpu  # noqa: F401
 from .memory import (max_memory_allocated, memory_allocated, memory_snapshot,  # noqa: F401

@@ -63,8 +63,8 @@ class device:
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{spec}'")
             index = int(idx)
-        if s in ("gpu", "cuda"):
-            self.type, self.index = "cuda", (index or 0)
+        if s in ("gpu", "cuda"):  # "cuda" keeps index None, as torch.device("cuda")
+            self.type, self.index = "cuda", (None if index is None else int(index))
         elif s == "cpu":
             self.type, self.index = "cpu", None
         else:
@@ -96,10 +96,24 @@ class device:
 CPU = device("cpu")
 
 
+def concrete(dev: device) -> device:
+    """``cuda`` (no index) -> ``cuda:<current device>``: where a tensor actually lives.
+
+    As in PyTorch, ``device("cuda").index is None``, but a tensor made on it reports
+    ``cuda:0`` (the current device); storages and memory statistics use the concrete one.
+    """
+    if dev.index is None and dev.type == "cuda":
+        from . import cuda
+
+        return device("cuda", cuda.current_device())
+    return dev
+
+
 def check_device(dev: device) -> None:
     """Raise a clear error if ``dev`` cannot be used on this machine."""
     if dev.type == "cpu":
         return
+    dev = concrete(dev)
     if _CUPY_DEVICES:
         if dev.index >= _CUPY_DEVICES:
             raise RuntimeError(
@@ -152,7 +166,7 @@ def pinned_empty(n: int, np_dtype):
 def empty(n: int, np_dtype, dev: device):
     """A fresh flat buffer of ``n`` elements on ``dev``."""
     if is_real_gpu(dev):
-        with _cupy.cuda.Device(dev.index):
+        with _cupy.cuda.Device(concrete(dev).index):
             return _cupy.empty(n, dtype=np_dtype)
     return np.empty(n, dtype=np_dtype)
 
@@ -167,7 +181,7 @@ def to_numpy(a):
 def to_device_array(a, dev: device):
     """Move a backend array to ``dev``'s array module (a copy across the seam)."""
     if is_real_gpu(dev):
-        with _cupy.cuda.Device(dev.index):
+        with _cupy.cuda.Device(concrete(dev).index):
             return _cupy.asarray(a)
     return to_numpy(a)
 

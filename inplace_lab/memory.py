@@ -26,7 +26,11 @@ _listeners: list = []  # hooks bus subscribes here (alloc/free events)
 
 
 def _key(dev) -> str:
-    return (_device(dev) if dev is not None else _device("cpu")).key
+    if dev is None:
+        return "cpu"
+    from .backend import concrete
+
+    return concrete(_device(dev)).key  # "cuda" counts as the current cuda device
 
 
 def _add(k: str, nbytes: int) -> None:

@@ -30,6 +30,8 @@ class Storage:
                  pinned: bool = False):
         self.data = data  # 1-D backend array
         self.dtype = dt
+        if dev.key == "cuda":  # plain "cuda": the current device, as PyTorch resolves it
+            dev = backend.concrete(dev)
         self.device = dev
         self.id = next(_ids)
         self.counted = counted
@@ -65,6 +67,8 @@ class Storage:
         return self.nbytes()
 
     def data_ptr(self) -> int:
+        if self.data.size == 0:  # PyTorch: an empty storage has no allocation (nullptr)
+            return 0
         if isinstance(self.data, backend.np.ndarray):
             return int(self.data.__array_interface__["data"][0])
         return int(self.data.data.ptr)

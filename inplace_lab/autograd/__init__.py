@@ -11,8 +11,8 @@ from . import graph  # noqa: F401
 from .engine import make_root_grads, root_edges, run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the gradcheck helper's line)
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                        no_grad, set_grad_enabled)
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference,  # noqa: F401
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .node import edge_of
 
 

@@ -173,8 +173,8 @@ class Function(metaclass=FunctionMeta):
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         _bump_dirty(ctx, args)
+        outs = _wrap_outputs(ctx, args, outs, executable)
         if executable:
-            outs = _wrap_outputs(ctx, args, outs)
             ctx._saved = [_save(ctx, t, outs) for t in ctx.to_save]
         return outs[0] if single else outs
 
@@ -185,52 +185,96 @@ def _bump_dirty(ctx, args) -> None:
         t._vc.bump()
 
 
-def _wrap_outputs(ctx, args, outs):
-    """Point each output's history at ``ctx`` (PyTorch's _wrap_outputs)."""
+def _differentiable_dtype(t) -> bool:
+    return t._dtype.is_floating_point or t._dtype.is_complex
+
+
+def _wrap_outputs(ctx, args, outs, executable):
+    """Point each output's history at ``ctx`` (PyTorch's ``_process_backward_mode_ad``).
+
+    - An input returned as-is comes back as a *view* of it (``view_as``), never the same
+      object; one that is not differentiable here (no graph recorded, or marked
+      non-differentiable) and requires grad comes back as a detached alias instead.
+    - A dirty input (``mark_dirty``) keeps its identity and gets this node as history
+      (a view input: its base gets a CopySlices), after the leaf / view checks.
+    - Every output that is a view (a returned input, or a view made in forward) is marked
+      as made inside a custom Function ("multi_output" when the Function has several
+      differentiable outputs): modifying it in place later is refused, as in PyTorch,
+      since rewriting its history would bypass this Function's backward.
+    """
     from . import views
 
     inputs = {id(a) for a in args if _is_tensor(a)}
     dirty = {id(t) for t in ctx.dirty_tensors}
     non_diff = {id(t) for t in ctx.non_differentiable}
-    for t in ctx.dirty_tensors:
-        if not any(t is o for o in outs):
-            raise RuntimeError("Some elements marked as dirty during the forward method were not "
-                               "returned as output. The inputs that are modified inplace must all "
-                               "be outputs of the Function.")
+    if executable:
+        for t in ctx.dirty_tensors:
+            if not any(t is o for o in outs):
+                raise RuntimeError(
+                    "Some elements marked as dirty during the forward method were not returned as "
+                    "output. The inputs that are modified inplace must all be outputs of the "
+                    "Function.")
+    diff = [executable and _is_tensor(o) and id(o) not in non_diff and _differentiable_dtype(o)
+            for o in outs]
+    n_diff = sum(diff)
+    creation = "multi_output" if n_diff > 1 else "custom_function"
     result = []
     for nr, o in enumerate(outs):
         if not _is_tensor(o):
             result.append(o)
             continue
-        ctx.output_meta.append((o._shape, o._dtype, o._storage.device))
-        if id(o) in non_diff:
-            o._requires_grad = False
-        elif id(o) in dirty:
-            if o.is_leaf and o._requires_grad:
-                raise errors.LeafInplaceError(
-                    "a leaf Variable that requires grad has been used in an in-place operation.",
-                    tensor=o, op=ctx.name())
-            if o._base is not None and len(outs) > 1:
-                raise RuntimeError(
-                    "If your Function modifies inplace an input that is a view of another Tensor, "
-                    "your Function cannot return more than one Tensor. This is not supported by "
-                    "the current autograd engine. You should either make sure the input is not a "
-                    "view (using .clone() for example) or make your Function only return one "
-                    "Tensor (potentially splitting it into two Functions: one doing the inplace "
-                    "that returns a single Tensor and a second one that does the other "
-                    "operations).")
+        is_input, is_modified = id(o) in inputs, id(o) in dirty
+        if executable:
+            ctx.output_meta.append((o._shape, o._dtype, o._storage.device))
+        if not diff[nr]:
+            if not o._requires_grad:
+                if is_input and not is_modified:
+                    o = _view_as_self(o)
+            elif is_input:
+                o = o.detach()  # PyTorch returns a detached alias (the input keeps its flag)
+            elif o._base is None:
+                o.detach_()
+        elif is_modified:
+            _check_dirty(ctx, o, n_diff)
             if o._base is not None:
                 views.rebase_history(o, ctx)
             else:
                 _set_history(o, ctx, nr)
         else:
-            if id(o) in inputs:  # an input returned as-is: a view of it carries the new history
-                with grad_mode.no_grad():
-                    o = o.view_as(o)
-                o._view_meta = views.ViewMeta("default", o._vc.version)
+            if is_input:
+                o = _view_as_self(o)
             _set_history(o, ctx, nr)
+        if not (is_input and is_modified) and o._base is not None and o._view_meta is not None:
+            o._view_meta.creation = creation
         result.append(o)
     return tuple(result)
+
+
+def _view_as_self(t):
+    """``t.view_as(t)`` made without recording (PyTorch's _view_as_self_with_no_grad)."""
+    with grad_mode.no_grad():
+        return t.view_as(t)
+
+
+def _check_dirty(ctx, o, n_diff) -> None:
+    """May a dirty input get this node as history? PyTorch's checks, in PyTorch's order."""
+    from .. import policy
+
+    if o.is_leaf and o._requires_grad:
+        raise errors.LeafInplaceError(
+            "a leaf Variable that requires grad has been used in an in-place operation.",
+            tensor=o, op=ctx.name())
+    if o._base is not None and n_diff > 1:
+        raise RuntimeError(
+            "If your Function modifies inplace an input that is a view of another Tensor, "
+            "your Function cannot return more than one Tensor. This is not supported by "
+            "the current autograd engine. You should either make sure the input is not a "
+            "view (using .clone() for example) or make your Function only return one "
+            "Tensor (potentially splitting it into two Functions: one doing the inplace "
+            "that returns a single Tensor and a second one that does the other "
+            "operations).")
+    if o._base is not None:  # a no_grad / multi-output view, or a view of a leaf: refused
+        policy.check_autograd_inplace(ctx.name(), o, policy.policy_of(o))
 
 
 def _set_history(t, node, nr) -> None:
@@ -251,11 +295,56 @@ def _save(ctx, t, outs):
 
 
 def once_differentiable(fn):
-    """Mark a backward as not itself differentiable: it runs with grad disabled."""
+    """Mark a backward as not itself differentiable (PyTorch's decorator).
+
+    The backward runs with grad disabled. If it ran while a graph is being built
+    (``create_graph=True``) on gradients that require grad, its results are routed
+    through an ``Error`` node instead, so that differentiating them again raises
+    "trying to differentiate twice a function that was marked with @once_differentiable".
+    """
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not grad_mode.state.enabled:
+            return outputs
+        if not any(_is_tensor(a) and a._requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fakes = []
+        for v in outs:  # detached leaves that require grad: the Error node's inputs
+            if _is_tensor(v):
+                v = v.detach()
+                v._requires_grad = True
+            fakes.append(v)
+        node = DelayedError(_ONCE_TEXT, tuple(edge_of(v) for v in fakes))
+        wrapped = []
+        for i, v in enumerate(fakes):
+            if _is_tensor(v):
+                v = v._alias_with_grad(node, i)
+                node.output_meta.append((v._shape, v._dtype, v._storage.device))
+            wrapped.append(v)
+        return wrapped[0] if single else tuple(wrapped)
 
     return wrapper
+
+
+_ONCE_TEXT = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class DelayedError(Node):
+    """A node whose backward raises: what ``once_differentiable`` puts on its results."""
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg, next_functions=()):
+        super().__init__(next_functions)
+        self.msg = msg
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)

@@ -146,8 +146,28 @@ class set_grad_enabled(_Mode):
         return f"inplace_lab.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
 
+def is_inference(t) -> bool:
+    """``torch.is_inference(t)``: was ``t`` made under ``inference_mode()`` (or a view of such)?"""
+    return t._vc.inference
+
+
 class inference_mode(_Mode):
-    """Like no_grad (results are plain data); ``inference_mode(False)`` re-enables recording."""
+    """No recording, and every tensor made inside is an *inference tensor* (PyTorch's rules).
+
+    - ``t.is_inference()``: made by an op or factory inside the block, or a view/``detach()``
+      of such a tensor (they share its counter); ``clone()`` outside gives a normal tensor.
+    - An inference tensor has no version counter (``t._version`` raises), no ``_base``
+      (its views are not ``_is_view()``), and cannot be saved for backward: an op outside
+      the block that would save it raises "Inference tensors cannot be saved for backward".
+    - Writing it in place outside the block (``add_``, ``t_``, ``copy_``, setitem, ``out=``,
+      even under ``no_grad``) raises "Inplace update to inference tensor outside
+      InferenceMode is not allowed" *after* the write, as PyTorch (the version bump raises).
+    - ``requires_grad_()`` on it is refused outside the block, allowed inside.
+    - Views of *normal* tensors taken inside stay normal (shared counter) and remember
+      where they were made: modifying one in place later with grad recorded is refused.
+    - ``inference_mode(False)`` turns it off (grad mode on) inside an enclosing block;
+      ``@inference_mode`` / ``@inference_mode()`` / ``@inference_mode(False)`` decorate.
+    """
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):

@@ -37,6 +37,12 @@ _BAN_MULTI = (" This view is the output of a function that returns multiple view
               "do not allow the output views to be modified inplace. You should replace the "
               "inplace operation by an out-of-place one.")
 
+_BAN_CUSTOM = (" This view was created inside a custom Function (or because an input was returned "
+               "as-is) and the autograd logic to handle view+inplace would override the custom "
+               "backward associated with the custom Function, leading to incorrect gradients. "
+               "This behavior is forbidden. You can fix this by cloning the output of the custom "
+               "Function.")
+
 
 class ViewMeta:
     """How a view was made (PyTorch's creation_meta) and when its grad_fn was last valid.
@@ -47,7 +53,7 @@ class ViewMeta:
     __slots__ = ("creation", "attr_version", "inherited")
 
     def __init__(self, creation: str, attr_version: int):
-        self.creation = creation  # "default" | "no_grad" | "multi_output" | "inference"
+        self.creation = creation  # default | no_grad | multi_output | inference | custom_function
         self.attr_version = attr_version
         self.inherited = False
 
@@ -70,7 +76,7 @@ def _rebase_error(view, creation: str, op: str, *, indirect: bool):
 
     gf = view._grad_fn
     what = "its base or another view of its base has been" if indirect else "is being"
-    if creation == "multi_output" and gf is not None:
+    if creation in ("multi_output", "custom_function") and gf is not None:
         msg = f"Output {view._output_nr} of {_short(gf.name())} is a view and {what} modified inplace."
     else:
         head = (f"Output {view._output_nr} of {_short(gf.name())} is a view of a view which was "
@@ -82,6 +88,10 @@ def _rebase_error(view, creation: str, op: str, *, indirect: bool):
     if creation == "multi_output":
         return errors.MultiOutputViewInplaceError(msg + _BAN_MULTI, tensor=view, op=op,
                                                   node=gf, indirect=indirect)
+    if creation == "custom_function":
+        return errors.CustomFunctionViewInplaceError(msg + _BAN_CUSTOM, tensor=view, op=op,
+                                                     node=gf, indirect=indirect,
+                                                     creation=creation)
     block = "inference_mode" if creation == "inference" else "no_grad"
     return errors.NoGradViewInplaceError(msg + _BAN_NO_GRAD.format(block=block), tensor=view,
                                          op=op, node=gf, creation=creation, indirect=indirect)

@@ -26,6 +26,11 @@ def _rev(name):
     return lambda self, other: dispatch.call(spec, (other, self), {})
 
 
+def _rtruediv(self, other):
+    """``2 / x`` is ``x.reciprocal() * 2`` in PyTorch (MulBackward0 over ReciprocalBackward0)."""
+    return dispatch.call(OPS["mul"], (dispatch.call(OPS["reciprocal"], (self,), {}), other), {})
+
+
 def _iop(name):
     """``x += y``: in place under PyTorch's rules; Paddle has no __iadd__ (rebinds to a new tensor)."""
     spec = OPS[name]
@@ -120,7 +125,7 @@ def _parse_to(args, kwargs):
                 dev = backend.device(a)
             except (RuntimeError, TypeError):
                 dt = dtypes.from_any(a)
-    return (backend.device(dev) if dev is not None else None,
+    return (backend.concrete(backend.device(dev)) if dev is not None else None,
             dtypes.from_any(dt) if dt is not None else None)
 
 
@@ -330,10 +335,10 @@ def _mT(self):
 
 def install(cls) -> None:
     ops = {
-        "__add__": _fn("add"), "__radd__": _rev("add"), "__iadd__": _iop("add"),
-        "__sub__": _fn("sub"), "__rsub__": _rev("sub"), "__isub__": _iop("sub"),
-        "__mul__": _fn("mul"), "__rmul__": _rev("mul"), "__imul__": _iop("mul"),
-        "__truediv__": _fn("div"), "__rtruediv__": _rev("div"), "__itruediv__": _iop("div"),
+        "__add__": _fn("add"), "__radd__": _fn("add"), "__iadd__": _iop("add"),
+        "__sub__": _fn("sub"), "__rsub__": _fn("rsub"), "__isub__": _iop("sub"),
+        "__mul__": _fn("mul"), "__rmul__": _fn("mul"), "__imul__": _iop("mul"),
+        "__truediv__": _fn("div"), "__rtruediv__": _rtruediv, "__itruediv__": _iop("div"),
         "__floordiv__": _fn("floor_divide"), "__rfloordiv__": _rev("floor_divide"),
         "__ifloordiv__": _iop("floor_divide"),
         "__mod__": _fn("remainder"), "__rmod__": _rev("remainder"), "__imod__": _iop("remainder"),
