@@ -264,6 +264,11 @@ class Tensor:
         return self
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (``unbind``'s i-th piece: i; leaves: 0)."""
+        return self._output_nr
+
+    @property
     def is_leaf(self) -> bool:
         return self._grad_fn is None or not self._requires_grad
 

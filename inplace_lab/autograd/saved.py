@@ -37,6 +37,8 @@ class SavedTensor:
                  "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer")
 
     def __init__(self, t, node_name: str, *, is_output: bool, policy: str, name: str):
+        if t._vc.inference:
+            _refuse_inference(t, node_name)
         self.version = t._vc.version
         self._vc = t._vc
         self.is_output = is_output
@@ -126,6 +128,15 @@ def _tensor_class():
 
         _Tensor = Tensor
     return _Tensor
+
+
+def _refuse_inference(t, node_name):
+    """PyTorch's SavedVariable refuses inference tensors (they have no version to record)."""
+    raise errors.InferenceTensorError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+        "inference mode in computation tracked by autograd. To work around this, you can make a "
+        "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+        "`torch.inference_mode()`.", kind="save", tensor=t, node=node_name)
 
 
 class _Meta:

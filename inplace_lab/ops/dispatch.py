@@ -322,27 +322,46 @@ def _call_out(spec, ins, params, out):
             f"{out._dtype.torch_name}", tensor=out, op=spec.name)
     dev = out._storage.device
     xp = backend.xp_of(dev)
-    res = spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params)
-    res = xp.asarray(res)
-    if tuple(res.shape) != out._shape:
+    tensors = [x for x in ins if isinstance(x, Tensor)]
+    # A ufunc kernel writes straight into out (no result-sized temporary) when out has the
+    # result dtype; its shape is then the broadcast shape, known before the kernel runs.
+    direct = spec.out_direct and out._dtype is dt and bool(tensors)
+    if direct:
+        shape = layout.broadcast_shapes(*(x._shape for x in tensors))
+    else:
+        res = xp.asarray(spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params))
+        shape = tuple(res.shape)
+    if shape != out._shape:
         if out.numel() != 0:
             import warnings
 
             warnings.warn(
                 f"An output with one or more elements was resized since it had shape "
                 f"{list(out._shape)}, which does not match the required output shape "
-                f"{list(res.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
                 "outputs will not be resized unless they have zero elements. You can explicitly "
                 "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
                 UserWarning, stacklevel=3)
-        out.resize_(tuple(res.shape))
-        out._vc.bump(-1)  # the resize is part of this one out= write
-    check_overlap(out, [x for x in ins if isinstance(x, Tensor)])
-    out._a[...] = res
-    out._vc.bump()
+        _resize_out(out, shape)
+    check_overlap(out, tensors)
+    if direct:  # check_overlap allows only no overlap or the very same elements: ufunc-safe
+        spec.forward(xp, *[_array(x) for x in ins], out=out._a, dt=dt, **params)
+    else:
+        out._a[...] = res
+    out._vc.bump()  # an inference tensor's counter raises here, after the write (as PyTorch)
     if hooks.active:
         hooks.emit_op(spec, "out", ins, out)
     return out
+
+
+def _resize_out(out, shape) -> None:
+    """Resize ``out`` as part of one out= write: no version bump of its own (the write bumps)."""
+    from .methods import grow_storage
+
+    need = out._offset + layout.numel(shape)
+    if need > out._storage.size():
+        grow_storage(out._storage, need)
+    out._set_geometry(shape, layout.contiguous_strides(shape))
 
 
 def call_inplace(spec, args, kwargs, *, setitem=False):
@@ -409,6 +428,8 @@ def call_view(spec, args, kwargs):
     src = ins[0]
     pol = src._policy
     root = src._base if src._base is not None else src
+    if src._vc.inference:  # PyTorch: a view of an inference tensor has no _base (not _is_view())
+        root = None
     if spec.multi_output:
         outs = [_view_of(src, root, g, pol) for g in geo]
     else:
