@@ -272,7 +272,8 @@ def _check_dirty(ctx, o, n_diff) -> None:
             "view (using .clone() for example) or make your Function only return one "
             "Tensor (potentially splitting it into two Functions: one doing the inplace "
             "that returns a single Tensor and a second one that does the other "
-            "operations).")
+            "operations). You can ask on the forum https://discuss.pytorch.org/ if you need "
+            "help to do this change.")
     if o._base is not None:  # a no_grad / multi-output view, or a view of a leaf: refused
         policy.check_autograd_inplace(ctx.name(), o, policy.policy_of(o))
 

@@ -142,13 +142,27 @@ def _scaled(xp, b, alpha):
     return b if alpha == 1 else xp.multiply(b, alpha)
 
 
+def _check_alpha(alpha, dt):
+    """PyTorch's alpha_check (in the kernel, so after the autograd checks, before any write)."""
+    if isinstance(alpha, bool):
+        if dt.category != dtypes.BOOL:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and dt.category < dtypes.FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 def _add_fwd(xp, a, b, out=None, dt=None, alpha=1):
+    if alpha.__class__ is not int:
+        _check_alpha(alpha, dt)
     if alpha != 1 and getattr(b, "size", 0) >= _AXPY_CHUNK:
         return _axpy(xp, a, b, alpha, out, dt)
     return ufunc(xp.add, (a, _scaled(xp, b, alpha)), out, dt)
 
 
 def _sub_fwd(xp, a, b, out=None, dt=None, alpha=1):
+    if alpha.__class__ is not int:
+        _check_alpha(alpha, dt)
     if alpha != 1 and getattr(b, "size", 0) >= _AXPY_CHUNK:
         return _axpy(xp, a, b, -alpha, out, dt)
     return ufunc(xp.subtract, (a, _scaled(xp, b, alpha)), out, dt)
@@ -222,6 +236,8 @@ SUB.select = lambda args, kw: _RSUB_SCALAR if args and not is_tensor(args[0]) el
 
 
 def _rsub_fwd(xp, a, b, out=None, dt=None, alpha=1):
+    if alpha.__class__ is not int:
+        _check_alpha(alpha, dt)
     return ufunc(xp.subtract, (b, _scaled(xp, a, alpha)), out, dt)
 
 
