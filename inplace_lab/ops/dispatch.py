@@ -141,6 +141,62 @@ def _array(x):
     return x._a if isinstance(x, Tensor) else x
 
 
+def _resolve_plain(spec, args):
+    """``(device, result dtype, arrays)`` for the common call, else None (take the full path).
+
+    The common call: every argument given positionally (no keywords, no ``out=``, no
+    params), its tensors plain (no facade policy) of one dtype on one device object, its
+    other arguments Python ints/floats that cannot lift that dtype's category. Then
+    ``bind`` has nothing to split, ``device_of`` nothing to check and promotion nothing
+    to decide, so one pass over the arguments gives the same answers; any other call
+    (mixed dtypes or devices, a 0-dim CPU tensor next to a GPU one, facades, lists ...)
+    returns None here and walks ``bind``/``device_of``/``result_dtype`` as before.
+    """
+    if len(args) != spec.n_args:
+        return None
+    dt = dev = None
+    lift = _BOOL
+    arrays = []
+    for x in args:
+        if isinstance(x, Tensor):
+            if x._pol is not None:
+                return None
+            d = x._storage.device
+            if dt is None:
+                dt, dev = x._dtype, d
+            elif x._dtype is not dt or d is not dev:
+                return None
+            a = x._arr
+            arrays.append(a if a is not None else x._a)
+        elif type(x) is float:
+            lift = _FLOAT
+            arrays.append(x)
+        elif type(x) is int:
+            if lift < _INT:
+                lift = _INT
+            arrays.append(x)
+        else:
+            return None
+    if dt is None or dt.category < lift:
+        return None
+    rule = spec.dtype_rule
+    if rule.__class__ is str:
+        if rule == "float" and dt.category < _FLOAT:
+            dt = dtypes.get_default_dtype()
+        # "self": the first argument's dtype, which is dt; "promote": dt
+        elif rule == "self" and not isinstance(args[0], Tensor):
+            return None
+    else:  # a rule function may say what it answers for one dtype (``plain_dtype``)
+        plain = getattr(rule, "plain_dtype", None)
+        dt = plain(dt) if plain is not None else result_dtype(spec, list(args), spec.params)
+        if dt is None:
+            return None
+    return dev, dt, arrays
+
+
+_BOOL, _INT, _FLOAT = dtypes.BOOL, dtypes.INT, dtypes.FLOAT
+
+
 # ---- 2. check -----------------------------------------------------------------------------
 
 def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
@@ -261,14 +317,20 @@ def call(spec, args, kwargs):
         return spec.forward(*args, **kwargs)
     if spec.select is not None:  # overloads: x.sum() is SumBackward0, x.sum(0) SumBackward1
         spec = spec.select(args, kwargs) or spec
-    ins, params, out = bind(spec, args, kwargs)
-    if out is not None:
-        return _call_out(spec, ins, params, out)
-    dev, pol = device_of(spec, ins)
-    dt = result_dtype(spec, ins, params)
+    plain = None if kwargs else _resolve_plain(spec, args)
+    if plain is not None:  # the fast lane: same answers as the four steps below, one pass
+        ins, params = list(args), spec.params
+        dev, dt, arrays = plain
+        pol = None
+    else:
+        ins, params, out = bind(spec, args, kwargs)
+        if out is not None:
+            return _call_out(spec, ins, params, out)
+        dev, pol = device_of(spec, ins)
+        dt = result_dtype(spec, ins, params)
+        arrays = [x._a if isinstance(x, Tensor) else x for x in ins]
     xp = backend.xp_of(dev)
-    res = spec.forward(xp, *[x._a if isinstance(x, Tensor) else x for x in ins], out=None, dt=dt,
-                       **params)
+    res = spec.forward(xp, *arrays, out=None, dt=dt, **params)
     if spec.outputs:
         return _call_multi(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):

@@ -122,6 +122,11 @@ def float_rule(spec, ins, params):
     return dtypes.get_default_dtype() if dt.category < dtypes.FLOAT else dt
 
 
+# What a rule answers when the tensors share one dtype ``dt`` and the numbers cannot lift it
+# (the dispatcher's fast lane asks this instead of calling the rule; None: call the rule).
+float_rule.plain_dtype = lambda dt: dt if dt.category >= dtypes.FLOAT else dtypes.get_default_dtype()
+
+
 def bool_rule(spec, ins, params):
     return dtypes.bool_
 
@@ -219,6 +224,9 @@ def _sub_dtype(spec, ins, params):
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
     return promote(ins)
+
+
+_sub_dtype.plain_dtype = lambda dt: None if dt is dtypes.bool_ else dt  # bool: the rule raises
 
 
 def _alpha_g(c, g, sign):
