@@ -112,7 +112,7 @@ def _infer_dtype(data):
     kinds = set()
     for v in flat:
         if isinstance(v, Tensor):
-            kinds.add(v.dtype.category)
+            kinds.add(v._dtype.category)
         elif isinstance(v, (bool, np.bool_)):
             kinds.add(dtypes.BOOL)
         elif isinstance(v, numbers.Integral):
@@ -140,7 +140,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False,
     """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors)."""
     host = _to_host(data)
     dt = dtypes.from_any(dtype) if dtype is not None else (
-        data.dtype if isinstance(data, Tensor) else _infer_dtype(host))
+        data._dtype if isinstance(data, Tensor) else _infer_dtype(host))
     arr = np.array(host, dtype=dt.np)
     dev = _device(device if device is not None else (data.device if isinstance(data, Tensor) else None))
     t = _new(arr.shape, dt, dev)
@@ -207,7 +207,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False, **_):
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)
     xp = backend.xp_of(t.device)
-    t._storage.data[...] = xp.eye(n, m, dtype=t.dtype.np).reshape(-1)
+    t._storage.data[...] = xp.eye(n, m, dtype=t._dtype.np).reshape(-1)
     return _finish(t, requires_grad)
 
 
@@ -293,7 +293,7 @@ def randperm(n, dtype=None, device=None, requires_grad=False, **_):
 
 
 def _like(t, dtype, device):
-    return (t.shape, dtype if dtype is not None else t.dtype, device if device is not None else t.device)
+    return (t.shape, dtype if dtype is not None else t._dtype, device if device is not None else t.device)
 
 
 def empty_like(t, dtype=None, device=None, requires_grad=False, **_):

@@ -11,6 +11,16 @@ default float dtype (float32), not float64 as numpy would say.
 
 >>> result_type_of([int32], [], [1.5]).name
 'float32'
+
+Each framework facade shows its own dtype objects: a tensor of
+``inplace_lab.torch`` says ``torch.float32``, one of ``inplace_lab.paddle`` says
+``paddle.float32``. Those are singletons of small subclasses (``TorchDtype``,
+``PaddleDtype``) that only print differently; each knows its core dtype
+(``d._core``) and the core only ever stores and compares core dtypes
+(``Tensor._dtype``, ``from_any`` at every entry), so its ``is`` checks stay valid.
+
+>>> FACADE["pytorch"]["float32"], str(FACADE["paddle"]["float32"])
+(torch.float32, 'paddle.float32')
 """
 from __future__ import annotations
 
@@ -22,7 +32,8 @@ BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 class dtype:
     """A tensor element type (``inplace_lab.float32`` ...)."""
 
-    __slots__ = ("name", "np", "itemsize", "category", "torch_name", "paddle_name")
+    __slots__ = ("name", "np", "itemsize", "category", "torch_name", "paddle_name", "_core",
+                 "_facades")
 
     def __init__(self, name: str, np_dtype, category: int, torch_name: str):
         self.name = name
@@ -31,6 +42,8 @@ class dtype:
         self.category = category
         self.torch_name = torch_name  # the name in "result type Float can't be cast"
         self.paddle_name = name
+        self._core = self  # a facade's dtype points at the core one it stands for
+        self._facades = {None: self}  # tensor policy -> the dtype object Tensor.dtype shows
 
     @property
     def is_floating_point(self) -> bool:
@@ -73,6 +86,102 @@ _ALIASES = {
     "complex128": complex128, "cdouble": complex128,
 }
 
+
+
+class _FacadeDtype(dtype):
+    """A framework's face of a core dtype: same attributes, its own printing and pickling.
+
+    Equal to (and hashed like) the core dtype it stands for, so ``torch.float32 ==
+    inplace_lab.float32``; the core never sees one: ``from_any`` returns ``d._core``.
+    """
+
+    __slots__ = ()
+    policy = ""
+
+    def __init__(self, core: dtype):
+        for slot in dtype.__slots__:
+            object.__setattr__(self, slot, getattr(core, slot))
+        self._core = core
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and other._core is self._core
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._core)
+
+    def __reduce__(self):
+        return (_facade_dtype, (self.policy, self._core.name))
+
+
+class TorchDtype(_FacadeDtype):
+    """``torch.float32``: PyTorch prints its dtypes the same way for str and repr."""
+
+    __slots__ = ()
+    policy = "pytorch"
+
+    def __repr__(self) -> str:
+        return f"torch.{self._core.name}"
+
+    def to_real(self) -> "TorchDtype":
+        c = self._core
+        return FACADE["pytorch"][{"complex64": "float32", "complex128": "float64"}.get(c.name, c.name)]
+
+    def to_complex(self) -> "TorchDtype":
+        c = self._core
+        if c.category == COMPLEX:
+            return self
+        if c.category != FLOAT:
+            raise RuntimeError(f"to_complex is only supported for floating point types, got {self}")
+        return FACADE["pytorch"]["complex128" if c.name == "float64" else "complex64"]
+
+
+# Paddle 3.3.1's DataType enum: str(paddle.float32) is 'paddle.float32', repr is the enum's.
+_PADDLE_VALUES = {"bool": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 7, "int64": 9,
+                  "float16": 15, "float32": 10, "float64": 11, "complex64": 12, "complex128": 13}
+
+
+class PaddleDtype(_FacadeDtype):
+    """``paddle.float32``: str ``paddle.float32``, repr ``<DataType.FLOAT32: 10>``, ``.name``
+    ``'FLOAT32'`` and ``.value`` 10, as Paddle's pybind enum."""
+
+    __slots__ = ()
+    policy = "paddle"
+
+    def __init__(self, core: dtype):
+        super().__init__(core)
+        self.name = core.name.upper()
+
+    @property
+    def value(self) -> int:
+        return _PADDLE_VALUES[self._core.name]
+
+    def __str__(self) -> str:
+        return f"paddle.{self._core.name}"
+
+    def __repr__(self) -> str:
+        return f"<DataType.{self.name}: {self.value}>"
+
+
+FACADE = {"pytorch": {d.name: TorchDtype(d) for d in ALL},
+          "paddle": {d.name: PaddleDtype(d) for d in ALL}}
+for _d in ALL:
+    _d._facades.update({"pytorch": FACADE["pytorch"][_d.name], "paddle": FACADE["paddle"][_d.name],
+                        "paddle-legacy": FACADE["paddle"][_d.name]})
+
+
+def _facade_dtype(policy: str, name: str) -> dtype:
+    """Unpickle a facade dtype as its singleton."""
+    return FACADE[policy][name]
+
+
+def facade_dtype(d, policy) -> dtype:
+    """The dtype object a tensor of ``policy`` shows for core dtype ``d``."""
+    return from_any(d)._facades[policy]
+
+
 _default_float = float32
 
 
@@ -95,7 +204,7 @@ def default_complex() -> dtype:
 def from_any(d) -> dtype:
     """Turn a dtype, a name ('float32', 'paddle.float32'), a numpy dtype or a Python type into a dtype."""
     if isinstance(d, dtype):
-        return d
+        return d._core
     if isinstance(d, str):
         key = d.rsplit(".", 1)[-1].lower()
         if key in _ALIASES:

@@ -46,11 +46,14 @@ def function(name: str) -> Optional[Callable]:
 
 
 def adopt(obj, policy: str):
-    """Stamp a facade's policy on a freshly created tensor (or every tensor in a tuple/list)."""
+    """Stamp a facade's policy on a freshly created tensor (or every tensor in a tuple/list/dict)."""
     if isinstance(obj, Tensor):
         obj._policy = policy
     elif isinstance(obj, (tuple, list)):
         for o in obj:
+            adopt(o, policy)
+    elif isinstance(obj, dict):  # a loaded state_dict
+        for o in obj.values():
             adopt(o, policy)
     return obj
 

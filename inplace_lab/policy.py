@@ -90,7 +90,7 @@ def check_autograd_inplace(op: str, target, pol: str, *, setitem: bool = False) 
 
 
 def torch_type_name(t) -> str:
-    return f"torch.{t.dtype.torch_name}Tensor"
+    return f"torch.{t._dtype.torch_name}Tensor"
 
 
 def saved_error(saved, found: int, pol: str):

@@ -122,12 +122,12 @@ def format_values(t, indent: int) -> str:
         return "[]"
     summarize = a.size > THRESHOLD
     shown = _summarized(a) if summarize else a
-    if t.dtype.is_complex:
+    if t._dtype.is_complex:
         f1 = _Formatter(shown.real, True)
         f2 = _Formatter(shown.imag, True)
         return _tensor_str_with_formatter(a, indent, summarize, f1, f2)
     return _tensor_str_with_formatter(a, indent, summarize,
-                                      _Formatter(shown, t.dtype.is_floating_point))
+                                      _Formatter(shown, t._dtype.is_floating_point))
 
 
 def _add_suffixes(body: str, suffixes, indent: int) -> str:
@@ -159,10 +159,10 @@ def tensor_repr(t) -> str:
     if t.numel() == 0:
         if t.ndim != 1:
             suffixes.append(f"size={tuple(t.shape)}")
-        if t.dtype is not default:
-            suffixes.append(f"dtype=torch.{t.dtype.name}")
-    elif t.dtype not in (default, dtypes.default_complex(), dtypes.int64, dtypes.bool_):
-        suffixes.append(f"dtype=torch.{t.dtype.name}")
+        if t._dtype is not default:
+            suffixes.append(f"dtype=torch.{t._dtype.name}")
+    elif t._dtype not in (default, dtypes.default_complex(), dtypes.int64, dtypes.bool_):
+        suffixes.append(f"dtype=torch.{t._dtype.name}")
     gf = t.grad_fn if t._requires_grad else None
     if gf is not None:
         suffixes.append(f"grad_fn=<{gf.name().rsplit('::', 1)[-1]}>")

@@ -28,11 +28,14 @@ def _rebuild_storage(array, device):
 
 def reduce_tensor(t: Tensor):
     return _rebuild_tensor, (t._storage, t._shape, t._strides, t._offset, t._requires_grad,
-                             bool(getattr(t, "_is_param", False)))
+                             bool(getattr(t, "_is_param", False)), t._pol)
 
 
-def _rebuild_tensor(storage, shape, strides, offset, requires_grad, is_param=False):
+def _rebuild_tensor(storage, shape, strides, offset, requires_grad, is_param=False, policy=None):
+    """The tensor again, with its facade (a pickled torch tensor comes back a torch tensor)."""
     t = Tensor._make(storage, shape, strides, offset)
+    if policy is not None:
+        t._policy = policy
     if is_param:
         from .nn.parameter import Parameter
 

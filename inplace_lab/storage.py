@@ -29,7 +29,7 @@ class Storage:
     def __init__(self, data, dt: _dtype, dev: backend.device, counted: bool = True,
                  pinned: bool = False):
         self.data = data  # 1-D backend array
-        self.dtype = dt
+        self.dtype = dt._core  # a facade's dtype (torch.float32) stands for a core one
         if dev.key == "cuda":  # plain "cuda": the current device, as PyTorch resolves it
             dev = backend.concrete(dev)
         self.device = dev

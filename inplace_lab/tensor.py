@@ -148,7 +148,8 @@ class Tensor:
 
     @property
     def dtype(self) -> _dtype:
-        return self._dtype
+        """The facade's dtype object (``torch.float32`` on a torch tensor); the core reads ``_dtype``."""
+        return self._dtype._facades[self._pol]
 
     @property
     def device(self):
@@ -301,7 +302,7 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value.shape != self.shape:
                 raise RuntimeError("assigned grad has data of a different size")
-            if value.dtype is not self.dtype:
+            if value._dtype is not self._dtype:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
 

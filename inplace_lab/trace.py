@@ -165,7 +165,7 @@ class Trace:
         return TensorSnapshot(
             label=self._label(t, frame), tid=self._tid(t), shape=tuple(t._shape),
             strides=tuple(t._strides), offset=t._offset, storage_id=t._storage.id,
-            storage_size=t._storage.size(), dtype=t.dtype.name, device=str(t.device),
+            storage_size=t._storage.size(), dtype=t._dtype.name, device=str(t.device),
             version=t._vc.version, requires_grad=t._requires_grad, is_leaf=t.is_leaf,
             grad_fn=gf.name() if gf is not None else "",
             base=self._tid(base) if base is not None else None,

@@ -82,7 +82,7 @@ def _analytical(fn, inputs, diff_idx):
             for r in range(o.numel()):
                 onehot = np.zeros(o.numel())
                 onehot[r] = 1.0
-                go = creation.tensor(onehot.reshape(o.shape), dtype=o.dtype, device=o.device)
+                go = creation.tensor(onehot.reshape(o.shape), dtype=o._dtype, device=o.device)
                 gs = grad([o], wrt, grad_outputs=[go], retain_graph=True, allow_unused=True)
                 for k, (g, t) in enumerate(zip(gs, wrt)):
                     if g is None:
@@ -109,7 +109,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True) 
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
                          "none of the them have requires_grad=True.")
     for i in diff_idx:
-        if inputs[i].dtype.name != "float64":
+        if inputs[i]._dtype.name != "float64":
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of double "
                           "precision floating point.", UserWarning, stacklevel=2)
@@ -152,7 +152,7 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            creation.tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype, device=o.device,
+            creation.tensor(rng.standard_normal(tuple(o.shape)), dtype=o._dtype, device=o.device,
                             requires_grad=True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)

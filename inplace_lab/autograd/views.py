@@ -248,7 +248,7 @@ class CopySlices(Node):
         from ..tensor import Tensor
 
         g = grads[0]
-        result, lo = _strided_zeros(self.base_geo, g.dtype, g.device)
+        result, lo = _strided_zeros(self.base_geo, g._dtype, g.device)
         result.copy_(g)
         shape, strides, offset = self.view_geo
         region = Tensor._make(result._storage, shape, strides, offset - lo, result._vc)

@@ -48,7 +48,7 @@ def _softmax_fwd(log):
 
 def _to_input_dtype(c, g):
     dt = c.input_meta[0][1]
-    return g if g.dtype is dt else g.to(dt)
+    return g if g._dtype is dt else g.to(dt)
 
 
 def _softmax_bw(c, g):

@@ -43,7 +43,7 @@ def _copy_bw(c, g):
     if c.needs_input_grad[1]:
         shape, dt, _ = c.input_meta[1]
         gs = g.sum_to_size(shape) if g.shape != shape else g
-        if gs.dtype is not dt:
+        if gs._dtype is not dt:
             gs = gs.to(dt)
     return (g * 0 if c.needs_input_grad[0] else None, gs)
 

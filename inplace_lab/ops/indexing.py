@@ -58,13 +58,13 @@ def _as_int(ix):
         return int(ix)
     if isinstance(ix, np.ndarray) and ix.ndim == 0 and ix.dtype.kind in "iu":
         return int(ix)
-    if isinstance(ix, Tensor) and ix.ndim == 0 and ix.dtype.category == dtypes.INT:
+    if isinstance(ix, Tensor) and ix.ndim == 0 and ix._dtype.category == dtypes.INT:
         return int(ix.item())
     return None
 
 
 def _is_mask(t: Tensor) -> bool:
-    return t.dtype is dtypes.bool_ or t.dtype is dtypes.uint8
+    return t._dtype is dtypes.bool_ or t._dtype is dtypes.uint8
 
 
 def _consumed(ix) -> int:
@@ -137,7 +137,7 @@ def apply_slicing(self: Tensor, idx: tuple, *, skip_full_slices: bool = True):
             out = dispatch.call_view(OPS["unsqueeze"], (out, dim), {})
             dim += 1
         elif isinstance(ix, (bool, np.bool_)) or (isinstance(ix, Tensor) and ix.ndim == 0
-                                                  and ix.dtype is dtypes.bool_):
+                                                  and ix._dtype is dtypes.bool_):
             out = dispatch.call_view(OPS["unsqueeze"], (out, dim), {})
             tensors[dim] = _bool_index(bool(ix.item() if isinstance(ix, Tensor) else ix), dev)
             dim += 1
@@ -180,7 +180,7 @@ def expand_indices(shape, indices, xp=np):
     position among the given tensors, as PyTorch's kernel does).
     """
     for t in indices:
-        if t is not None and t.dtype not in (dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool_):
+        if t is not None and t._dtype not in (dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool_):
             raise IndexError(_BAD_DTYPE)
     cols, pos = [], 0
     for t in indices:
@@ -189,7 +189,7 @@ def expand_indices(shape, indices, xp=np):
             pos += 1
             continue
         if _is_mask(t):
-            if t.dtype is dtypes.uint8:
+            if t._dtype is dtypes.uint8:
                 warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
                               "dtype torch.bool instead.", UserWarning, stacklevel=4)
             for j, n in enumerate(t.shape):
@@ -263,7 +263,7 @@ def _index_bw(c, g):
     shape, dt, dev = c.input_meta[0]
     from .. import creation
 
-    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
     return (dispatch.call(OPS["index_put"], (z, saved_indices(c), g), {"accumulate": True}), None)
 
 
@@ -328,7 +328,7 @@ def _index_put_bw(c, g):
 
 
 def _zero_like_scalar(g):
-    return Tensor._wrap(backend.xp_of(g.device).zeros((), dtype=g.dtype.np), g.device)
+    return Tensor._wrap(backend.xp_of(g.device).zeros((), dtype=g._dtype.np), g.device)
 
 
 def _no_overlap(target, ins, params):
@@ -381,9 +381,9 @@ def _check_value(self, value):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, np.ndarray):
-        if isinstance(value, (complex, np.complexfloating)) and not self.dtype.is_complex:
+        if isinstance(value, (complex, np.complexfloating)) and not self._dtype.is_complex:
             raise RuntimeError(f"value cannot be converted to type "
-                               f"{_C_NAMES.get(self.dtype.torch_name, self.dtype.name)} without overflow")
+                               f"{_C_NAMES.get(self._dtype.torch_name, self._dtype.name)} without overflow")
         return value
     raise TypeError(f"can't assign a {_qualname(value)} to a {policy.torch_type_name(self)}")
 
@@ -458,7 +458,7 @@ def setitem(self, idx, value):
 
 def _scalar_tensor(v, like: Tensor) -> Tensor:
     xp = backend.xp_of(like.device)
-    return Tensor._wrap(xp.asarray(v).astype(like.dtype.np), like.device, like._policy)
+    return Tensor._wrap(xp.asarray(v).astype(like._dtype.np), like.device, like._policy)
 
 
 def _check_index_list(indices, fname):

@@ -41,7 +41,7 @@ def _is_int_index(a, allow32=True) -> bool:
 
 def _g_to(g, meta):
     """A gradient cast back to an input's dtype (cat of float and double)."""
-    if meta is not None and g.dtype is not meta[1] and meta[1].is_floating_point:
+    if meta is not None and g._dtype is not meta[1] and meta[1].is_floating_point:
         return g.to(meta[1])
     return g
 
@@ -207,7 +207,7 @@ def _gather_bw(c, g):
     shape, dt, dev = c.input_meta[0]
     from .. import creation
 
-    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
     return (z.scatter_add(c["dim"], c["index"], g), None, None)
 
 
@@ -310,9 +310,9 @@ register(OpSpec(name="scatter_add", forward=_scatter_add_fwd,
 
 def take_along_dim(input, indices, dim=None, *, out=None):
     """gather along ``dim`` after broadcasting input and indices (GatherBackward0)."""
-    if indices.dtype is not dtypes.int64:
+    if indices._dtype is not dtypes.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{indices.dtype.torch_name}")
+                           f"{indices._dtype.torch_name}")
     kw = {} if out is None else {"out": out}
     if dim is None:
         return dispatch.call(OPS["gather"], (input.reshape(-1), 0, indices.reshape(-1)), kw)
@@ -360,7 +360,7 @@ def _index_select_bw(c, g):
     shape, dt, dev = c.input_meta[0]
     from .. import creation
 
-    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
     return (z.index_add(c["dim"], c["index"], g), None, None)
 
 
@@ -533,7 +533,7 @@ def _masked_select_bw(c, g):
     from .. import creation
 
     full = layout.broadcast_shapes(shape, m.shape)
-    z = creation.zeros(full, dtype=g.dtype, device=dev)
+    z = creation.zeros(full, dtype=g._dtype, device=dev)
     gs = z.masked_scatter(m, g)
     return (gs.sum_to_size(shape) if full != tuple(shape) else gs, None)
 
@@ -574,7 +574,7 @@ def _masked_scatter_bw(c, g):
         if sel.numel() < n:
             from .. import creation
 
-            sel = cat([sel, creation.zeros(n - sel.numel(), dtype=g.dtype, device=g.device)])
+            sel = cat([sel, creation.zeros(n - sel.numel(), dtype=g._dtype, device=g.device)])
         gsrc = sel.reshape(sshape)
     return (gs, None, gsrc)
 
@@ -771,7 +771,7 @@ def _put_bw(c, g):
 def _zeros(meta, like):
     from .. import creation
 
-    return creation.zeros(meta[0], dtype=like.dtype, device=like.device)
+    return creation.zeros(meta[0], dtype=like._dtype, device=like.device)
 
 
 register(OpSpec(name="put", forward=_put_fwd, backward=_put_bw, args=("self", "index", "source"),
@@ -788,7 +788,7 @@ def _take_bw(c, g):
     shape, dt, dev = c.input_meta[0]
     from .. import creation
 
-    z = creation.zeros(shape, dtype=g.dtype, device=dev)
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
     return (z.put(c["index"], g, True), None)
 
 

@@ -56,9 +56,9 @@ def _check_mm(a, b, first="self"):
         raise RuntimeError("mat2 must be a matrix" + (f", got {b.ndim}-D tensor" if first == "mat1" else ""))
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_x(a.shape)} and {_x(b.shape)})")
-    if a.dtype is not b.dtype:
+    if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+                           f"{_cpp(a._dtype)} != {_cpp(b._dtype)}")
     return (a.shape[0], b.shape[1])
 
 
@@ -70,8 +70,8 @@ def _check_bmm(a, b):
     if (b.shape[0], b.shape[1]) != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected scalar type {a.dtype.torch_name} but found {b.dtype.torch_name}")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {a._dtype.torch_name} but found {b._dtype.torch_name}")
     return (a.shape[0], a.shape[1], b.shape[2])
 
 
@@ -91,20 +91,20 @@ def _check_expand(s, shape, dt):
 
 
 def _check_added(self, shape, mat_dtype):
-    _check_expand(self.shape, shape, self.dtype)
-    if self.dtype is not mat_dtype:
+    _check_expand(self.shape, shape, self._dtype)
+    if self._dtype is not mat_dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{self.dtype.torch_name} and {mat_dtype.torch_name}")
+                           f"{self._dtype.torch_name} and {mat_dtype.torch_name}")
 
 
 def _mm_rule(spec, ins, params):
     _check_mm(ins[0], ins[1])
-    return ins[0].dtype
+    return ins[0]._dtype
 
 
 def _bmm_rule(spec, ins, params):
     _check_bmm(ins[0], ins[1])
-    return ins[0].dtype
+    return ins[0]._dtype
 
 
 def _mv_rule(spec, ins, params):
@@ -114,10 +114,10 @@ def _mv_rule(spec, ins, params):
     if m.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({m.shape[0]}), mat ({_x(m.shape)}), "
                            f"vec ({v.shape[0]})")
-    if m.dtype is not v.dtype:
+    if m._dtype is not v._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                           f"{v.dtype.torch_name}, {m.dtype.torch_name}, and {v.dtype.torch_name}")
-    return m.dtype
+                           f"{v._dtype.torch_name}, {m._dtype.torch_name}, and {v._dtype.torch_name}")
+    return m._dtype
 
 
 def _dot_rule(spec, ins, params):
@@ -129,10 +129,10 @@ def _dot_rule(spec, ins, params):
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
             f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
             "respectively")
-    if a.dtype is not b.dtype:
+    if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{a.dtype.torch_name} and {b.dtype.torch_name}")
-    return a.dtype
+                           f"{a._dtype.torch_name} and {b._dtype.torch_name}")
+    return a._dtype
 
 
 def _addmm_shape(ins):
@@ -148,7 +148,7 @@ def _same_shape(shape_of, expand_first=False):
     def check(target, ins, params):
         res = tuple(shape_of(ins))
         if expand_first:
-            _check_expand(target.shape, res, target.dtype)
+            _check_expand(target.shape, res, target._dtype)
         if res != tuple(target.shape):
             from .. import errors
 
@@ -161,10 +161,10 @@ def _same_shape(shape_of, expand_first=False):
 
 def _addmm_rule(spec, ins, params):
     _addmm_shape(ins)
-    if ins[0].dtype is not ins[2].dtype:
+    if ins[0]._dtype is not ins[2]._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{ins[0].dtype.torch_name} and {ins[2].dtype.torch_name}")
-    return ins[0].dtype
+                           f"{ins[0]._dtype.torch_name} and {ins[2]._dtype.torch_name}")
+    return ins[0]._dtype
 
 
 def _baddbmm_shape(ins):
@@ -172,8 +172,8 @@ def _baddbmm_shape(ins):
 
 
 def _baddbmm_rule(spec, ins, params):
-    _check_added(ins[0], _baddbmm_shape(ins), ins[2].dtype)
-    return ins[0].dtype
+    _check_added(ins[0], _baddbmm_shape(ins), ins[2]._dtype)
+    return ins[0]._dtype
 
 
 # ---- products -------------------------------------------------------------------------------
@@ -284,7 +284,7 @@ register(OpSpec(
 def _trace_rule(spec, ins, params):
     if ins[0].ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {ins[0].ndim}")
-    dt = ins[0].dtype
+    dt = ins[0]._dtype
     return dtypes.int64 if dt.category <= dtypes.INT else dt
 
 
@@ -303,7 +303,7 @@ def _tri(fname):
     def rule(spec, ins, params):
         if ins[0].ndim < 2:
             raise RuntimeError(f"{fname}: input tensor must have at least 2 dimensions")
-        return ins[0].dtype
+        return ins[0]._dtype
 
     def fwd(xp, a, out=None, dt=None, diagonal=0):
         if out is not None and out is a:  # in place: zero the cut triangle only, as PyTorch's
@@ -408,10 +408,10 @@ def _matmul_impl(t1, t2):
 
 def _matmul_out_rule(spec, ins, params):
     a, b = ins
-    if a.dtype is not b.dtype:
+    if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
-    return a.dtype
+                           f"{_cpp(a._dtype)} != {_cpp(b._dtype)}")
+    return a._dtype
 
 
 # matmul(out=...) writes the plain product into ``out`` through the dispatcher's out= path.

@@ -117,7 +117,7 @@ def _parse_to(args, kwargs):
     dt = kwargs.get("dtype")
     for a in args:
         if isinstance(a, Tensor):
-            dev, dt = a.device, a.dtype
+            dev, dt = a.device, a._dtype
         elif isinstance(a, dtypes.dtype):
             dt = a
         elif isinstance(a, (str, backend.device, int)) and a is not None:
@@ -136,7 +136,7 @@ def to(self, *args, **kwargs):
     out = self
     if dev is not None and dev != self.device:
         out = to_device(out, dev)
-    if dt is not None and (dt is not out.dtype or (copy and out is self)):
+    if dt is not None and (dt is not out._dtype or (copy and out is self)):
         out = dispatch.call(OPS["_to_copy"], (out,), {"dtype": dt})
     elif copy and out is self:
         out = out.clone()
@@ -152,7 +152,7 @@ def to_device(self, dev):
     if arr is self._a:  # numpy -> simulated GPU: must not share the buffer
         out = Tensor._wrap(arr.copy(), dev, self._policy)
     if grad_mode.state.enabled and self._requires_grad:
-        node = dispatch.make_node(OPS["_to_copy"], [self], {"dtype": self.dtype}, self._policy)
+        node = dispatch.make_node(OPS["_to_copy"], [self], {"dtype": self._dtype}, self._policy)
         node.op_meta["device"] = str(self.device)
         dispatch.set_history(out, node)
     if hooks.active:
@@ -162,7 +162,7 @@ def to_device(self, dev):
 
 def type_(self, dtype=None, non_blocking=False, **_):
     if dtype is None:
-        return f"torch.{self.dtype.torch_name}Tensor"
+        return f"torch.{self._dtype.torch_name}Tensor"
     return to(self, dtypes.from_any(dtype))
 
 
@@ -182,7 +182,7 @@ def _caster(dt):
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .. import creation
 
-    return creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+    return creation.tensor(data, dtype=dtype or self._dtype, device=device or self.device,
                            requires_grad=requires_grad)
 
 
@@ -190,7 +190,7 @@ def _new_factory(name):
     def f(self, *size, dtype=None, device=None, requires_grad=False, **kw):
         from .. import creation
 
-        t = getattr(creation, name)(*size, dtype=dtype or self.dtype, device=device or self.device,
+        t = getattr(creation, name)(*size, dtype=dtype or self._dtype, device=device or self.device,
                                     requires_grad=requires_grad)
         t._policy = self._policy
         return t
@@ -201,7 +201,7 @@ def _new_factory(name):
 def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
     from .. import creation
 
-    return creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+    return creation.full(size, fill_value, dtype=dtype or self._dtype, device=device or self.device,
                          requires_grad=requires_grad)
 
 
@@ -226,7 +226,7 @@ def _inplace_view(name):
             spec = replace(spec, node_name=INPLACE_NODE_NAMES[spec.name])
         ins, params, _ = dispatch.bind(spec, (self,) + args, kwargs) if not spec.variadic else \
             ([self], {"sizes": _dims(args)}, None)
-        dispatch.check_inplace(spec, self, [self], self.dtype)
+        dispatch.check_inplace(spec, self, [self], self._dtype)
         geo = spec.forward(self, *params["sizes"]) if spec.variadic else \
             spec.forward(self, *ins[1:], **params)
         node = None
@@ -300,10 +300,10 @@ def pin_memory(self, device=None):
         raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
     if self.is_pinned():
         return self
-    buf = backend.pinned_empty(self.numel(), self.dtype.np)
+    buf = backend.pinned_empty(self.numel(), self._dtype.np)
     buf[...] = self._a.reshape(-1)
     shape = self._shape
-    out = Tensor._make(Storage(buf, self.dtype, self.device), shape, layout.contiguous_strides(shape))
+    out = Tensor._make(Storage(buf, self._dtype, self.device), shape, layout.contiguous_strides(shape))
     out._policy = self._policy
     return out
 

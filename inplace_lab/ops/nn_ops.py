@@ -342,7 +342,7 @@ def _emb_bw(c, g):
         counts = creation.zeros(shape[0], dtype=dt, device=dev).index_add(
             0, flat_idx, creation.ones(flat_idx.shape[0], dtype=dt, device=dev))
         gflat = gflat / counts.index_select(0, flat_idx).unsqueeze(1)
-    gw = creation.zeros(shape, dtype=g.dtype, device=dev).index_add(0, flat_idx, gflat)
+    gw = creation.zeros(shape, dtype=g._dtype, device=dev).index_add(0, flat_idx, gflat)
     pad = c["padding_idx"]
     if pad is not None:
         gw[pad] = 0.0
@@ -436,7 +436,7 @@ def _nll_weights(c, x, t):
     keep = t != c["ignore_index"]
     tt = t.where(keep, 0)
     wt = w.index_select(0, tt.reshape(-1)).reshape(tt.shape) if w is not None else \
-        creation.ones(tt.shape, dtype=x.dtype, device=x.device)
+        creation.ones(tt.shape, dtype=x._dtype, device=x.device)
     return tt, wt * keep
 
 
@@ -451,7 +451,7 @@ def _nll_bw(c, g):
     r = c["reduction"]
     scale = -wt / wt.sum() if r == "mean" else -wt
     gw = (g * scale) if r != "none" else g.reshape(scale.shape) * scale
-    gx = creation.zeros(x.shape, dtype=x.dtype, device=x.device).scatter(
+    gx = creation.zeros(x.shape, dtype=x._dtype, device=x.device).scatter(
         1, tt.unsqueeze(1), gw.unsqueeze(1))
     return (gx.squeeze(0) if one_d else gx, None, None)
 

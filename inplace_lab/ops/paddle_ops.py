@@ -69,7 +69,7 @@ def _fill_diagonal_fwd(xp, a, out=None, dt=None, fill_value=0.0, wrap=False, off
 
 def _fill_diagonal_bw(c, g):
     shape = c.input_meta[0][0]
-    mask = np.ones(shape, dtype=g.dtype.np)
+    mask = np.ones(shape, dtype=g._dtype.np)
     _fill_diagonal_fwd(np, mask, out=mask, fill_value=0, wrap=c["wrap"], offset=c["offset"])
     return (g * Tensor._wrap(_on(g, mask), g.device),)
 
@@ -120,7 +120,7 @@ def _fill_diagonal_tensor_fwd(xp, a, src, out=None, dt=None, offset=0, dim1=0, d
 
 def _fill_diagonal_tensor_bw(c, g):
     shape = c.input_meta[0][0]
-    mask = np.ones(shape, dtype=g.dtype.np)
+    mask = np.ones(shape, dtype=g._dtype.np)
     _fill_diagonal_tensor_fwd(np, mask, 0, out=mask, offset=c["offset"], dim1=c["dim1"],
                               dim2=c["dim2"])
     return (g * Tensor._wrap(_on(g, mask), g.device), None)  # Paddle gives y no gradient

@@ -299,7 +299,7 @@ def _expand_geo(t, *sizes):
     sizes = _dims_arg(sizes)
     if len(sizes) < t.ndim:
         raise RuntimeError(
-            f"expand(torch.{t.dtype.torch_name}Tensor{{{list(t._shape)}}}, size={list(sizes)}): the "
+            f"expand(torch.{t._dtype.torch_name}Tensor{{{list(t._shape)}}}, size={list(sizes)}): the "
             f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
             f"dimensions in the tensor ({t.ndim})")
     strides = layout.expand_strides(t._shape, t._strides, sizes)

@@ -119,7 +119,7 @@ class Optimizer:
             p = id_map.get(int(k))
             if p is None:
                 continue
-            self.state[p] = {n: (t.to(p.device, p.dtype) if isinstance(t, Tensor) and
+            self.state[p] = {n: (t.to(p.device, p._dtype) if isinstance(t, Tensor) and
                                  t.is_floating_point() and n != "step" else t)
                              for n, t in v.items()}
         for g, s in zip(groups, saved):

@@ -33,12 +33,10 @@ from .tensor import Place, Size, Tensor, translate_kwargs  # noqa: F401
 
 POLICY = "paddle"
 
-bool = _dtypes.bool_  # noqa: A001
-uint8, int8, int16, int32, int64 = (_dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32,
-                                    _dtypes.int64)
-float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
-complex64, complex128 = _dtypes.complex64, _dtypes.complex128
-dtype = _dtypes.dtype
+# Paddle's dtype singletons (str 'paddle.float32'); the tensors here show the same objects.
+globals().update(_dtypes.FACADE[POLICY])
+bool = _dtypes.FACADE[POLICY]["bool"]  # noqa: A001
+dtype = _dtypes.PaddleDtype
 
 no_grad = _autograd.no_grad
 enable_grad = _autograd.enable_grad

@@ -140,7 +140,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
 
 def _like(fn):
     def like(x, dtype=None, name=None, **kw):
-        dt = _dtype(dtype, x.dtype)
+        dt = _dtype(dtype, x._dtype)
         return _own(fn(x, dtype=dt, **kw))
 
     like.__name__ = fn.__name__
@@ -153,7 +153,7 @@ empty_like = _like(creation.empty_like)
 
 
 def full_like(x, fill_value, dtype=None, name=None):
-    return _own(creation.full_like(x, fill_value, dtype=_dtype(dtype, x.dtype)))
+    return _own(creation.full_like(x, fill_value, dtype=_dtype(dtype, x._dtype)))
 
 
 def seed(s: int):

@@ -114,7 +114,7 @@ def _generic(pname: str):
         if not spec.inplace:
             raise _not_yet(pname, f"the op {spec.name!r} has no in-place form")
         kw = translate(spec, pname, args, kwargs)
-        if _gives_bool(spec) and x.dtype is not dtypes.bool_:
+        if _gives_bool(spec) and x._dtype is not dtypes.bool_:
             # Paddle's comparison ops in place turn x into a bool tensor (x.equal_(y))
             return _take_result(x, dispatch.call(spec, (x,), kw))
         return dispatch.call_inplace(spec, (x,), kw)
@@ -208,7 +208,7 @@ def _take_result(x, new):
 def cast_(x, dtype):
     """Change x's dtype in place: x takes the converted storage, version + 1."""
     dt = dtypes.from_any(dtype.replace("paddle.", "") if isinstance(dtype, str) else dtype)
-    if dt is x.dtype:
+    if dt is x._dtype:
         x._vc.bump()
         return x
     return _take_result(x, x.to(dt))
@@ -227,9 +227,9 @@ def where_(condition, x=None, y=None, name=None):
     """``paddle.where_(cond, x, y)`` writes the result into x (one version bump on x)."""
     if OPS.get("where") is None:
         raise _not_yet("where_", "no op 'where'")
-    if condition.dtype is not dtypes.bool_:
+    if condition._dtype is not dtypes.bool_:
         raise ValueError("The `condition` is expected to be a boolean Tensor, but got a Tensor "
-                         f"with dtype paddle.{condition.dtype.name}")
+                         f"with dtype paddle.{condition._dtype.name}")
     r = dispatch.call(OPS["where"], (condition, x, y), {})
     return _Core.copy_(x, r)
 
@@ -239,7 +239,7 @@ def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
     if source is None:
         from inplace_lab import creation
 
-        source = creation.empty((0,), dtype=x.dtype, device=x.device)
+        source = creation.empty((0,), dtype=x._dtype, device=x.device)
     shape = list(source.shape) if shape is None else list(shape)
     stride = list(layout.contiguous_strides(shape)) if stride is None else list(stride)
     x._storage, x._dtype = source._storage, source._dtype

@@ -93,5 +93,5 @@ def format_data(t, indent: int) -> str:
 def paddle_repr(t, prefix: str = "Tensor") -> str:
     indent = len(prefix) + 1
     place = "Place(cpu)" if t.device.type == "cpu" else f"Place(gpu:{t.device.index or 0})"
-    return (f"{prefix}(shape={list(t._shape)}, dtype={t.dtype.name}, place={place}, "
+    return (f"{prefix}(shape={list(t._shape)}, dtype={t._dtype.name}, place={place}, "
             f"stop_gradient={not t._requires_grad},\n{' ' * indent}{format_data(t, indent)})")

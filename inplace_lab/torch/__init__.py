@@ -20,6 +20,7 @@ import types as _types
 
 import inplace_lab as _il
 from inplace_lab import creation as _creation
+from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
 from inplace_lab.tensor import Tensor as _Tensor
 
@@ -66,6 +67,25 @@ def _method_as_function(name):
 
 _export()
 
+
+def _export_dtypes():
+    """PyTorch's dtype singletons (``torch.float32``, and ``torch.float`` is the same object)."""
+    g = globals()
+    faces = _dtypes.FACADE[POLICY]
+    for name, val in vars(_il).items():
+        if isinstance(val, _dtypes.dtype) and not name.startswith("_"):
+            g[name] = faces[val.name]
+    g["float"], g["int"] = faces["float32"], faces["int32"]  # (not in inplace_lab: builtins)
+    g["dtype"] = _dtypes.TorchDtype
+
+
+def get_default_dtype():
+    """``torch.float32`` (or what ``set_default_dtype`` chose), as PyTorch's own dtype object."""
+    return _dtypes.get_default_dtype()._facades[POLICY]
+
+
+_export_dtypes()
+
 Tensor = _Tensor
 Size = _il.Size
 from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
@@ -74,7 +94,9 @@ from inplace_lab.backend import device  # noqa: E402
 
 from . import autograd, cuda, nn  # noqa: E402,F401
 from inplace_lab import multiprocessing, optim, utils  # noqa: E402,F401
-from inplace_lab.io import load, save  # noqa: E402,F401
+from inplace_lab.io import load as _load, save  # noqa: E402,F401
+
+load = _facade.creator(_load, POLICY, "load")  # what torch.load returns are torch tensors
 
 for _name in ("optim", "utils", "utils.data", "multiprocessing"):  # `import torch.optim` works too
     _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]

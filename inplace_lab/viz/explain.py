@@ -119,7 +119,7 @@ def _what_layout(err, t, other) -> str:
     if isinstance(err, E.InplaceShapeError):
         return f"The in-place target has shape {shape}; the result would need a bigger shape."
     if isinstance(err, E.InplaceCastError):
-        return f"The result type does not fit the target's dtype ({t.dtype.name if t is not None else '?'})."
+        return f"The result type does not fit the target's dtype ({t._dtype.name if t is not None else '?'})."
     if isinstance(err, E.InternalOverlapError):
         return ("Some elements of the target share one storage cell (a stride of 0, from expand): "
                 "see the cells numbered more than once below.")

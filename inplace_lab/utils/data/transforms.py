@@ -52,7 +52,7 @@ def _padded(b, padding, fill):
     if not padding:
         return b
     n, c, h, w = b.shape
-    out = creation.full((n, c, h + 2 * padding, w + 2 * padding), fill, dtype=b.dtype,
+    out = creation.full((n, c, h + 2 * padding, w + 2 * padding), fill, dtype=b._dtype,
                         device=b.device)
     out[:, :, padding:padding + h, padding:padding + w] = b
     return out
