@@ -209,3 +209,14 @@ def test_torch_load_gives_torch_tensors():
     d = torch.load(path)
     assert d["x"].dtype is torch.float32 and d["parts"][0].dtype is torch.float32
     assert d["parts"][0]._base is d["x"]
+
+
+def test_torch_nn_module_parameters_and_buffers_are_torch_tensors():
+    m = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
+    r = rtorch.nn.Sequential(rtorch.nn.Linear(2, 3), rtorch.nn.BatchNorm1d(3))
+    assert [str(t.dtype) for t in m.state_dict().values()] == \
+        [str(t.dtype) for t in r.state_dict().values()]
+    assert isinstance(m[0], torch.nn.Module) and isinstance(m[0], torch.nn.Linear)
+    assert copy.deepcopy(m)[0].weight.dtype is torch.float32
+    m.double()
+    assert m[0].weight.dtype is torch.float64 and m[1].running_mean.dtype is torch.float64
