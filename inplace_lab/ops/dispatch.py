@@ -225,6 +225,13 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
     check_overlap(target, others, internal_ok=spec.internal_overlap_ok)
 
 
+def check_broadcast(ins):
+    """Raise PyTorch's RuntimeError if the tensor arguments' shapes do not broadcast."""
+    shapes = [x._shape for x in ins if isinstance(x, Tensor)]
+    if len(shapes) > 1:
+        layout.broadcast_shapes(*shapes)
+
+
 def check_overlap(target, others, internal_ok=False):
     if not internal_ok and len(target._shape) and layout.numel(target._shape) > 1 and \
             layout.has_internal_overlap(target._shape, target._strides):
@@ -330,7 +337,11 @@ def call(spec, args, kwargs):
         dt = result_dtype(spec, ins, params)
         arrays = [x._a if isinstance(x, Tensor) else x for x in ins]
     xp = backend.xp_of(dev)
-    res = spec.forward(xp, *arrays, out=None, dt=dt, **params)
+    try:
+        res = spec.forward(xp, *arrays, out=None, dt=dt, **params)
+    except ValueError:
+        check_broadcast(ins)  # numpy's broadcast error, in PyTorch's words
+        raise
     if spec.outputs:
         return _call_multi(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):
