@@ -12,6 +12,12 @@ PyTorch's names throughout (``tensor``, ``zeros``, ``Tensor.add_``, ``_version``
 """
 from __future__ import annotations
 
+import warnings as _warnings
+
+# numpy's floating-point warnings (x / 0, log(0), sqrt(-1)) raised inside our kernels: PyTorch
+# returns inf/nan silently, so do we. Only warnings attributed to inplace_lab's own modules.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"inplace_lab(\.|$)")
+
 from . import backend, dtypes, errors, hooks, layout, memory  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference,  # noqa: F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)

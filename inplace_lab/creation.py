@@ -136,9 +136,28 @@ def _to_host(data):
     return data
 
 
+def _check_nesting(seq, dim):
+    """Ragged nested lists are refused with PyTorch's words (numpy would make an object array)."""
+    kinds = {isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+             for x in seq}
+    if len(kinds) > 1:
+        raise TypeError("not a sequence")
+    if kinds != {True}:
+        return
+    n = len(seq[0])
+    for x in seq:
+        if len(x) != n:
+            raise ValueError(f"expected sequence of length {n} at dim {dim + 1} (got {len(x)})")
+    for x in seq:
+        if isinstance(x, (list, tuple)):
+            _check_nesting(x, dim + 1)
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False, **_):
     """A new tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays, tensors)."""
     host = _to_host(data)
+    if isinstance(host, (list, tuple)):
+        _check_nesting(host, 0)
     dt = dtypes.from_any(dtype) if dtype is not None else (
         data._dtype if isinstance(data, Tensor) else _infer_dtype(host))
     arr = np.array(host, dtype=dt.np)
@@ -188,6 +207,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         dt = dtypes.from_any(dtype)
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(0, int(np.ceil((end - start) / step)))
     t = _new((n,), dt, _device(device))
     xp = backend.xp_of(t.device)
@@ -266,11 +287,20 @@ def _random_fill(t, kind, **kw):
     return t
 
 
+def _float_only(dtype, kernel):
+    """rand/randn fill floating dtypes only; PyTorch names the kernel that refuses the rest."""
+    if dtype is not None and not dtypes.from_any(dtype).is_floating_point:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{dtypes.from_any(dtype).torch_name}\'')
+
+
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
+    _float_only(dtype, "check_uniform_bounds")
     return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "uniform"), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
+    _float_only(dtype, "normal_kernel_cpu")
     return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "normal"), requires_grad)
 
 

@@ -261,10 +261,29 @@ binary("mul", "multiply",
        p=True, aliases=("multiply",))
 
 
+def check_int_divisor(xp, b, dt):
+    """Integer division by zero is an error in PyTorch (numpy would return 0 and warn)."""
+    if dt.category < 2 and bool(xp.any(xp.asarray(b) == 0)):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def int_div_checked(fname):
+    """A ufunc forward that refuses an integer divisor of zero before writing anything."""
+    base = uf(fname)
+
+    def fwd(xp, a, b, out=None, dt=None):
+        check_int_divisor(xp, b, dt)
+        return base(xp, a, b, out=out, dt=dt)
+
+    fwd.__name__ = fname
+    return fwd
+
+
 def _div_fwd(xp, a, b, out=None, dt=None, rounding_mode=None):
     if rounding_mode is None:
         return xp.true_divide(a, b, out=out, dtype=dt.np, casting="unsafe")
     if dt.category < 2:  # integers: exact integer floor/trunc division
+        check_int_divisor(xp, b, dt)
         q = xp.floor_divide(a, b, dtype=dt.np)
         if rounding_mode == "trunc":
             q = q + ((xp.remainder(a, b, dtype=dt.np) != 0) & ((xp.sign(a) * xp.sign(b)) < 0))
@@ -428,11 +447,12 @@ def _tensor_overload(spec, node_name, backward, saves):
 
 for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")),
                         ("fmod", "fmod", "trunc", ())]:
-    _s = binary(_n, _f, lambda c, g: (red(c, 0, g), None), p=_n == "remainder", aliases=_al,
-                scalar_edges=False)  # PyTorch's Scalar overloads: a number gets no edge
+    # scalar_edges=False: PyTorch's Scalar overloads give a number no edge
+    _s = binary(_n, int_div_checked(_f), lambda c, g: (red(c, 0, g), None), p=_n == "remainder",
+                aliases=_al, scalar_edges=False, out_direct=True)
     _tensor_overload(_s, _n.capitalize() + "Backward1", _rounded_quotient_bw(_r), ("self", "other"))
 
-binary("floor_divide", "floor_divide", None, p=True)
+binary("floor_divide", int_div_checked("floor_divide"), None, p=True, out_direct=True)
 binary("hypot", "hypot", lambda c, g: (red(c, 0, g * c["self"] / c["result"]),
                                        red(c, 1, g * c["other"] / c["result"])),
        saves=("self", "other", "result"), dtype_rule=not_implemented_for("hypot_cpu", ("int", "bool")),
