@@ -326,39 +326,46 @@ def _like(t, dtype, device):
     return (t.shape, dtype if dtype is not None else t._dtype, device if device is not None else t.device)
 
 
+def _same_facade(src, out):
+    """``*_like(t)`` answers in ``t``'s facade (a torch tensor's zeros_like is a torch tensor)."""
+    if src._policy is not None:
+        out._policy = src._policy
+    return out
+
+
 def empty_like(t, dtype=None, device=None, requires_grad=False, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _same_facade(t, empty(shape, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _same_facade(t, zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _same_facade(t, ones(shape, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _same_facade(t, full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return rand(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _same_facade(t, rand(shape, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _same_facade(t, randn(shape, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def randint_like(t, low, high=None, dtype=None, device=None, **_):
     shape, dt, dev = _like(t, dtype, device)
-    return randint(low, high, shape, dtype=dt, device=dev)
+    return _same_facade(t, randint(low, high, shape, dtype=dt, device=dev))
 
 
 # ---- observation: one ``create`` event per factory call (nested calls stay silent) ------------

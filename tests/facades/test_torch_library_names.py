@@ -51,3 +51,17 @@ def test_module_names_resolve_like_torch():
 
 def test_torch_trace_is_the_matrix_trace_not_the_recorder():
     assert torch.trace(torch.eye(3)).item() == torch_ref.trace(torch_ref.eye(3)).item() == 3.0
+
+
+def test_like_factories_and_optimizer_state_stay_in_the_facade():
+    import inplace_lab as il
+
+    x = torch.ones(2)
+    for f in (il.zeros_like, il.ones_like, il.empty_like, il.rand_like, il.randn_like):
+        assert str(f(x).dtype) == "torch.float32"
+    assert str(il.zeros_like(il.ones(2)).dtype) == "inplace_lab.float32"
+    lin = torch.nn.Linear(2, 2)
+    opt = torch.optim.Adam(lin.parameters())
+    lin(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    assert str(opt.state[lin.weight]["exp_avg"].dtype) == "torch.float32"
