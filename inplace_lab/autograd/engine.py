@@ -130,7 +130,7 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
 
 def call_tensor_pre_hooks(node, grads):
     """``t.register_hook`` functions, then ``retain_grad`` (it sees the hooked gradient)."""
-    if not (node._tensor_pre_hooks or node._retains or
+    if not ((node._extra is not None and (node._tensor_pre_hooks or node._retains)) or
             (isinstance(node, AccumulateGrad) and node.variable._hooks)):
         return grads  # the common case: nothing registered, the same gradients go on
     grads = list(grads)
@@ -160,14 +160,15 @@ def _tensor_hooks(node, nr):
 def call_node(node, grads, adopt=lambda before, after: after):
     """Node pre-hooks, the node's backward formula, node post-hooks."""
     grads = _materialize(node, tuple(grads))
-    for hook in list(node._pre_hooks):
+    hooked = node._extra is not None  # else no hook was ever registered (node._lazy)
+    for hook in list(node._pre_hooks) if hooked else ():
         new = hook(grads)
         if new is not None:
             grads = tuple(new)
     grads_in = node.apply(grads)
     if node.user_code:  # a custom Function's backward may return tensors it keeps
         grads_in = adopt((), grads_in)
-    for hook in list(node._hooks):
+    for hook in list(node._hooks) if hooked else ():
         new = hook(grads_in, grads)
         if new is not None:
             grads_in = adopt(grads_in, tuple(new))

@@ -18,12 +18,37 @@ import weakref
 _seq = itertools.count()
 
 
+def _lazy(name, factory, doc):
+    """A node container made on first use and kept in the node's ``_extra`` dict.
+
+    Almost no node ever gets a hook, a retained gradient, metadata or op_meta, so a node
+    starts with ``_extra = None`` instead of six empty containers; reading one of them
+    makes it (so writers such as ``node._hooks.append(fn)`` work as with a plain
+    attribute). The engine tests ``node._extra is None`` to skip every hook at once.
+    """
+
+    def get(self):
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = {}
+        c = extra.get(name)
+        if c is None:
+            c = extra[name] = factory()
+        return c
+
+    def set_(self, value):
+        if self._extra is None:
+            self._extra = {}
+        self._extra[name] = value
+
+    return property(get, set_, doc=doc)
+
+
 class Node:
     """Base of every grad_fn."""
 
-    __slots__ = ("next_functions", "metadata", "op_meta", "_pre_hooks", "_hooks",
-                 "_tensor_pre_hooks",
-                 "_retains", "seq", "_released", "output_meta", "__weakref__", "__dict__")
+    __slots__ = ("next_functions", "_extra", "seq", "_released", "output_meta", "__weakref__",
+                 "__dict__")
 
     # What the engine asks every node; a custom Function's node overrides them. Class
     # attributes, so asking never falls through to ``__getattr__`` below.
@@ -32,15 +57,18 @@ class Node:
 
     def __init__(self, next_functions=()):
         self.next_functions = tuple(next_functions)
-        self.metadata = {}  # the user's dict, empty as in PyTorch
-        self.op_meta = {}  # what the library's formulas need (geometry, permutation, policy)
-        self._pre_hooks = []
-        self._hooks = []
-        self._tensor_pre_hooks = {}  # output_nr -> [fn]: tensor.register_hook on non-leaves
-        self._retains = {}  # output_nr -> weakref(tensor): retain_grad()
+        self._extra = None  # the containers below, made on first use (see _lazy)
         self.seq = next(_seq)
         self._released = False
         self.output_meta = []  # per output: (shape, dtype, device), to make zero gradients
+
+    metadata = _lazy("metadata", dict, "the user's dict, empty as in PyTorch")
+    op_meta = _lazy("op_meta", dict, "what the library's formulas need (geometry, perm, policy)")
+    _pre_hooks = _lazy("_pre_hooks", list, "register_prehook functions")
+    _hooks = _lazy("_hooks", list, "register_hook functions")
+    _tensor_pre_hooks = _lazy("_tensor_pre_hooks", dict,
+                              "output_nr -> [fn]: tensor.register_hook on non-leaves")
+    _retains = _lazy("_retains", dict, "output_nr -> weakref(tensor): retain_grad()")
 
     # -- PyTorch surface ------------------------------------------------------------------
     def name(self) -> str:
@@ -229,7 +257,10 @@ class OpNode(Node):
         return self.params[key]
 
     def apply(self, grads):
-        out = self.spec.backward(self, *grads)
+        fa = self.spec.backward_array  # raw arrays when nothing can see the difference
+        out = fa(self, grads) if fa is not None and self._extra is None else None
+        if out is None:
+            out = self.spec.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
         keep = self.edge_args  # backward formulas answer per argument; edges skip some

@@ -10,6 +10,7 @@ from . import activation_reduce, copy, elementwise, linalg, reduction, shape  # 
 from . import activation, join, random, unary  # noqa: F401  (register their ops)
 from . import nn_ops  # noqa: F401  (conv2d, pooling, batch norm, embedding, losses)
 from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm ...)
+from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
 from . import dispatch
 from .table import OPS, OpSpec
 

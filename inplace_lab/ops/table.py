@@ -54,6 +54,9 @@ class OpSpec:
     select: Optional[Callable] = None  # overloads: (args, kwargs) -> another OpSpec or None
     outputs: tuple = ()  # several results (max(dim) -> values, indices); only the first has grad
     inplace_spec: Optional["OpSpec"] = None  # the in-place form's own overload (elu_: EluBackward1)
+    # (node, grads) -> grads or None: the backward on raw arrays when it is not recorded
+    # (ops/backward_arrays.py; None there, or here: the tensor formula ``backward`` runs)
+    backward_array: Optional[Callable] = None
     doc: str = ""
 
     def __post_init__(self):

@@ -1,0 +1,200 @@
+"""Backward formulas on raw backend arrays, for the hottest ops (``OpSpec.backward_array``).
+
+Why: a tensor-level formula such as tanh's ``g * (1 - y*y)`` dispatches three ops, each
+making a Tensor, a Storage with its accounting and a version counter, only to throw the
+two intermediates away. When the backward is not itself recorded (``create_graph=False``:
+grad mode is off while the engine runs), nobody can see those intermediates, so the same
+kernels can run on the arrays and only the final gradient becomes a Tensor.
+
+The tensor formula stays the reference: it is what ``create_graph=True``, ``gradcheck``,
+facade tensors, hooked nodes and a listening trace run. An array formula here calls the
+very same table kernels (``_k("mul")`` is ``OPS["mul"].forward``) in the same order with
+the same dtype, so both give bit-identical gradients; ``tests/autograd/test_backward_arrays.py``
+checks that per op, with broadcasting and several dtypes.
+
+The lane is taken only when it cannot differ: every gradient and every tensor input share
+one real floating dtype and one device object, no facade policy, no hook (``node._extra``
+is None), no listener. Anything else returns None and the tensor formula runs. Saved
+tensors are unpacked through ``node[name]`` as before (version check, saved-tensor hooks).
+"""
+from __future__ import annotations
+
+from .. import backend, dtypes, hooks
+from ..autograd import grad_mode
+from ..tensor import Tensor
+from .table import OPS
+
+_gm = grad_mode.state
+_FLOAT = dtypes.FLOAT
+
+
+class _Fallback(Exception):
+    """Raised by a formula before it unpacks anything: use the tensor formula instead."""
+
+
+def _k(name):
+    fwd = OPS[name].forward
+
+    def kernel(xp, dt, *a):
+        return fwd(xp, *a, out=None, dt=dt)
+
+    return kernel
+
+
+def _number(v):
+    if type(v) is not int and type(v) is not float:
+        raise _Fallback
+    return v
+
+
+def _red(node, i, xp, dt, a):
+    """The array form of ``elementwise.red``: reduce a broadcast gradient to input ``i``."""
+    meta = node.input_meta[i]
+    if meta is None or not node.needs_input_grad[i]:
+        return None
+    shape = meta[0]
+    if tuple(a.shape) != shape:
+        a = _SUM_TO(xp, dt, a, shape)
+    return a
+
+
+def _saved(node, name):
+    """A saved tensor's array (version-checked by ``node[name]``) or a saved number."""
+    v = node[name]
+    return v._a if isinstance(v, Tensor) else v
+
+
+def _same(d, dev):
+    return d is dev or d == dev
+
+
+def runner(formula):
+    """Wrap ``formula(node, xp, dt, *grad_arrays) -> arrays`` as ``(node, grads) -> grads|None``."""
+
+    def run(node, grads):
+        if _gm.enabled or hooks.active:
+            return None
+        dt = dev = None
+        arrays = []
+        for g in grads:
+            if g is None or g._pol is not None:
+                return None
+            if dt is None:
+                dt, dev = g._dtype, g._storage.device
+            elif g._dtype is not dt or not _same(g._storage.device, dev):
+                return None
+            arrays.append(g._a)
+        if dt is None or dt.category != _FLOAT:
+            return None
+        for meta in node.input_meta:
+            if meta is not None and (meta[1] is not dt or not _same(meta[2], dev)):
+                return None
+        xp = backend.xp_of(dev)
+        try:
+            res = formula(node, xp, dt, *arrays)
+        except _Fallback:
+            return None
+        out = []
+        for r in res:
+            if r is None:
+                out.append(None)
+                continue
+            for a, g in zip(arrays, grads):
+                if r is a:  # the incoming gradient passed on unchanged (add): the same tensor
+                    out.append(g)
+                    break
+            else:
+                if not isinstance(r, xp.ndarray):
+                    r = xp.asarray(r)
+                out.append(Tensor._wrap(r, dev))
+        return tuple(out)
+
+    run.formula = formula
+    return run
+
+
+_SUM_TO = None  # set below, once the table is complete
+_MUL = _k("mul")
+
+
+def _alpha_g(node, xp, dt, g, sign):
+    a = _number(node.params["alpha"]) * sign
+    return g if a == 1 else _MUL(xp, dt, g, a)
+
+
+def _add(node, xp, dt, g):
+    return (_red(node, 0, xp, dt, g), _red(node, 1, xp, dt, _alpha_g(node, xp, dt, g, 1)))
+
+
+def _sub(node, xp, dt, g):
+    return (_red(node, 0, xp, dt, g), _red(node, 1, xp, dt, _alpha_g(node, xp, dt, g, -1)))
+
+
+def _mul(node, xp, dt, g):
+    n = node.needs_input_grad
+    return (_red(node, 0, xp, dt, _MUL(xp, dt, g, _saved(node, "other"))) if n[0] else None,
+            _red(node, 1, xp, dt, _MUL(xp, dt, g, _saved(node, "self"))) if n[1] else None)
+
+
+def _div(node, xp, dt, g):
+    if node.params["rounding_mode"] is not None:
+        raise _Fallback
+    div = _DIV
+    gx = _red(node, 0, xp, dt, div(xp, dt, g, _saved(node, "other")))
+    gy = None
+    if node.needs_input_grad[1]:
+        o = _saved(node, "other")
+        num = div(xp, dt, _MUL(xp, dt, _NEG(xp, dt, g), _saved(node, "self")),
+                  _MUL(xp, dt, o, o))
+        gy = _red(node, 1, xp, dt, num)
+    return (gx, gy)
+
+
+def _unary(fn):
+    def formula(node, xp, dt, g):
+        return (fn(node, xp, dt, g),)
+
+    return formula
+
+
+def _pow_scalar(node, xp, dt, g):  # x ** e: g * e * x.pow(e - 1)
+    e = _number(node.params["exponent"])
+    if e == 0:
+        return (_red(node, 0, xp, dt, _MUL(xp, dt, g, 0)), None)
+    t = _MUL(xp, dt, g, e)
+    return (_red(node, 0, xp, dt, _MUL(xp, dt, t, _POW(xp, dt, _saved(node, "self"), e - 1))), None)
+
+
+def _mm(node, xp, dt, g):
+    n = node.needs_input_grad
+    return (_MM(xp, dt, g, _saved(node, "mat2").T) if n[0] else None,
+            _MM(xp, dt, _saved(node, "self").T, g) if n[1] else None)
+
+
+def _install():
+    global _SUM_TO, _DIV, _NEG, _POW, _MM
+    _SUM_TO = (lambda f: lambda xp, dt, a, shape: f(xp, a, out=None, dt=dt, size=shape))(
+        OPS["sum_to_size"].forward)
+    _DIV, _NEG, _POW, _MM = _k("div"), _k("neg"), _k("pow"), _k("mm")
+    mul, rsub, gt = _MUL, _k("rsub"), _k("gt")
+    sin, cos = _k("sin"), _k("cos")
+    r = _saved
+    formulas = {
+        "add": _add, "sub": _sub, "mul": _mul, "div": _div, "pow": _pow_scalar, "mm": _mm,
+        "neg": _unary(lambda c, xp, dt, g: _NEG(xp, dt, g)),
+        "exp": _unary(lambda c, xp, dt, g: mul(xp, dt, g, r(c, "result"))),
+        "log": _unary(lambda c, xp, dt, g: _DIV(xp, dt, g, r(c, "self"))),
+        "sin": _unary(lambda c, xp, dt, g: mul(xp, dt, g, cos(xp, dt, r(c, "self")))),
+        "cos": _unary(lambda c, xp, dt, g: mul(xp, dt, _NEG(xp, dt, g), sin(xp, dt, r(c, "self")))),
+        "tanh": _unary(lambda c, xp, dt, g: mul(xp, dt, g, rsub(
+            xp, dt, mul(xp, dt, r(c, "result"), r(c, "result")), 1))),
+        "sigmoid": _unary(lambda c, xp, dt, g: mul(xp, dt, mul(xp, dt, g, r(c, "result")), rsub(
+            xp, dt, r(c, "result"), 1))),
+        "relu": _unary(lambda c, xp, dt, g: mul(xp, dt, g, gt(xp, dtypes.bool_, r(c, "result"), 0))),
+    }
+    for name, f in formulas.items():
+        OPS[name].backward_array = runner(f)
+
+
+_DIV = _NEG = _POW = _MM = None
+_install()
