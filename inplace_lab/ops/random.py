@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import math
 
-from .. import backend
-from .elementwise import arg, is_tensor, overload, promote
+from .elementwise import arg, is_tensor, overload
 from .table import OpSpec, register
 
 

@@ -336,7 +336,7 @@ def _as_strided_geo(t, size, stride, storage_offset=None):
     off = t._offset if storage_offset is None else _int(storage_offset)
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     need = layout.storage_size_needed(size, stride, off)
     if need > t._storage.size():
         raise RuntimeError(

@@ -88,9 +88,9 @@ _export_dtypes()
 
 Tensor = _Tensor
 Size = _il.Size
-from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
                                   no_grad, set_grad_enabled)
-from inplace_lab.backend import device  # noqa: E402
+from inplace_lab.backend import device  # noqa: E402,F401
 
 from . import autograd, cuda, nn  # noqa: E402,F401
 from inplace_lab import multiprocessing, optim, utils  # noqa: E402,F401
