@@ -544,9 +544,11 @@ def detach(t):
     return d
 
 
-class _Detach:
-    name = "detach"
-    node_name = ""
+class Untabled:
+    """An op outside the table (detach, resize_) as a hooks event names it: only a ``name``."""
+
+    def __init__(self, name: str):
+        self.name = name
 
 
-_DETACH = _Detach()
+_DETACH = Untabled("detach")

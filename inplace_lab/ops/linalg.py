@@ -16,7 +16,8 @@ import math
 from .. import dtypes, layout
 from ..tensor import Tensor
 from . import dispatch
-from .table import OPS, OpSpec, register
+from .methods import unsafe_view
+from .table import OpSpec, register
 
 _CPP = {"Float": "float", "Double": "double", "Long": "long int", "Int": "int",
         "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool",
@@ -326,23 +327,6 @@ _tri("triu")
 
 # ---- composites: matmul and outer -------------------------------------------------------------
 
-def _unsafe_view(t, shape):
-    """PyTorch's ``_unsafe_view``: give a fresh result a new shape; not a view of anything.
-
-    The tensor was just made by mm/mv/bmm and nobody else holds it, so its geometry can be
-    rewritten in place; the graph gets an UnsafeViewBackward0 node, as in PyTorch.
-    """
-    shape = tuple(shape)
-    node = None
-    if t._grad_fn is not None:
-        node = dispatch.make_node(OPS["_unsafe_view"], [t], {}, t._policy)
-    t._set_geometry(shape, layout.contiguous_strides(shape))
-    if node is not None:
-        t._grad_fn = None
-        dispatch.set_history(t, node)
-    return t
-
-
 def _should_fold(t1, t2):
     """PyTorch's rule for computing ``batch @ matrix`` as one mm on a folded batch."""
     larger = t1.ndim >= t2.ndim
@@ -381,9 +365,9 @@ def _matmul_impl(t1, t2):
         out_shape = tuple(a.shape[:-1])
         folded = a.reshape(math.prod(out_shape), a.shape[-1])
         if b.ndim == 2:
-            out = _unsafe_view(folded.mm(b), out_shape + (b.shape[1],))
+            out = unsafe_view(folded.mm(b), out_shape + (b.shape[1],))
             return out.mT.contiguous() if transpose else out
-        return _unsafe_view(folded.mv(b), out_shape)
+        return unsafe_view(folded.mv(b), out_shape)
     n = t1.shape[-2] if d1 > 1 else 1
     m1 = t1.shape[-1]
     m2 = t2.shape[-2] if d2 > 1 else t2.shape[0]
@@ -403,7 +387,7 @@ def _matmul_impl(t1, t2):
         e2 = t2.expand(batch + (m2, p)).reshape(nb, m2, p)
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
     r = e1.bmm(e2)
-    return _unsafe_view(r.squeeze(-1) if d2 == 1 else r, out_shape)
+    return unsafe_view(r.squeeze(-1) if d2 == 1 else r, out_shape)
 
 
 def _matmul_out_rule(spec, ins, params):

@@ -51,15 +51,25 @@ def reshape(self, *shape):
     if layout.view_strides(self._shape, self._strides, shape) is not None:
         return dispatch.call_view(OPS["view"], (self, shape), {})
     # Not viewable: copy, then reinterpret the fresh copy (PyTorch's _unsafe_view: not a view).
-    c = _contiguous_copy(self)
+    return unsafe_view(_contiguous_copy(self), shape)
+
+
+def unsafe_view(t, shape):
+    """PyTorch's ``_unsafe_view``: give a fresh result a new shape; not a view of anything.
+
+    ``t`` was just made (a contiguous copy, an mm/mv/bmm result) and nobody else holds it,
+    so its geometry can be rewritten in place; the graph gets an UnsafeViewBackward0 node,
+    as in PyTorch.
+    """
+    shape = tuple(shape)
     node = None
-    if c._grad_fn is not None:
-        node = dispatch.make_node(OPS["_unsafe_view"], [c], {}, c._policy)
-    c._set_geometry(shape, layout.contiguous_strides(shape))
+    if t._grad_fn is not None:
+        node = dispatch.make_node(OPS["_unsafe_view"], [t], {}, t._policy)
+    t._set_geometry(shape, layout.contiguous_strides(shape))
     if node is not None:
-        c._grad_fn = None
-        dispatch.set_history(c, node)
-    return c
+        t._grad_fn = None
+        dispatch.set_history(t, node)
+    return t
 
 
 def _dims(args):
@@ -273,12 +283,7 @@ def resize_(self, *sizes, memory_format=None):
     return self
 
 
-class _Resize:
-    name = "resize"
-    node_name = ""
-
-
-_RESIZE = _Resize()
+_RESIZE = dispatch.Untabled("resize")
 
 
 def grow_storage(st, n):
