@@ -61,8 +61,13 @@ def _fill_fwd(xp, a, value, out=None, dt=None):
     return out
 
 
+def _fill_bw(c, g):
+    """The target's old values are gone; a 0-dim tensor value gets every cell's grad (torch)."""
+    return g * 0, (g.sum() if c.needs_input_grad[1] else None)
+
+
 register(OpSpec(name="fill", forward=_fill_fwd, internal_overlap_ok=True, args=("self", "value"),
-                backward=lambda c, g: (g * 0, None), dtype_rule=_target_dtype, inplace=True,
+                backward=_fill_bw, dtype_rule=_target_dtype, inplace=True,
                 paddle_inplace=True, method=False, function=False, out=False,
                 node_name="FillBackward2"))
 
