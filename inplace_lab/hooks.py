@@ -31,34 +31,58 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from dataclasses import dataclass, field
 
 active = False
 _subscribers: list = []
+_calls: tuple = ()  # the subscribers as of the last (un)subscribe: emit iterates this, no copy
 _step = itertools.count(1)
-_seen: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # counter -> last version seen
+# id(VersionCounter) -> (weakref, last version an event showed); only resize_ reads it.
+# A plain dict of basic weakrefs (CPython reuses one per counter) instead of a
+# WeakKeyDictionary, whose every store made a new callback weakref.
+_seen: dict = {}
+_seen_prune = [1024]  # drop entries of dead counters when the dict grows past this
 
 EVENT_KINDS = ("alloc", "free", "op", "bump", "save", "node", "accumulate", "check", "error")
 
 
-@dataclass
 class Event:
-    """One thing that happened: ``event`` says which (see ``EVENT_KINDS``)."""
+    """One thing that happened: ``event`` says which (see ``EVENT_KINDS``).
 
-    event: str
-    step: int
-    op: str = ""
-    kind: str = ""  # for ops: normal | view | inplace | out | create | alias
-    inputs: list = field(default_factory=list)  # live tensors involved
-    outputs: list = field(default_factory=list)
-    data: dict = field(default_factory=dict)  # plain values (ints, strings) only
-    obj: object = None  # the live object the event is about (node, error, SavedTensor)
+    A slotted class, not a dataclass: one is built per event while somebody listens, and
+    a dataclass's ``default_factory`` fields made that a measurable part of recording.
+    """
+
+    __slots__ = ("event", "step", "op", "kind", "inputs", "outputs", "data", "obj")
+
+    def __init__(self, event: str, step: int, op: str = "", kind: str = "", inputs=None,
+                 outputs=None, data=None, obj=None):
+        self.event = event
+        self.step = step
+        self.op = op
+        self.kind = kind  # for ops: normal | view | inplace | out | create | alias
+        self.inputs = [] if inputs is None else inputs  # live tensors involved
+        self.outputs = [] if outputs is None else outputs
+        self.data = {} if data is None else data  # plain values (ints, strings) only
+        self.obj = obj  # the live object the event is about (node, error, SavedTensor)
+
+    def __repr__(self) -> str:
+        return (f"Event(event={self.event!r}, step={self.step}, op={self.op!r}, kind={self.kind!r}, "
+                f"inputs={self.inputs!r}, outputs={self.outputs!r}, data={self.data!r}, "
+                f"obj={self.obj!r})")
+
+    def __eq__(self, other):
+        if type(other) is not Event:
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in Event.__slots__)
+
+    __hash__ = None
 
 
 def subscribe(callback):
     """Call ``callback(event)`` for every event from now on; returns a handle for unsubscribe."""
-    global active
+    global active, _calls
     _subscribers.append(callback)
+    _calls = tuple(_subscribers)
     active = True
     _sync_memory()
     return callback
@@ -66,10 +90,13 @@ def subscribe(callback):
 
 def unsubscribe(handle) -> None:
     """Stop calling ``handle``; when nobody listens any more the core stops building events."""
-    global active
+    global active, _calls
     if handle in _subscribers:
         _subscribers.remove(handle)
+    _calls = tuple(_subscribers)
     active = bool(_subscribers)
+    if not active:
+        _seen.clear()
     _sync_memory()
 
 
@@ -83,39 +110,61 @@ def _sync_memory():
 
 
 def _on_memory(what, storage_id, dev, nbytes):
-    emit(Event(what, next(_step), data={"storage": storage_id, "device": dev, "nbytes": nbytes}))
+    ev = Event(what, next(_step), data={"storage": storage_id, "device": dev, "nbytes": nbytes})
+    for cb in _calls:
+        cb(ev)
 
 
 def emit(ev: Event) -> None:
-    for cb in list(_subscribers):
+    for cb in _calls:
         cb(ev)
+
+
+def _mark(vc) -> None:
+    """Remember the version an event showed for this counter (for resize_'s bump)."""
+    _seen[id(vc)] = (weakref.ref(vc), vc.version)
+    if len(_seen) > _seen_prune[0]:
+        for k in [k for k, (r, _) in _seen.items() if r() is None]:
+            del _seen[k]
+        _seen_prune[0] = max(1024, 2 * len(_seen))
+
+
+def _seen_version(vc, default: int) -> int:
+    hit = _seen.get(id(vc))
+    return hit[1] if hit is not None and hit[0]() is vc else default
 
 
 # ---- one function per event kind: the core calls these under ``if hooks.active:`` ----------
 
 def emit_op(spec, kind, ins, out) -> None:
     """An op ran; an in-place or ``out=`` op is followed by the ``bump`` it caused."""
-    from .tensor import Tensor
-
     outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    emit(Event("op", next(_step), op=spec.name, kind=kind,
-               inputs=[x for x in _flat(ins) if isinstance(x, Tensor)], outputs=outs))
-    if kind in ("inplace", "out"):
+    inputs = []
+    for x in ins:
+        if isinstance(x, _Tensor):
+            inputs.append(x)
+        elif isinstance(x, (list, tuple)):
+            inputs.extend(y for y in x if isinstance(y, _Tensor))
+    name = spec.name
+    ev = Event("op", next(_step), name, kind, inputs, outs)
+    for cb in _calls:
+        cb(ev)
+    if kind == "inplace" or kind == "out":
         t = outs[0]
         after = t._vc.version
         # every in-place and out= path bumps by exactly one; resize_ only on a shape change
-        before = _seen.get(t._vc, after - 1) if spec.name == "resize" else after - 1
+        before = _seen_version(t._vc, after - 1) if name == "resize" else after - 1
         if before != after:
-            emit(Event("bump", next(_step), op=spec.name, outputs=[t],
-                       data={"before": before, "after": after}))
+            emit(Event("bump", next(_step), name, "", None, [t],
+                       {"before": before, "after": after}))
     for t in outs:
-        _seen[t._vc] = t._vc.version
+        _mark(t._vc)
 
 
 def emit_create(name: str, t) -> None:
     """A factory (``zeros``, ``tensor``, ``arange``...) made a new tensor."""
-    _seen[t._vc] = t._vc.version
-    emit(Event("op", next(_step), op=name, kind="create", outputs=[t]))
+    _mark(t._vc)
+    emit(Event("op", next(_step), name, "create", None, [t]))
 
 
 def emit_save(saved, t) -> None:
@@ -136,8 +185,9 @@ def emit_check(saved, found: int, passed, node=None) -> None:
 
 def emit_node(node) -> None:
     """Backward is about to run ``node``."""
-    emit(Event("node", next(_step), op=node.name(), obj=node,
-               data={"node": node.name(), "seq": getattr(node, "seq", -1)}))
+    name = node.name()
+    emit(Event("node", next(_step), op=name, obj=node,
+               data={"node": name, "seq": getattr(node, "seq", -1)}))
 
 
 def emit_accumulate(leaf, grad) -> None:
@@ -160,3 +210,6 @@ def _flat(xs):
         else:
             yield x
 
+
+
+from .tensor import Tensor as _Tensor  # noqa: E402  (tensor.py imports this module first)
