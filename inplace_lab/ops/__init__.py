@@ -7,7 +7,7 @@ For every entry of ``OPS``: ``inplace_lab.<name>`` (if ``function``),
 from __future__ import annotations
 
 from . import activation_reduce, copy, elementwise, linalg, reduction, shape  # noqa: F401  (register their ops)
-from . import activation, join, random, unary  # noqa: F401  (register their ops)
+from . import activation, gather_scatter, join, random, unary  # noqa: F401  (register their ops)
 from . import nn_ops  # noqa: F401  (conv2d, pooling, batch norm, embedding, losses)
 from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm ...)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)

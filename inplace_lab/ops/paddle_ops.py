@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import layout
 from ..tensor import Tensor
-from .join import _add_at, _check_bounds, _grid
+from .gather_scatter import _add_at, _check_bounds, _grid
 from .table import OpSpec, register
 
 

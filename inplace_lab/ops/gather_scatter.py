@@ -1,0 +1,568 @@
+"""Index- and mask-driven copies: gather, scatter, index_*, masked_*, put, take, nonzero.
+
+Every result here is a *copy* (new storage, ``_base`` None), unlike the views of
+``shape.py`` and the basic indexing of ``indexing.py``. The in-place forms
+(``scatter_``, ``index_add_``, ``masked_fill_``, ``put_`` ...) exist exactly where
+PyTorch has them and write into the target's own buffer: no new storage, one
+version bump. What each backward saves is what PyTorch saves: the *index*
+(gather, scatter, index_select, index_add ...) or the *mask* (masked_fill,
+masked_scatter), never the data, so ``y = x*1; y.index_add_(0, idx, src)`` keeps
+backward working while ``idx.add_(1)`` afterwards breaks it. Kernels validate
+shapes, dtypes and bounds before writing one element, with PyTorch's messages.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .. import dtypes, layout
+from ..tensor import Tensor
+from . import dispatch
+from .indexing import _no_overlap
+from .join import cat
+from .table import OPS, OpSpec, register
+
+_C = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "long int", "Int": "int",
+      "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool"}
+
+
+def _tn(a) -> str:
+    """PyTorch's dtype name of an array ("Float", "Long")."""
+    return dtypes.from_numpy_dtype(a.dtype).torch_name
+
+
+def _is_int_index(a, allow32=True) -> bool:
+    return a.dtype == np.int64 or (allow32 and a.dtype == np.int32)
+
+
+# ---- gather / scatter / scatter_add -------------------------------------------------------------
+
+
+def _grid(index, dim, xp):
+    """The fancy index of ``index``'s cells along ``dim``: ``a[_grid(i, d)]`` is gather."""
+    ix = list(xp.ogrid[tuple(slice(0, n) for n in index.shape)]) if index.ndim else []
+    if index.ndim:
+        ix[dim] = index
+    return tuple(ix)
+
+
+def _region(a, shape):
+    return a[tuple(slice(0, n) for n in shape)]
+
+
+def _check_bounds(index, n, d, xp, exc=RuntimeError, prefix=""):
+    if index.size:
+        bad = (index >= n) | (index < 0)
+        if bad.any():
+            v = int(index.reshape(-1)[int(xp.argmax(bad.reshape(-1)))])
+            raise exc(f"{prefix}index {v} is out of bounds for dimension {d} with size {n}")
+
+
+def _gather_fwd(xp, a, dim, index, out=None, dt=None, sparse_grad=False):
+    d = layout.wrap_dim(dim, a.ndim)
+    if not _is_int_index(index):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if index.ndim != a.ndim and max(index.ndim, a.ndim) > 1:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for i in range(index.ndim):
+        if i != d and index.shape[i] > a.shape[i]:
+            raise RuntimeError(
+                f"Size does not match at dimension {i} expected index {list(index.shape)} to be no "
+                f"larger than self {list(a.shape)} apart from dimension {d}")
+    _check_bounds(index, a.shape[d] if a.ndim else 1, d, xp)
+    return a[_grid(index, d, xp)] if a.ndim else a[()]
+
+
+def _gather_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    from .. import creation
+
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
+    return (z.scatter_add(c["dim"], c["index"], g), None, None)
+
+
+register(OpSpec(name="gather", forward=_gather_fwd, backward=_gather_bw,
+                args=("self", "dim", "index"), params={"sparse_grad": False}, saves=("index",),
+                dtype_rule="self"))
+
+
+def _scatter_checks(fname, a, d, index, src, xp):
+    if not _is_int_index(index):
+        raise RuntimeError(f"{fname}(): Expected dtype int32/int64 for index")
+    if index.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    is_t = isinstance(src, xp.ndarray)
+    if is_t:
+        if src.ndim != index.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        if src.dtype != a.dtype:
+            raise RuntimeError(f"{fname}(): Expected self.dtype to be equal to src.dtype")
+    too_big = any(index.shape[i] > a.shape[i] for i in range(a.ndim) if i != d) or \
+        (is_t and any(index.shape[i] > src.shape[i] for i in range(a.ndim)))
+    if too_big:
+        tail = f" and to be no larger size than src {list(src.shape)}" if is_t else ""
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                           f"{list(a.shape)} apart from dimension {d}{tail}")
+    _check_bounds(index, a.shape[d] if a.ndim else 1, d, xp)
+
+
+def _scatter_fwd(xp, a, dim, index, src, out=None, dt=None, reduce=None):
+    fname = "scatter" if out is None else "scatter_"
+    if reduce is not None:
+        raise NotImplementedError(
+            f"{fname}(reduce={reduce!r}) is not implemented here; use scatter_add or "
+            "scatter_reduce semantics explicitly")
+    d = layout.wrap_dim(dim, a.ndim)
+    _scatter_checks(fname, a, d, index, src, xp)
+    _check_scalar(src, a)
+    target = out if out is not None else a.copy()
+    target[_grid(index, d, xp)] = _region(src, index.shape) if isinstance(src, xp.ndarray) else src
+    return target
+
+
+def _check_scalar(v, a):
+    if isinstance(v, complex) and a.dtype.kind != "c":
+        raise RuntimeError(f"value cannot be converted to type {_C.get(_tn(a), _tn(a))} "
+                           "without overflow")
+
+
+def _scatter_bw(c, g):
+    idx = c["index"]
+    gs = g.scatter(c["dim"], idx, 0.0) if c.needs_input_grad[0] else None
+    gsrc = g.gather(c["dim"], idx) if c.needs_input_grad[3] else None
+    return (gs, None, None, gsrc)
+
+
+def _scatter_select(args, kwargs):
+    src = args[3] if len(args) > 3 else kwargs.get("src", kwargs.get("value"))
+    if "value" in kwargs:
+        return _SCATTER_VALUE
+    return None if isinstance(src, Tensor) else _SCATTER_VALUE
+
+
+_SC = register(OpSpec(name="scatter", forward=_scatter_fwd, backward=_scatter_bw,
+                      args=("self", "dim", "index", "src"), params={"reduce": None},
+                      saves=("index",), dtype_rule="self", inplace=True, paddle_inplace=True,
+                      inplace_check=_no_overlap, select=_scatter_select))
+_SCATTER_VALUE = dataclasses.replace(_SC, args=("self", "dim", "index", "value"),
+                                     node_name="ScatterBackward1", select=None)
+
+
+def _scatter_add_fwd(xp, a, dim, index, src, out=None, dt=None):
+    fname = "scatter_add" if out is None else "scatter_add_"
+    if not isinstance(src, xp.ndarray):
+        raise TypeError(f"{fname}(): argument 'src' (position 3) must be Tensor, not "
+                        f"{type(src).__name__}")
+    d = layout.wrap_dim(dim, a.ndim)
+    _scatter_checks(fname, a, d, index, src, xp)
+    target = out if out is not None else a.copy()
+    _add_at(xp, target, _grid(index, d, xp), _region(src, index.shape))
+    return target
+
+
+def _add_at(xp, target, ix, vals):
+    """``target[ix] += vals`` with repeated indices accumulating (numpy/cupy)."""
+    if xp is np:
+        np.add.at(target, ix, vals)
+    else:
+        import cupyx  # type: ignore
+
+        cupyx.scatter_add(target, ix, vals)
+
+
+register(OpSpec(name="scatter_add", forward=_scatter_add_fwd,
+                backward=lambda c, g: (g if c.needs_input_grad[0] else None, None, None,
+                                       g.gather(c["dim"], c["index"]) if c.needs_input_grad[3]
+                                       else None),
+                args=("self", "dim", "index", "src"), saves=("index",), dtype_rule="self",
+                inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """gather along ``dim`` after broadcasting input and indices (GatherBackward0)."""
+    if indices._dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices._dtype.torch_name}")
+    kw = {} if out is None else {"out": out}
+    if dim is None:
+        return dispatch.call(OPS["gather"], (input.reshape(-1), 0, indices.reshape(-1)), kw)
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    d = layout.wrap_dim(dim, input.ndim)
+    a = list(input.shape)
+    b = list(indices.shape)
+    a[d] = b[d] = 1
+    common = list(layout.broadcast_shapes(a, b))
+    si, ti = list(common), list(common)
+    si[d], ti[d] = input.shape[d], indices.shape[d]
+    return dispatch.call(OPS["gather"], (input.expand(*si), d, indices.expand(*ti)), kw)
+
+
+register(OpSpec(name="take_along_dim", forward=take_along_dim, kind="composite",
+                args=("self", "indices"), doc=take_along_dim.__doc__))
+
+# ---- index_select / index_add / index_fill / index_copy ---------------------------------------
+
+
+def _vector_index(index, fname, xp, exc=IndexError):
+    if index.ndim > 1:
+        raise exc(f"{fname}(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+                  f"type: {_tn(index)} and size: {list(index.shape)}")
+    return index.reshape(-1)
+
+
+def _index_select_fwd(xp, a, dim, index, out=None, dt=None):
+    d = layout.wrap_dim(dim, a.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if not _is_int_index(index):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    idx = index.reshape(-1)
+    n = a.shape[d] if a.ndim else 1
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):
+        raise IndexError("index out of range in self")
+    return xp.take(a, idx, axis=d) if a.ndim else a.reshape(1)[idx].reshape(())
+
+
+def _index_select_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    from .. import creation
+
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
+    return (z.index_add(c["dim"], c["index"], g), None, None)
+
+
+register(OpSpec(name="index_select", forward=_index_select_fwd, backward=_index_select_bw,
+                args=("self", "dim", "index"), saves=("index",), dtype_rule="self"))
+
+
+def _slices(a, d, idx):
+    """The fancy index addressing ``a``'s slices ``idx`` along ``d`` (one per index entry)."""
+    return (slice(None),) * d + (idx,)
+
+
+def _index_add_fwd(xp, a, dim, index, source, out=None, dt=None, alpha=1):
+    d = layout.wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, "index_add_", xp)
+    if not _is_int_index(index):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_tn(index)}")
+    if source.dtype != a.dtype:
+        raise RuntimeError(f"index_add_(): self ({_tn(a)}) and source ({_tn(source)}) must have "
+                           "the same scalar type")
+    ns = source.shape[d] if source.ndim else 1
+    if idx.size != ns:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({ns}), for dim: {d}")
+    if source.ndim != a.ndim or any(source.shape[i] != a.shape[i] for i in range(a.ndim) if i != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
+    _check_bounds(idx, a.shape[d], d, xp)
+    target = out if out is not None else a.copy()
+    vals = source if alpha == 1 else (source * alpha).astype(a.dtype)
+    _add_at(xp, target, _slices(a, d, idx), vals)
+    return target
+
+
+register(OpSpec(name="index_add", forward=_index_add_fwd,
+                backward=lambda c, g: (
+                    g if c.needs_input_grad[0] else None, None, None,
+                    (g.index_select(c["dim"], c["index"]) * c["alpha"] if c["alpha"] != 1 else
+                     g.index_select(c["dim"], c["index"])) if c.needs_input_grad[3] else None),
+                args=("self", "dim", "index", "source"), params={"alpha": 1}, saves=("index",),
+                dtype_rule="self", inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+
+
+def _index_fill_fwd(xp, a, dim, index, value, out=None, dt=None):
+    d = layout.wrap_dim(dim, a.ndim)
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if index.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if isinstance(value, xp.ndarray) and value.ndim:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.ndim} dimension(s).")
+    _check_scalar(value, a)
+    idx = index.reshape(-1)
+    n = a.shape[d] if a.ndim else 1
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])
+        raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
+    target = out if out is not None else a.copy()
+    target[_slices(a, d, idx)] = value
+    return target
+
+
+def _index_fill_bw(c, g):
+    gs = g.index_fill(c["dim"], c["index"], 0.0) if c.needs_input_grad[0] else None
+    gv = None
+    if len(c.needs_input_grad) > 3 and c.needs_input_grad[3]:
+        gv = g.index_select(c["dim"], c["index"]).sum()
+    return (gs, None, None, gv)
+
+
+def _value_select(name, pos):
+    """Overloads: a Tensor ``value`` is a different node in PyTorch (IndexFillBackward1)."""
+    def select(args, kwargs):
+        v = args[pos] if len(args) > pos else kwargs.get("value")
+        return _VALUE_TENSOR[name] if isinstance(v, Tensor) else None
+
+    return select
+
+
+_VALUE_TENSOR: dict = {}
+_IF = register(OpSpec(name="index_fill", forward=_index_fill_fwd, internal_overlap_ok=True, backward=_index_fill_bw,
+                      args=("self", "dim", "index", "value"), saves=("index",), dtype_rule="self",
+                      inplace=True, paddle_inplace=True, inplace_check=_no_overlap,
+                      select=_value_select("index_fill", 3)))
+_VALUE_TENSOR["index_fill"] = dataclasses.replace(_IF, node_name="IndexFillBackward1", select=None)
+
+
+def _index_copy_fwd(xp, a, dim, index, source, out=None, dt=None):
+    d = layout.wrap_dim(dim, a.ndim)
+    idx = _vector_index(index, "index_copy_", xp)
+    if index.dtype != np.int64:
+        raise IndexError(f"index_copy_(): Expected a long tensor for index, but got {_tn(index)}")
+    ns = source.shape[d] if source.ndim else 1
+    if idx.size != ns:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({ns})")
+    if source.dtype != a.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got "
+                           f"(self) {_tn(a)} and (source) {_tn(source)}")
+    rest_a = [a.shape[i] for i in range(a.ndim) if i != d]
+    rest_s = [source.shape[i] for i in range(source.ndim) if i != d]
+    if rest_a != rest_s:
+        k = next((i for i, (p, q) in enumerate(zip(rest_a, rest_s)) if p != q), 0)
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {' '.join(map(str, rest_a))} at dimension {k} and source slice shape: "
+            f"{' '.join(map(str, rest_s))} at dimension {k}.")
+    _check_bounds(idx, a.shape[d], d, xp, IndexError, "index_copy_(): ")
+    target = out if out is not None else a.copy()
+    target[_slices(a, d, idx)] = source
+    return target
+
+
+register(OpSpec(name="index_copy", forward=_index_copy_fwd,
+                backward=lambda c, g: (
+                    g.index_fill(c["dim"], c["index"], 0.0) if c.needs_input_grad[0] else None,
+                    None, None,
+                    g.index_select(c["dim"], c["index"]) if c.needs_input_grad[3] else None),
+                args=("self", "dim", "index", "source"), saves=("index",), dtype_rule="self",
+                inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+
+# ---- masked_fill / masked_select / masked_scatter ---------------------------------------------
+
+
+def _masked_fill_fwd(xp, a, mask, value, out=None, dt=None):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_C.get(_tn(mask), _tn(mask))}")
+    if isinstance(value, xp.ndarray) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.ndim} dimension(s).")
+    _check_scalar(value, a)
+    if out is not None:
+        xp.copyto(out, xp.asarray(value, dtype=out.dtype), where=mask)
+        return out
+    shape = layout.broadcast_shapes(mask.shape, a.shape)
+    return xp.where(mask, xp.asarray(value, dtype=a.dtype), a).astype(a.dtype).reshape(shape)
+
+
+def _grad_outside_mask(c, g, m):
+    """The grad of ``self`` for masked_fill/masked_scatter: ``g`` where the mask is False (the
+    cells the op left alone), summed back to self's shape if the mask broadcast it."""
+    if not c.needs_input_grad[0]:
+        return None
+    gs = g.masked_fill(m, 0.0)
+    return gs.sum_to_size(c.input_meta[0][0]) if gs.shape != c.input_meta[0][0] else gs
+
+
+def _masked_fill_bw(c, g):
+    m = c["mask"]
+    gv = (g * m).sum() if len(c.needs_input_grad) > 2 and c.needs_input_grad[2] else None
+    return (_grad_outside_mask(c, g, m), None, gv)
+
+
+_MF = register(OpSpec(name="masked_fill", forward=_masked_fill_fwd, internal_overlap_ok=True, backward=_masked_fill_bw,
+                      args=("self", "mask", "value"), saves=("mask",), dtype_rule="self",
+                      inplace=True, paddle_inplace=True,
+                      select=_value_select("masked_fill", 2)))
+_VALUE_TENSOR["masked_fill"] = dataclasses.replace(_MF, node_name="MaskedFillBackward1", select=None)
+
+
+def _masked_select_fwd(xp, a, mask, out=None, dt=None):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = layout.broadcast_shapes(a.shape, mask.shape)
+    return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]
+
+
+def _masked_select_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    m = c["mask"]
+    from .. import creation
+
+    full = layout.broadcast_shapes(shape, m.shape)
+    z = creation.zeros(full, dtype=g._dtype, device=dev)
+    gs = z.masked_scatter(m, g)
+    return (gs.sum_to_size(shape) if full != tuple(shape) else gs, None)
+
+
+register(OpSpec(name="masked_select", forward=_masked_select_fwd, backward=_masked_select_bw,
+                args=("self", "mask"), saves=("mask",), dtype_rule="self"))
+
+
+def _masked_scatter_fwd(xp, a, mask, source, out=None, dt=None):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_tn(mask)}")
+    if source.dtype != a.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_tn(a)} and {_tn(source)}")
+    shape = a.shape if out is not None else layout.broadcast_shapes(a.shape, mask.shape)
+    m = xp.broadcast_to(mask, shape)
+    k = int(m.sum())
+    if k > source.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    target = out if out is not None else xp.array(xp.broadcast_to(a, shape))
+    target[m] = source.reshape(-1)[:k]
+    return target
+
+
+def _masked_scatter_bw(c, g):
+    m = c["mask"]
+    gs = _grad_outside_mask(c, g, m)
+    gsrc = None
+    if c.needs_input_grad[2]:
+        sshape = c.input_meta[2][0]
+        n = layout.numel(sshape)
+        sel = g.masked_select(m)
+        if sel.numel() < n:
+            from .. import creation
+
+            sel = cat([sel, creation.zeros(n - sel.numel(), dtype=g._dtype, device=g.device)])
+        gsrc = sel.reshape(sshape)
+    return (gs, None, gsrc)
+
+
+def _mask_fits(target, ins, params):
+    """masked_scatter_: the mask expands to the target (the source may have any shape)."""
+    mask = ins[1]
+    if isinstance(mask, Tensor) and mask.ndim > target.ndim:
+        raise RuntimeError(
+            f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(target.shape)}): the number of "
+            f"sizes provided ({target.ndim}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({mask.ndim})")
+    if isinstance(mask, Tensor):
+        b = layout.broadcast_shapes(target._shape, mask._shape)
+        if b != target._shape:
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast "
+                               f"shape {list(b)}")
+    _no_overlap(target, ins, params)
+
+
+register(OpSpec(name="masked_scatter", forward=_masked_scatter_fwd, backward=_masked_scatter_bw,
+                args=("self", "mask", "source"), saves=("mask",), dtype_rule="self",
+                inplace=True, paddle_inplace=True, inplace_check=_mask_fits))
+
+# ---- nonzero / put / take -----------------------------------------------------------------------
+
+
+def _nonzero_fwd(xp, a, out=None, dt=None):
+    return xp.stack(xp.nonzero(a), axis=1).astype(np.int64) if a.ndim else \
+        xp.zeros((1 if a.item() else 0, 0), dtype=np.int64)
+
+
+_NONZERO = OpSpec(name="nonzero", forward=_nonzero_fwd,
+                  dtype_rule=lambda spec, ins, params: dtypes.int64)
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """Indices of the non-zero elements, shape [n, ndim] (not differentiable: no grad_fn)."""
+    res = dispatch.call(_NONZERO, (input,), {} if out is None else {"out": out})
+    if not as_tuple:
+        return res
+    if input.ndim == 0:
+        return (res.reshape(-1),)
+    return tuple(res[:, k].contiguous() for k in range(input.ndim))
+
+
+register(OpSpec(name="nonzero", forward=nonzero, kind="composite", doc=nonzero.__doc__))
+
+
+def _flat_index(index, n, xp, fname):
+    if index.dtype != np.int64:
+        raise RuntimeError(f"{fname}(): Expected a long tensor for index, but got {_tn(index)}")
+    idx = index.reshape(-1)
+    if idx.size:
+        bad = (idx >= n) | (idx < -n)
+        if bad.any():
+            v = int(idx[int(xp.argmax(bad))])
+            raise IndexError(f"out of range: tried to access index {v} on a tensor of {n} elements.")
+    return idx % max(n, 1)
+
+
+def _put_fwd(xp, a, index, source, out=None, dt=None, accumulate=False):
+    idx = _flat_index(index, a.size, xp, "put_")
+    if source.size != idx.size:
+        raise IndexError("put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.size}, index.numel() = {idx.size}")
+    if source.dtype != a.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_tn(a)} and source.dtype = {_tn(source)}")
+    target = out if out is not None else a.copy()
+    flat = target.reshape(-1) if target.flags.c_contiguous else None
+    if flat is None:  # a strided target: write through its element positions
+        pos = tuple(xp.unravel_index(idx, a.shape))
+        if accumulate:
+            _add_at(xp, target, pos, source.reshape(-1))
+        else:
+            target[pos] = source.reshape(-1)
+        return target
+    if accumulate:
+        _add_at(xp, flat, idx, source.reshape(-1))
+    else:
+        flat[idx] = source.reshape(-1)
+    return target
+
+
+def _put_bw(c, g):
+    idx = c["index"]
+    gs = None
+    if c.needs_input_grad[0]:
+        gs = g if c["accumulate"] else g.put(idx, _zeros(c.input_meta[2], g), False)
+    gsrc = g.take(idx).reshape(c.input_meta[2][0]) if c.needs_input_grad[2] else None
+    return (gs, None, gsrc)
+
+
+def _zeros(meta, like):
+    from .. import creation
+
+    return creation.zeros(meta[0], dtype=like._dtype, device=like.device)
+
+
+register(OpSpec(name="put", forward=_put_fwd, backward=_put_bw, args=("self", "index", "source"),
+                params={"accumulate": False}, saves=("index",), dtype_rule="self", inplace=True,
+                inplace_check=_no_overlap, out=False))
+
+
+def _take_fwd(xp, a, index, out=None, dt=None):
+    idx = _flat_index(index, a.size, xp, "take")
+    return a.reshape(-1)[idx].reshape(index.shape)
+
+
+def _take_bw(c, g):
+    shape, dt, dev = c.input_meta[0]
+    from .. import creation
+
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
+    return (z.put(c["index"], g, True), None)
+
+
+register(OpSpec(name="take", forward=_take_fwd, backward=_take_bw, args=("self", "index"),
+                saves=("index",), dtype_rule="self"))
