@@ -23,7 +23,6 @@ from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
 from inplace_lab.ops import dispatch as _dispatch
 
-from . import ops as _ops  # noqa: F401  (registers paddle-only ops before anything reads the table)
 from . import api_names as _api
 from . import inplace as _inplace
 from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
