@@ -171,6 +171,13 @@ def expand_strides(shape: Sequence[int], strides: Sequence[int], target: Sequenc
     return tuple(out)
 
 
+def dims_arg(args: tuple) -> tuple:
+    """Sizes or dims given PyTorch's two ways, ``f(2, 3)`` or ``f((2, 3))``, as one tuple."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
 def infer_size(shape: Sequence[int], total: int) -> Shape:
     """Resolve one ``-1`` in a requested shape, with PyTorch's error text."""
     shape = list(shape)

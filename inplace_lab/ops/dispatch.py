@@ -493,7 +493,7 @@ def call_view(spec, args, kwargs):
         spec = spec.select(args, kwargs) or spec
     if spec.variadic:
         extra = args[1:] or tuple(v for k, v in kwargs.items() if k in ("size", "shape", "dims"))
-        ins, params = [args[0] if args else kwargs["input"]], {"sizes": _dims_arg(extra)}
+        ins, params = [args[0] if args else kwargs["input"]], {"sizes": layout.dims_arg(extra)}
         geo = spec.forward(ins[0], *params["sizes"])
     else:
         ins, params, _ = bind(spec, args, kwargs)
@@ -522,12 +522,6 @@ def call_view(spec, args, kwargs):
     if hooks.active:
         hooks.emit_op(spec, "view", ins, outs if spec.multi_output else outs[0])
     return tuple(outs) if spec.multi_output else outs[0]
-
-
-def _dims_arg(args):
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
-    return tuple(args)
 
 
 def _view_of(src, root, geo, pol):

@@ -147,12 +147,6 @@ for _f, _al in ((cat, ("concat", "concatenate")), (stack, ()), (hstack, ()), (vs
 # ---- flip / roll / repeat / tile ---------------------------------------------------------------
 
 
-def _dims(args):
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
-    return tuple(args)
-
-
 def _flip_fwd(xp, a, out=None, dt=None, dims=()):
     ds = [layout.wrap_dim(d, a.ndim) for d in dims]
     for d in ds:
@@ -169,7 +163,7 @@ def flip(input, *dims, out=None):
     """A reversed copy (not a view: PyTorch has no negative strides). FlipBackward0."""
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
-    kw = {"dims": _dims(dims)} if out is None else {"dims": _dims(dims), "out": out}
+    kw = {"dims": layout.dims_arg(dims)} if out is None else {"dims": layout.dims_arg(dims), "out": out}
     return dispatch.call(_FLIP, (input,), kw)
 
 
@@ -228,12 +222,12 @@ _REPEAT = OpSpec(name="repeat", forward=_repeat_fwd, backward=_repeat_bw, params
 
 def repeat(input, *sizes):
     """Tile the data ``sizes`` times (a copy; ``expand`` is the no-copy view). RepeatBackward0."""
-    return dispatch.call(_REPEAT, (input,), {"repeats": _dims(sizes)})
+    return dispatch.call(_REPEAT, (input,), {"repeats": layout.dims_arg(sizes)})
 
 
 def tile(input, *dims):
     """``repeat`` with missing leading repeats filled by 1 (RepeatBackward0)."""
-    ds = _dims(dims)
+    ds = layout.dims_arg(dims)
     ds = (1,) * (input.ndim - len(ds)) + tuple(ds)
     return dispatch.call(_REPEAT, (input,), {"repeats": ds})
 

@@ -47,7 +47,7 @@ def _iop(name):
 
 def reshape(self, *shape):
     """A view when the strides allow one, else a copy (then ``_base`` is None)."""
-    shape = layout.infer_size(_dims(shape), self.numel())
+    shape = layout.infer_size(layout.dims_arg(shape), self.numel())
     if layout.view_strides(self._shape, self._strides, shape) is not None:
         return dispatch.call_view(OPS["view"], (self, shape), {})
     # Not viewable: copy, then reinterpret the fresh copy (PyTorch's _unsafe_view: not a view).
@@ -70,12 +70,6 @@ def unsafe_view(t, shape):
         t._grad_fn = None
         dispatch.set_history(t, node)
     return t
-
-
-def _dims(args):
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
-    return tuple(args)
 
 
 def _contiguous_copy(t):
@@ -235,7 +229,7 @@ def _inplace_view(name):
         if spec.name in INPLACE_NODE_NAMES:
             spec = replace(spec, node_name=INPLACE_NODE_NAMES[spec.name])
         ins, params, _ = dispatch.bind(spec, (self,) + args, kwargs) if not spec.variadic else \
-            ([self], {"sizes": _dims(args)}, None)
+            ([self], {"sizes": layout.dims_arg(args)}, None)
         dispatch.check_inplace(spec, self, [self], self._dtype)
         geo = spec.forward(self, *params["sizes"]) if spec.variadic else \
             spec.forward(self, *ins[1:], **params)
@@ -266,7 +260,7 @@ def resize_(self, *sizes, memory_format=None):
     """Change the shape in place; grows the storage itself when needed (views stay valid).
 
     Bumps the version only when the shape changes, as PyTorch does."""
-    shape = tuple(int(n) for n in _dims(sizes))
+    shape = tuple(int(n) for n in layout.dims_arg(sizes))
     if self._requires_grad and grad_mode.state.enabled:
         raise RuntimeError("cannot resize variables that require grad")
     if any(n < 0 for n in shape):
@@ -327,7 +321,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def sum_to_size_method(self, *size):
-    return dispatch.call(OPS["sum_to_size"], (self, _dims(size)), {})
+    return dispatch.call(OPS["sum_to_size"], (self, layout.dims_arg(size)), {})
 
 
 def _T(self):

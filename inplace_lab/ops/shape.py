@@ -15,12 +15,6 @@ def _geo(t):
     return (t._shape, t._strides, t._offset)
 
 
-def _dims_arg(args):
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
-    return tuple(args)
-
-
 def _int(v):
     return int(v)
 
@@ -41,7 +35,7 @@ def view_op(name, fwd, backward=_scatter_back, node_name="", **kw):
 # ---- reshape family ----------------------------------------------------------------------------
 
 def _view_geo(t, *shape):
-    shape = layout.infer_size(_dims_arg(shape), t.numel())
+    shape = layout.infer_size(layout.dims_arg(shape), t.numel())
     st = layout.view_strides(t._shape, t._strides, shape)
     if st is None:
         raise RuntimeError(
@@ -133,7 +127,7 @@ view_op("alias", _alias_geo, lambda c, g: (g,), node_name="AliasBackward0")
 
 
 def _permute_geo(t, *dims):
-    dims = _dims_arg(dims)
+    dims = layout.dims_arg(dims)
     if len(dims) != t.ndim:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -154,7 +148,7 @@ def _inverse_perm_back(c, g):
 
 
 def _perm_of(t, dims):
-    return tuple(layout.wrap_dim(d, t.ndim) for d in _dims_arg(dims))
+    return tuple(layout.wrap_dim(d, t.ndim) for d in layout.dims_arg(dims))
 
 
 def _transpose_perm(t, dim0, dim1):
@@ -296,7 +290,7 @@ view_op("diagonal", _diagonal_geo, params={"offset": 0, "dim1": 0, "dim2": 1},
 
 
 def _expand_geo(t, *sizes):
-    sizes = _dims_arg(sizes)
+    sizes = layout.dims_arg(sizes)
     if len(sizes) < t.ndim:
         raise RuntimeError(
             f"expand(torch.{t._dtype.torch_name}Tensor{{{list(t._shape)}}}, size={list(sizes)}): the "
