@@ -14,6 +14,7 @@ inplace_lab error raised inside the block becomes the last step, then propagates
 """
 from __future__ import annotations
 
+import dis
 import inspect
 import json
 import linecache
@@ -21,6 +22,8 @@ import os
 import sys
 import weakref
 from dataclasses import asdict, dataclass, field
+
+import numpy as _np
 
 from . import hooks, memory
 from .errors import InplaceLabError
@@ -74,17 +77,32 @@ class Trace:
     ``namespace``: where to look for variable names besides the calling frames
     (defaults to the globals of the code that created the trace, which in a
     notebook is the notebook's namespace).
+
+    Recording is cheap by design (the benchmarks ask for at most 2x of an unobserved
+    program): per event it keeps only what cannot be recovered later, as tuples (ids,
+    versions, shape/strides/offset, storage ids, the bytes of small storages, the code
+    object and line number), and ``steps`` turns those into ``Step``/``TensorSnapshot``
+    objects when first read. A label is what was known *at that step*: each label
+    remembers the step it was found at, so reading the steps later shows what reading
+    them at once would have shown.
     """
 
     def __init__(self, namespace: dict | None = None):
-        self.steps: list[Step] = []
+        self._steps: list[Step] = []
+        self._raw: list[tuple] = []  # recorded events not yet turned into Steps
+        self._closed = False  # after __exit__: unnamed snapshots take the names found at the end
         self._ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid); tensors' == is elementwise
         self._counters: dict[int, tuple] = {}  # id(VersionCounter) -> (weakref, small id)
         self._saved: dict[int, int] = {}  # id(SavedTensor) -> small id (save and check events)
         self._errors: dict[int, int] = {}  # id(error) -> index of its step
         self._busy = False
+        self._in_backward = False  # the event being recorded comes from inside backward()
         self._pending: list = []  # (weakref, tid) of results not named yet
+        self._pending_at: tuple | None = None  # (id(frame), code, naming plan) of those results
+        self._last_snap: dict = {}  # tid -> its latest raw snapshot (shared while unchanged)
+        self._last_storage: dict = {}  # storage id -> its latest raw small-storage snapshot
         self._labels: dict[int, str] = {}
+        self._label_step: dict[int, int] = {}  # tid -> step index its label was found at
         self._next = 1
         if namespace is None:
             f = _user_frame()
@@ -92,6 +110,21 @@ class Trace:
         self.namespace = namespace
         self.error: BaseException | None = None
         self.start_memory: dict = {}
+
+    @property
+    def steps(self) -> list:
+        if self._raw:
+            self._materialize()
+        return self._steps
+
+    @steps.setter
+    def steps(self, value: list) -> None:
+        self._raw = []
+        self._steps = value
+
+    def _count(self) -> int:
+        """Number of steps recorded so far (without building them)."""
+        return len(self._steps) + len(self._raw)
 
     # -- recording ----------------------------------------------------------------------------
     def __enter__(self):
@@ -105,34 +138,44 @@ class Trace:
             self.error = ev
             ev.trace = self  # the error now carries everything needed to explain it
             idx = self._errors.get(id(ev))
-            step = self.steps.pop(idx) if idx is not None else Step(
+            steps = self.steps
+            step = steps.pop(idx) if idx is not None else Step(
                 0, "error", op=getattr(ev, "op", "") or "", kind=type(ev).__name__,
                 data={"type": type(ev).__name__, "message": str(ev)},
-                inputs=[self._snap(t) for t in _tensors_in(ev.info)])
+                inputs=[self._build_snap(self._raw_snap(t, None, len(steps)), len(steps))
+                        for t in _tensors_in(ev.info)])
             for k, v in _where(tb_frame=tb).items():  # where it surfaced in the user's code
                 setattr(step, k, v)
             self._add(step)
         self._name_from(sys._getframe(1))
+        self._closed = True
         self._relabel()
         return False
 
     def _name_from(self, frame) -> None:
         """Names bound when the block ends (a result is named only after its step returned)."""
         scopes = [frame_locals(frame)] + ([self.namespace] if self.namespace is not None else [])
+        at = self._count()
         for scope in scopes:
             for k, v in list(scope.items()):
                 hit = self._ids.get(id(v))
                 if hit is not None and hit[0]() is v and not k.startswith("_"):
-                    self._labels.setdefault(hit[1], k)
+                    self._set_label(hit[1], k, at)
 
     def _relabel(self) -> None:
-        for step in self.steps:
+        """Unnamed snapshots of steps already built take the names found since."""
+        for step in self._steps:
             for snap in step.inputs + step.outputs + step.context:
                 if snap.label == f"t{snap.tid}" and snap.tid in self._labels:
                     snap.label = self._labels[snap.tid]
                 if snap.base is not None and _is_anon(snap.base_label) and \
                         snap.base in self._labels:
                     snap.base_label = self._labels[snap.base]
+
+    def _set_label(self, tid: int, name: str, at: int) -> None:
+        if tid not in self._labels:
+            self._labels[tid] = name
+            self._label_step[tid] = at
 
     def _tid(self, t) -> int:
         hit = self._ids.get(id(t))
@@ -143,6 +186,23 @@ class Trace:
         self._ids[id(t)] = (weakref.ref(t), tid)
         return tid
 
+    def _seen_tid(self, t, frame, at: int, fresh: bool = False) -> int:
+        """``t``'s tid; a tensor with no name yet is looked up in the caller's variables,
+        unless it is a result just made (no name can be bound to it yet) or backward is
+        running (no user code runs between its events, so nothing new can be bound)."""
+        hit = self._ids.get(id(t))
+        if hit is not None and hit[0]() is t:
+            tid = hit[1]
+            if fresh or self._in_backward or tid in self._labels:
+                return tid
+        else:
+            tid = self._tid(t)
+        if not fresh and tid not in self._labels:
+            name = _name_in_frames(t, frame, self.namespace)
+            if name:
+                self._set_label(tid, name, at)
+        return tid
+
     def _counter(self, vc) -> int:
         hit = self._counters.get(id(vc))
         if hit is not None and hit[0]() is vc:
@@ -151,31 +211,67 @@ class Trace:
         self._counters[id(vc)] = (weakref.ref(vc), cid)
         return cid
 
-    def _label(self, t, frame) -> str:
-        tid = self._tid(t)
-        if tid not in self._labels:
-            name = _name_in_frames(t, frame, self.namespace)
-            if name:
-                self._labels[tid] = name
-        return self._labels.get(tid) or t.name or f"t{tid}"
+    def _label(self, t, frame, at: int) -> str:
+        tid = self._seen_tid(t, frame, at)
+        return self._labels.get(tid) or t._name or f"t{tid}"
 
-    def _snap(self, t, frame=None) -> TensorSnapshot:
+    def _raw_snap(self, t, frame, at: int, fresh: bool = False) -> tuple:
+        """What a TensorSnapshot needs that cannot be recovered later (see _build_snap)."""
         gf = t._grad_fn
         base = t._base
+        st = t._storage
+        vc = t._vc
+        r = (self._seen_tid(t, frame, at, fresh), t._shape, t._strides, t._offset, st.id,
+             st.data.size, t._dtype.name, st.device.key, vc.version, t._requires_grad,
+             gf is None or not t._requires_grad, gf.name() if gf is not None else "",
+             self._seen_tid(base, frame, at) if base is not None else None,
+             self._counter(vc), t._name, base._name if base is not None else None)
+        last = self._last_snap.get(r[0])  # unchanged since its last event: keep one tuple
+        if last == r:
+            return last
+        self._last_snap[r[0]] = r
+        return r
+
+    def _label_at(self, tid: int, name, at: int) -> str:
+        label = self._labels.get(tid)
+        if label is not None and self._label_step.get(tid, -1) <= at:
+            return label
+        if name:
+            return name
+        return (self._closed and label) or f"t{tid}"
+
+    def _build_snap(self, r: tuple, at: int) -> TensorSnapshot:
+        (tid, shape, strides, offset, sid, ssize, dt, dev, version, rg, leaf, gf, btid, cid,
+         name, bname) = r
         return TensorSnapshot(
-            label=self._label(t, frame), tid=self._tid(t), shape=tuple(t._shape),
-            strides=tuple(t._strides), offset=t._offset, storage_id=t._storage.id,
-            storage_size=t._storage.size(), dtype=t._dtype.name, device=str(t.device),
-            version=t._vc.version, requires_grad=t._requires_grad, is_leaf=t.is_leaf,
-            grad_fn=gf.name() if gf is not None else "",
-            base=self._tid(base) if base is not None else None,
-            counter=self._counter(t._vc), name=t.name or "",
-            base_label=self._label(base, frame) if base is not None else "")
+            label=self._label_at(tid, name, at), tid=tid, shape=tuple(shape),
+            strides=tuple(strides), offset=offset, storage_id=sid, storage_size=int(ssize),
+            dtype=dt, device=dev, version=version, requires_grad=rg, is_leaf=leaf,
+            grad_fn=gf, base=btid, counter=cid, name=name or "",
+            base_label=self._label_at(btid, bname, at) if btid is not None else "")
+
+    def _materialize(self) -> None:
+        raw, self._raw = self._raw, []
+        for (index, event, op, kind, code, lineno, ins, outs, ctx, storages, data, back,
+             mem) in raw:
+            where = {}
+            if code is not None:
+                fn = code.co_filename
+                where = {"filename": fn, "lineno": lineno,
+                         "line": linecache.getline(fn, lineno).strip()}
+            self._steps.append(Step(
+                index, event, op=op, kind=kind,
+                inputs=[self._build_snap(r, index) for r in ins],
+                outputs=[self._build_snap(r, index) for r in outs],
+                memory=mem, storages={k: _build_storage(v) for k, v in storages},
+                data=dict(data), backward=back,
+                context=[self._build_snap(r, index) for r in ctx], **where))
 
     def _add(self, step: Step) -> None:
-        step.index = len(self.steps)
+        steps = self.steps
+        step.index = len(steps)
         step.memory = {k: v for k, v in memory._allocated.items()}
-        self.steps.append(step)
+        steps.append(step)
 
     def _on_event(self, ev: hooks.Event) -> None:
         if self._busy:  # events caused by recording itself are not part of the program
@@ -187,50 +283,103 @@ class Trace:
             self._busy = False
 
     def _record(self, ev: hooks.Event) -> None:
-        frame, in_backward = _user_frame(report_backward=True)
-        where = _where(frame=frame)
+        frame, in_backward = _caller(sys._getframe(1))
+        self._in_backward = in_backward
+        at = len(self._steps) + len(self._raw)
         if self._pending:  # results of the previous step: their assignment has happened now
-            self._name_pending(frame)
-        if ev.event == "accumulate" and len(ev.inputs) > 1:  # name the gradient after its leaf
-            leaf_label = self._label(ev.inputs[0], frame)
-            self._labels.setdefault(self._tid(ev.inputs[1]), f"{leaf_label}.grad")
-        ins = [self._snap(t, frame) for t in ev.inputs]
-        outs = [self._snap(t, frame) for t in ev.outputs]
-        if ev.event == "error":
-            ins = [self._snap(t, frame) for t in _tensors_in(ev.obj.info)]
-        involved = {id(t) for t in list(ev.inputs) + list(ev.outputs)}
-        bases = {id(t._base): t._base for t in list(ev.inputs) + list(ev.outputs)
-                 if t._base is not None and id(t._base) not in involved}
-        context = [self._snap(b, frame) for b in bases.values()]
+            self._name_pending(frame, at)
+        event = ev.event
+        inputs, outputs = ev.inputs, ev.outputs
+        if event == "accumulate" and len(inputs) > 1:  # name the gradient after its leaf
+            leaf_label = self._label(inputs[0], frame, at)
+            self._set_label(self._tid(inputs[1]), f"{leaf_label}.grad", at)
+        # the record holds only tuples of ints, strings, bytes and code objects, which the
+        # cyclic GC stops tracking: thousands of kept records would otherwise make it run
+        # full collections during the traced program
+        if event == "error":
+            ins = tuple([self._raw_snap(t, frame, at) for t in _tensors_in(ev.obj.info)])
+        else:
+            ins = tuple([self._raw_snap(t, frame, at) for t in inputs]) if inputs else ()
+        fresh = event == "op" and ev.kind != "inplace" and ev.kind != "out"
+        outs = tuple([self._raw_snap(t, frame, at, fresh) for t in outputs]) if outputs else ()
+        involved = inputs + outputs if outputs else inputs
+        bases = None
+        for t in involved:
+            b = t._base
+            if b is not None:
+                if bases is None:
+                    bases = {}
+                    seen = {id(x) for x in involved}
+                if id(b) not in seen and id(b) not in bases:
+                    bases[id(b)] = b
+        ctx = tuple([self._raw_snap(b, frame, at) for b in bases.values()]) if bases else ()
         storages = {}
-        for t in list(ev.inputs) + list(ev.outputs) + list(bases.values()):
+        for t in (involved + list(bases.values())) if bases else involved:
             st = t._storage
-            if st.id not in storages:
-                storages[st.id] = _storage_snapshot(st)
-            if storages[st.id]["values"] is None or isinstance(storages[st.id]["values"], dict):
-                storages[st.id]["values"] = _sampled_values(st, t, storages[st.id]["values"])
-        data = dict(ev.data)
+            have = storages.get(st.id)
+            if have is None:
+                have = _raw_storage(st)
+                if type(have) is tuple:  # unchanged small storage: share the earlier tuple
+                    last = self._last_storage.get(st.id)
+                    if last == have:
+                        have = last
+                    else:
+                        self._last_storage[st.id] = have
+                storages[st.id] = have
+            if type(have) is dict and (have["values"] is None or type(have["values"]) is dict):
+                have["values"] = _sampled_values(st, t, have["values"])
+        data = ev.data
         if "saved" in data:  # a small stable id joins a save to its check
+            data = dict(data)
             data["saved"] = self._saved.setdefault(data["saved"], len(self._saved) + 1)
-        if ev.event == "bump" and ev.outputs:
-            data["counter"] = self._counter(ev.outputs[0]._vc)
-        if ev.event == "error":
-            self._errors[id(ev.obj)] = len(self.steps)
-        self._add(Step(0, ev.event, op=ev.op, kind=ev.kind, inputs=ins, outputs=outs,
-                       storages=storages, data=data, backward=in_backward, context=context,
-                       **where))
-        self._pending = [(weakref.ref(t), snap.tid) for t, snap in zip(ev.outputs, outs)
-                         if _is_anon(snap.label)]
+        elif event == "bump" and outputs:
+            data = dict(data)
+            data["counter"] = self._counter(outputs[0]._vc)
+        if event == "error":
+            self._errors[id(ev.obj)] = at
+        code = frame.f_code if frame is not None else None
+        self._raw.append((at, event, ev.op, ev.kind, code,
+                          frame.f_lineno if frame is not None else 0, ins, outs, ctx,
+                          tuple(storages.items()) if storages else (), data, in_backward,
+                          dict(memory._allocated)))
+        if outputs:
+            labels = self._labels
+            pend = [(weakref.ref(t), r[0]) for t, r in zip(outputs, outs)
+                    if r[0] not in labels and not _named(t)]
+            if pend:
+                self._pending = pend
+                self._pending_at = (id(frame), code, _plan(frame)) if frame is not None else None
 
-    def _name_pending(self, frame) -> None:
+    def _name_pending(self, frame, at: int) -> None:
+        """Name the previous step's results after the variables they were just assigned to.
+
+        The plan read from the bytecode after the call that made them says where to look:
+        in the same running frame, a plain ``name = <call>`` needs one look-up of that name
+        and a value that is not stored anywhere needs none; anything else (another frame,
+        tuple unpacking, chained assignment, a return) scans the calling frames as before.
+        """
+        pending, self._pending = self._pending, []
+        at_frame, self._pending_at = self._pending_at, None
         want = {}
-        for ref, tid in self._pending:
+        for ref, tid in pending:
             t = ref()
             if t is not None and tid not in self._labels:
-                want[id(t)] = tid
-        self._pending = []
-        if not want:
+                want[id(t)] = (tid, t)
+        if not want or frame is None:
             return
+        if at_frame is not None and at_frame[0] == id(frame) and at_frame[1] is frame.f_code:
+            plan = at_frame[2]
+            if plan is None:
+                return
+            if plan is not _SCAN:
+                scope = frame.f_locals
+                v = scope.get(plan)
+                if frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+                    scope.clear()  # see frame_locals: the cached dict would keep locals alive
+                hit = want.get(id(v))
+                if hit is not None and hit[1] is v:
+                    self._set_label(hit[0], plan, at)
+                return
         f, depth = frame, 0
         scopes = []
         while f is not None and depth < 4:
@@ -240,9 +389,9 @@ class Trace:
             scopes.append(self.namespace)
         for scope in scopes:
             for k, v in list(scope.items()):
-                tid = want.get(id(v))
-                if tid is not None and not k.startswith("_"):
-                    self._labels.setdefault(tid, k)
+                hit = want.get(id(v))
+                if hit is not None and not k.startswith("_"):
+                    self._set_label(hit[0], k, at)
 
     # -- reading ------------------------------------------------------------------------------
     def ops(self):
@@ -307,6 +456,90 @@ def _user_frame(report_backward: bool = False):
             in_backward = True
         f = f.f_back
     return (f, in_backward) if report_backward else f
+
+
+_CODE_KIND: dict = {}  # id(code) -> (code, 0 user | 1 package | 2 the backward walk)
+
+
+def _code_kind(code) -> int:
+    hit = _CODE_KIND.get(id(code))
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    kind = 0
+    if code.co_filename.startswith(_PKG_DIR):
+        kind = 2 if code.co_name == "run_backward" else 1
+    _CODE_KIND[id(code)] = (code, kind)
+    return kind
+
+
+def _caller(f):
+    """``_user_frame(report_backward=True)`` from frame ``f``, with the per-code answer cached."""
+    in_backward = False
+    kinds = _CODE_KIND
+    while f is not None:
+        code = f.f_code
+        hit = kinds.get(id(code))
+        kind = hit[1] if hit is not None and hit[0] is code else _code_kind(code)
+        if kind == 0:
+            return f, in_backward
+        if kind == 2:
+            in_backward = True
+        f = f.f_back
+    return None, in_backward
+
+
+_SCAN = object()  # naming plan: scan the calling frames (see Trace._name_pending)
+_PLANS: dict = {}  # id(code) -> (code, {offset of the call: plan})
+# what may follow the call that made a value, if the value is bound to no name by it
+_NO_STORE = frozenset((
+    "LOAD_ATTR", "LOAD_METHOD", "LOAD_CONST", "LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL",
+    "LOAD_DEREF", "PRECALL", "CALL", "KW_NAMES", "BINARY_OP", "BINARY_SUBSCR", "POP_TOP",
+    "COMPARE_OP", "CONTAINS_OP", "IS_OP", "STORE_ATTR", "STORE_SUBSCR", "LIST_APPEND",
+    "FORMAT_VALUE", "GET_ITER", "UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT"))
+
+
+def _plan(frame):
+    """Where the value the running call of ``frame`` returns will be bound: a variable name
+    (``y = x * w``), None (no name: ``(x * w).sum()``, ``f(x * w)``'s argument is seen from
+    the callee's frame, which is another frame), or _SCAN."""
+    code = frame.f_code
+    hit = _PLANS.get(id(code))
+    if hit is None or hit[0] is not code:
+        plans = {}
+        ins = [i for i in dis.get_instructions(code)]
+        for i, nxt in zip(ins, ins[1:]):
+            op = nxt.opname
+            if op in ("STORE_FAST", "STORE_NAME"):
+                plan = None if nxt.argval.startswith("_") else nxt.argval
+            elif op in _NO_STORE:
+                plan = None
+            else:
+                continue
+            for off in range(i.offset, nxt.offset, 2):  # f_lasti may point into the inline caches
+                plans[off] = plan
+        hit = _PLANS[id(code)] = (code, plans)
+    return hit[1].get(frame.f_lasti, _SCAN)
+
+
+def _named(t) -> bool:
+    return bool(t._name) and not _is_anon(t._name)
+
+
+def _raw_storage(st):
+    """A small numpy storage keeps its bytes (decoded when the step is built); others as before."""
+    data = st.data
+    if type(data) is _np.ndarray and data.size <= STORAGE_VALUES_LIMIT:
+        return (data.size, st.dtype.name, st.device.key, data.nbytes, data.tobytes(), data.dtype)
+    return _storage_snapshot(st)
+
+
+def _build_storage(r) -> dict:
+    if type(r) is dict:
+        v = r["values"]
+        return dict(r, values=dict(v) if type(v) is dict else v)
+    n, dt, dev, nbytes, raw, npdt = r
+    return {"size": int(n), "dtype": dt, "device": dev, "nbytes": int(nbytes),
+            "values": _np.frombuffer(raw, dtype=npdt).tolist()}
 
 
 def frame_locals(frame) -> dict:

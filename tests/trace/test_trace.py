@@ -1,4 +1,6 @@
 """Trace recording: steps, labels from variable names, errors as the last step, JSON."""
+import gc
+
 import pytest
 
 import inplace_lab as il
@@ -52,6 +54,7 @@ def test_error_inside_trace_is_last_step_and_reraised():
 
 
 def test_trace_records_allocations_with_live_bytes():
+    gc.collect()  # an earlier test's garbage (an error's traceback cycle) freed mid-block would shift the bytes
     with trace() as tr:
         x = il.zeros(4)  # 16 bytes
         y = x + 1
