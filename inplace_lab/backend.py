@@ -202,6 +202,17 @@ def as_strided(flat, shape, strides_bytes, offset_bytes=0):
     return _cupy.ndarray(shape, flat.dtype, memptr=flat.data + offset_bytes, strides=strides_bytes)
 
 
+def add_at(xp, target, ix, vals) -> None:
+    """``target[ix] += vals`` with repeated indices accumulating (``np.add.at`` / cupyx's
+    ``scatter_add``): plain ``target[ix] += vals`` would keep only one write per cell."""
+    if xp is np:
+        np.add.at(target, ix, vals)
+    else:
+        import cupyx  # type: ignore
+
+        cupyx.scatter_add(target, ix, vals)
+
+
 def special():
     """scipy.special (cupyx.scipy.special on a real GPU is chosen by the caller via xp)."""
     import scipy.special as sp

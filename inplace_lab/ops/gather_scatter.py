@@ -16,7 +16,7 @@ import dataclasses
 
 import numpy as np
 
-from .. import dtypes, layout
+from .. import backend, dtypes, layout
 from ..tensor import Tensor
 from . import dispatch
 from .indexing import _no_overlap
@@ -157,18 +157,8 @@ def _scatter_add_fwd(xp, a, dim, index, src, out=None, dt=None):
     d = layout.wrap_dim(dim, a.ndim)
     _scatter_checks(fname, a, d, index, src, xp)
     target = out if out is not None else a.copy()
-    _add_at(xp, target, _grid(index, d, xp), _region(src, index.shape))
+    backend.add_at(xp, target, _grid(index, d, xp), _region(src, index.shape))
     return target
-
-
-def _add_at(xp, target, ix, vals):
-    """``target[ix] += vals`` with repeated indices accumulating (numpy/cupy)."""
-    if xp is np:
-        np.add.at(target, ix, vals)
-    else:
-        import cupyx  # type: ignore
-
-        cupyx.scatter_add(target, ix, vals)
 
 
 register(OpSpec(name="scatter_add", forward=_scatter_add_fwd,
@@ -263,7 +253,7 @@ def _index_add_fwd(xp, a, dim, index, source, out=None, dt=None, alpha=1):
     _check_bounds(idx, a.shape[d], d, xp)
     target = out if out is not None else a.copy()
     vals = source if alpha == 1 else (source * alpha).astype(a.dtype)
-    _add_at(xp, target, _slices(a, d, idx), vals)
+    backend.add_at(xp, target, _slices(a, d, idx), vals)
     return target
 
 
@@ -520,12 +510,12 @@ def _put_fwd(xp, a, index, source, out=None, dt=None, accumulate=False):
     if flat is None:  # a strided target: write through its element positions
         pos = tuple(xp.unravel_index(idx, a.shape))
         if accumulate:
-            _add_at(xp, target, pos, source.reshape(-1))
+            backend.add_at(xp, target, pos, source.reshape(-1))
         else:
             target[pos] = source.reshape(-1)
         return target
     if accumulate:
-        _add_at(xp, flat, idx, source.reshape(-1))
+        backend.add_at(xp, flat, idx, source.reshape(-1))
     else:
         flat[idx] = source.reshape(-1)
     return target

@@ -301,12 +301,7 @@ def _index_put_fwd(xp, a, indices, values, out=None, dt=None, accumulate=False):
         return target
     if accumulate:
         vals = xp.broadcast_to(values, rshape)
-        if xp is np:
-            np.add.at(target, ix, vals)
-        else:
-            import cupyx  # type: ignore
-
-            cupyx.scatter_add(target, ix, vals)
+        backend.add_at(xp, target, ix, vals)
     else:
         target[ix] = values
     return target

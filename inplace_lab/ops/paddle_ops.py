@@ -26,9 +26,9 @@ import math
 
 import numpy as np
 
-from .. import layout
+from .. import backend, layout
 from ..tensor import Tensor
-from .gather_scatter import _add_at, _check_bounds, _grid
+from .gather_scatter import _check_bounds, _grid
 from .table import OpSpec, register
 
 
@@ -176,8 +176,8 @@ def _put_along_axis_fwd(xp, a, index, src, out=None, dt=None, dim=0, reduce="ass
         count = xp.ones(target.shape, dtype=np.int64)
         if not include_self:
             target[ix], count[ix] = 0, 0
-        _add_at(xp, target, ix, values)
-        _add_at(xp, count, ix, xp.ones(index.shape, dtype=np.int64))
+        backend.add_at(xp, target, ix, values)
+        backend.add_at(xp, count, ix, xp.ones(index.shape, dtype=np.int64))
         q = target / xp.maximum(count, 1)
         target[...] = q if target.dtype.kind in "fc" else xp.floor(q)
         return target
@@ -188,7 +188,7 @@ def _put_along_axis_fwd(xp, a, index, src, out=None, dt=None, dim=0, reduce="ass
     if xp is np:
         ufunc.at(target, ix, values)
     elif reduce == "add":
-        _add_at(xp, target, ix, values)
+        backend.add_at(xp, target, ix, values)
     else:
         raise NotImplementedError(f"put_along_axis(reduce={reduce!r}) runs on the CPU only")
     return target

@@ -7,7 +7,7 @@ into the cells it covers (``scatter_to_geometry``), one mechanism for all.
 """
 from __future__ import annotations
 
-from .. import layout
+from .. import backend, layout
 from .table import OPS, OpSpec, register
 
 
@@ -414,12 +414,7 @@ def _scatter_fwd(xp, g, out=None, dt=None, in_geo=None, view_geo=None):
     res = xp.zeros(layout.numel(in_geo[0]), dtype=g.dtype)
     idx = xp.asarray(idx)
     if layout.has_internal_overlap(view_geo[0], view_geo[1]):
-        if xp.__name__ == "numpy":
-            xp.add.at(res, idx, g.reshape(-1))
-        else:  # cupy
-            import cupyx  # type: ignore
-
-            cupyx.scatter_add(res, idx, g.reshape(-1))
+        backend.add_at(xp, res, idx, g.reshape(-1))
     else:
         res[idx] = g.reshape(-1)
     return res.reshape(in_geo[0])
