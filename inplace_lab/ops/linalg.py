@@ -16,6 +16,7 @@ import math
 from .. import dtypes, layout
 from ..tensor import Tensor
 from . import dispatch
+from .elementwise import assign
 from .methods import unsafe_view
 from .table import OpSpec, register
 
@@ -39,13 +40,6 @@ def _red(c, i, g):
     if meta is None or not c.needs_input_grad[i]:
         return None
     return g.sum_to_size(meta[0]) if g.shape != meta[0] else g
-
-
-def _out(r, out):
-    if out is None:
-        return r
-    out[...] = r
-    return out
 
 
 # ---- shape and dtype checks (run before any kernel: a failed call changes nothing) ------------
@@ -180,7 +174,7 @@ def _baddbmm_rule(spec, ins, params):
 # ---- products -------------------------------------------------------------------------------
 
 def _matmul_kernel(xp, a, b, out=None, dt=None):
-    return _out(xp.matmul(a, b).astype(dt.np, copy=False), out)
+    return assign(xp, out, xp.matmul(a, b).astype(dt.np, copy=False))
 
 
 register(OpSpec(
@@ -199,7 +193,8 @@ register(OpSpec(
     backward=lambda c, g: (g.outer(c["vec"]) if c.needs_input_grad[0] else None,
                            c["self"].t().mv(g) if c.needs_input_grad[1] else None)))
 register(OpSpec(
-    name="dot", forward=lambda xp, a, b, out=None, dt=None: _out(xp.asarray(xp.dot(a, b), dtype=dt.np), out),
+    name="dot",
+    forward=lambda xp, a, b, out=None, dt=None: assign(xp, out, xp.asarray(xp.dot(a, b), dtype=dt.np)),
     args=("self", "tensor"), dtype_rule=_dot_rule,
     saves=("self", "tensor"), save_if={"self": "tensor", "tensor": "self"},
     backward=lambda c, g: (g * c["tensor"] if c.needs_input_grad[0] else None,
@@ -225,7 +220,7 @@ def _addmm_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
         _check_expand(s.shape, prod.shape, dt)
     elif out is s and _expanded(out):
         return _accumulate(xp, out, prod, dt, beta, alpha)
-    return _out(_scaled_sum(xp, s, prod, dt, beta, alpha), out)
+    return assign(xp, out, _scaled_sum(xp, s, prod, dt, beta, alpha))
 
 
 def _expanded(a) -> bool:
@@ -313,7 +308,7 @@ def _tri(fname):
                 ~xp.tri(n, m, diagonal, dtype=bool)
             xp.copyto(out, 0, where=cut)
             return out
-        return _out(getattr(xp, fname)(a, diagonal), out)
+        return assign(xp, out, getattr(xp, fname)(a, diagonal))
 
     register(OpSpec(name=fname, forward=fwd, dtype_rule=rule, params={"diagonal": 0},
                     internal_overlap_ok=True,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes, layout
+from .elementwise import assign
 from .table import OPS, OpSpec, register
 
 
@@ -64,14 +65,6 @@ def _sel(name, full, with_dim, dim_pos=1):
 
     select.__name__ = f"select_{name}"
     return select
-
-
-def _out(r, out):
-    """Write a kernel result into ``out`` (in-place forms) or return it."""
-    if out is None:
-        return r
-    out[...] = r
-    return out
 
 
 def _require_float(who):
@@ -415,9 +408,9 @@ def _cum(fname):
     def fwd(xp, a, out=None, dt=None, dim=0, dtype=None):
         if a.ndim == 0:
             layout.wrap_dim(dim, 0)
-            return _out(a.astype(dt.np), out)
+            return assign(xp, out, a.astype(dt.np))
         r = getattr(xp, fname)(a, axis=layout.wrap_dim(dim, a.ndim), dtype=dt.np)
-        return _out(r, out)
+        return assign(xp, out, r)
 
     return fwd
 
