@@ -343,7 +343,7 @@ register(OpSpec(name="index_copy", forward=_index_copy_fwd,
                     None, None,
                     g.index_select(c["dim"], c["index"]) if c.needs_input_grad[3] else None),
                 args=("self", "dim", "index", "source"), saves=("index",), dtype_rule="self",
-                inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+                inplace=True, paddle_inplace=False, inplace_check=_no_overlap))  # torch only
 
 # ---- masked_fill / masked_select / masked_scatter ---------------------------------------------
 

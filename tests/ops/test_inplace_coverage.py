@@ -84,9 +84,7 @@ NOT_YET = {
 
 # Table flags known to disagree with the frameworks (owners: the op's module). Strict xfails:
 # fixing the flag makes the test fail until the entry goes.
-FLAG_MISMATCH = {
-    "index_copy": "gather_scatter.py sets paddle_inplace=True; Paddle 3.3.1 has no index_copy_",
-}
+FLAG_MISMATCH: dict[str, str] = {}
 
 
 def implemented(name: str) -> bool:
