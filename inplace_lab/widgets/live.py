@@ -49,7 +49,7 @@ class WatchTrace(Trace):
         if ev.event == "accumulate" and len(ev.inputs) > 1:
             self.storages.add(ev.inputs[1]._storage.id)  # the gradient, from now on
         super()._on_event(ev)
-        if len(self.steps) > MAX_STEPS:
+        if self._count() > MAX_STEPS:  # (_count: without building the recorded steps)
             del self.steps[: len(self.steps) - MAX_STEPS]
             for k, s in enumerate(self.steps):
                 s.index = k
