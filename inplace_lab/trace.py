@@ -605,13 +605,34 @@ def _storage_snapshot(st) -> dict:
     return snap
 
 
-def _sampled_values(st, t, have) -> dict:
-    """Values of a large storage at the cells a picture of ``t`` would show."""
-    from .viz.model import sample_positions, values_at
+_CELLS: dict = {}  # (storage size, shape, strides, offset) -> (sorted cells, numpy index)
 
-    pos, _ = sample_positions(t._shape, t._strides, t._offset)
+
+def _sampled_values(st, t, have) -> dict:
+    """Values of a large storage at the cells a picture of ``t`` would show.
+
+    Which cells depends only on the layout, so it is worked out once per layout (a
+    training loop repeats a handful); each event then reads them with one gather.
+    """
+    n = st.data.size
+    key = (n, t._shape, t._strides, t._offset)
+    hit = _CELLS.get(key)
+    if hit is None:
+        from .viz.model import sample_positions
+
+        pos, _ = sample_positions(t._shape, t._strides, t._offset)
+        cells = sorted(set(int(p) for p in list(range(8)) + list(range(n - 4, n)) + pos[:16] +
+                           pos[-4:]))
+        if len(_CELLS) > 4096:
+            _CELLS.clear()
+        hit = _CELLS[key] = (cells, _np.asarray(cells))
     out = dict(have or {})
-    out.update(values_at(st, list(range(8)) + list(range(st.size() - 4, st.size())) + pos[:16] + pos[-4:]))
+    if type(st.data) is _np.ndarray:
+        out.update(zip(hit[0], st.data[hit[1]].tolist()))
+    else:
+        from .viz.model import values_at
+
+        out.update(values_at(st, hit[0]))
     return out
 
 
