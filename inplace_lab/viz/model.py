@@ -134,7 +134,7 @@ def caller_names(depth: int = 6) -> dict:
     import sys
 
     from ..tensor import Tensor
-    from ..trace import _PKG_DIR, frame_locals
+    from ..frames import _PKG_DIR, frame_locals
 
     out: dict[int, str] = {}
     f = sys._getframe(1)
