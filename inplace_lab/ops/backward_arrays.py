@@ -165,10 +165,34 @@ def _pow_scalar(node, xp, dt, g):  # x ** e: g * e * x.pow(e - 1)
     return (_red(node, 0, xp, dt, _MUL(xp, dt, t, _POW(xp, dt, _saved(node, "self"), e - 1))), None)
 
 
+def _mat1_grad(xp, dt, g, mat2, cm):  # linalg._mat1_grad on arrays
+    return _MM(xp, dt, mat2, g.T).T if cm else _MM(xp, dt, g, mat2.T)
+
+
+def _mat2_grad(xp, dt, g, mat1, cm):  # linalg._mat2_grad on arrays
+    return _MM(xp, dt, g.T, mat1).T if cm else _MM(xp, dt, mat1.T, g)
+
+
 def _mm(node, xp, dt, g):
     n = node.needs_input_grad
-    return (_MM(xp, dt, g, _saved(node, "mat2").T) if n[0] else None,
-            _MM(xp, dt, _saved(node, "self").T, g) if n[1] else None)
+    cm1, cm2 = node.spec.col_major
+    return (_mat1_grad(xp, dt, g, _saved(node, "mat2"), cm1) if n[0] else None,
+            _mat2_grad(xp, dt, g, _saved(node, "self"), cm2) if n[1] else None)
+
+
+def _addmm(node, xp, dt, g):
+    beta, alpha = _number(node.params["beta"]), _number(node.params["alpha"])
+    n = node.needs_input_grad
+    cm1, cm2 = node.spec.col_major
+    gs = _red(node, 0, xp, dt, g if beta == 1 else _MUL(xp, dt, g, beta))
+    ga = gb = None
+    if n[1]:
+        ga = _mat1_grad(xp, dt, g, _saved(node, "mat2"), cm1)
+        ga = ga if alpha == 1 else _MUL(xp, dt, ga, alpha)
+    if n[2]:
+        gb = _mat2_grad(xp, dt, g, _saved(node, "mat1"), cm2)
+        gb = gb if alpha == 1 else _MUL(xp, dt, gb, alpha)
+    return (gs, ga, gb)
 
 
 def _install():
@@ -192,8 +216,9 @@ def _install():
             xp, dt, r(c, "result"), 1))),
         "relu": _unary(lambda c, xp, dt, g: mul(xp, dt, g, gt(xp, dtypes.bool_, r(c, "result"), 0))),
     }
+    formulas["addmm"] = _addmm
     for name, f in formulas.items():
-        OPS[name].backward_array = runner(f)
+        OPS[name].backward_array = runner(f)  # mm/addmm's column-major variants call it too
 
 
 _DIV = _NEG = _POW = _MM = None

@@ -16,7 +16,7 @@ import math
 from .. import dtypes, layout
 from ..tensor import Tensor
 from . import dispatch
-from .elementwise import assign
+from .elementwise import arg, assign, overload
 from .methods import unsafe_view
 from .table import OpSpec, register
 
@@ -177,11 +177,65 @@ def _matmul_kernel(xp, a, b, out=None, dt=None):
     return assign(xp, out, xp.matmul(a, b).astype(dt.np, copy=False))
 
 
-register(OpSpec(
+def col_major(t) -> bool:
+    """PyTorch's test in ``mm_mat1_backward``/``mm_mat2_backward``: strides ``(1, rows)``.
+
+    A column-major operand (``w.t()`` of a contiguous weight, as in ``linear``) gets its
+    gradient computed transposed, ``(a @ b).t()``, so it comes out column-major too: the
+    gradient of ``w.t()`` is then a contiguous ``w``-shaped block (AccumulateGrad copies
+    it without a transposing copy), and the product is the very GEMM PyTorch runs.
+    """
+    st = t._strides
+    return len(st) == 2 and st[0] == 1 and st[1] == t._shape[0]
+
+
+def _mat1_grad(g, mat2, cm):
+    """``g @ mat2.T``; for a column-major ``mat1``: ``(mat2 @ g.T).T`` (PyTorch's order)."""
+    return mat2.mm(g.t()).t() if cm else g.mm(mat2.t())
+
+
+def _mat2_grad(g, mat1, cm):
+    """``mat1.T @ g``; for a column-major ``mat2``: ``(g.T @ mat1).T`` (PyTorch's order)."""
+    return g.t().mm(mat1).t() if cm else mat1.t().mm(g)
+
+
+def _layout_overloads(spec, make_backward, i1, i2, names):
+    """The (mat1, mat2) column-major variants of mm/addmm: same op and node name, each with
+    the backward for its forward-time layout (PyTorch reads the saved strides, which a
+    node here does not keep: the variant is chosen when the op runs)."""
+    variants = {}
+    for cm in ((False, True), (True, False), (True, True)):
+        v = overload(spec, spec.node_name, backward=make_backward(*cm),
+                     backward_array=lambda node, grads: (spec.backward_array(node, grads)
+                                                         if spec.backward_array else None))
+        v.col_major = cm  # the array formula (the base entry's) reads it from node.spec
+        variants[cm] = v
+    spec.col_major = (False, False)
+    spec.layout_variants = variants
+
+    def select(args, kwargs):
+        a, b = arg(args, kwargs, i1, names[0]), arg(args, kwargs, i2, names[1])
+        if not (getattr(a, "_strides", None) and getattr(b, "_strides", None)):
+            return None
+        cm = (col_major(a), col_major(b))
+        return variants.get(cm)
+
+    spec.select = select
+    return spec
+
+
+def _mm_bw(cm1, cm2):
+    def bw(c, g):
+        return (_mat1_grad(g, c["mat2"], cm1) if c.needs_input_grad[0] else None,
+                _mat2_grad(g, c["self"], cm2) if c.needs_input_grad[1] else None)
+
+    return bw
+
+
+_layout_overloads(register(OpSpec(
     name="mm", forward=_matmul_kernel, args=("self", "mat2"), dtype_rule=_mm_rule,
     saves=("self", "mat2"), save_if={"self": "mat2", "mat2": "self"},
-    backward=lambda c, g: (g.mm(c["mat2"].t()) if c.needs_input_grad[0] else None,
-                           c["self"].t().mm(g) if c.needs_input_grad[1] else None)))
+    backward=_mm_bw(False, False))), _mm_bw, 0, 1, ("self", "mat2"))
 register(OpSpec(
     name="bmm", forward=_matmul_kernel, args=("self", "mat2"), dtype_rule=_bmm_rule,
     saves=("self", "mat2"), save_if={"self": "mat2", "mat2": "self"},
@@ -218,6 +272,8 @@ def _addmm_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
     prod = xp.matmul(a, b)
     if out is None:  # out-of-place: self broadcasts (in place, inplace_check ran already)
         _check_expand(s.shape, prod.shape, dt)
+        if beta == 1 and alpha == 1 and prod.dtype == dt.np and s.dtype == dt.np:
+            return xp.add(prod, s, out=prod)  # prod + self, into the fresh product (no temporary)
     elif out is s and _expanded(out):
         return _accumulate(xp, out, prod, dt, beta, alpha)
     return assign(xp, out, _scaled_sum(xp, s, prod, dt, beta, alpha))
@@ -247,26 +303,33 @@ def _accumulate(xp, out, prod, dt, beta, alpha):
     return out
 
 
-def _addmm_bw(mul, tr):
+def _addmm_bw(mul, tr, cm1=False, cm2=False):
     def bw(c, g):
         gs = _red(c, 0, g if c["beta"] == 1 else g * c["beta"])
         ga = gb = None
         if c.needs_input_grad[1]:
-            ga = getattr(g, mul)(tr(c["mat2" if mul == "mm" else "batch2"]))
+            if mul == "mm":
+                ga = _mat1_grad(g, c["mat2"], cm1)
+            else:
+                ga = getattr(g, mul)(tr(c["batch2"]))
             ga = ga if c["alpha"] == 1 else ga * c["alpha"]
         if c.needs_input_grad[2]:
-            gb = getattr(tr(c["mat1" if mul == "mm" else "batch1"]), mul)(g)
+            if mul == "mm":
+                gb = _mat2_grad(g, c["mat1"], cm2)
+            else:
+                gb = getattr(tr(c["batch1"]), mul)(g)
             gb = gb if c["alpha"] == 1 else gb * c["alpha"]
         return gs, ga, gb
 
     return bw
 
 
-register(OpSpec(
-    name="addmm", forward=_addmm_fwd, backward=_addmm_bw("mm", lambda t: t.t()),
+_layout_overloads(register(OpSpec(
+    name="addmm", forward=_addmm_fwd, backward=_addmm_bw("mm", None),
     args=("self", "mat1", "mat2"), params={"beta": 1, "alpha": 1}, dtype_rule=_addmm_rule,
     saves=("mat1", "mat2"), save_if={"mat1": "mat2", "mat2": "mat1"}, inplace_check=_same_shape(_addmm_shape),
-    inplace=True, paddle_inplace=True))
+    inplace=True, paddle_inplace=True)), lambda cm1, cm2: _addmm_bw("mm", None, cm1, cm2),
+    1, 2, ("mat1", "mat2"))
 register(OpSpec(
     name="baddbmm", forward=_addmm_fwd, backward=_addmm_bw("bmm", lambda t: t.transpose(1, 2)),
     args=("self", "batch1", "batch2"), params={"beta": 1, "alpha": 1}, dtype_rule=_baddbmm_rule,
