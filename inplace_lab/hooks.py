@@ -26,6 +26,18 @@ Events (``Event.event``), in the order a program produces them:
 >>> [(e.event, e.op, e.kind) for e in seen if e.event in ("op", "bump")]
 [('op', 'ones', 'create'), ('op', 'add', 'inplace'), ('bump', 'add', '')]
 >>> il.hooks.unsubscribe(h)
+
+Recorders. ``subscribe`` builds an ``Event`` per event for each plain callback. The trace
+recorder and the live Inspector instead ``attach`` a *recorder*: an object whose methods
+receive the raw arguments (no ``Event`` is built for them), which keeps recording cheap:
+
+- ``on_op(name, kind, inputs, outputs, before, after)``: an op; ``before``/``after`` are
+  the version bump it caused (``None`` when it caused none);
+- ``on_memory(what, storage_id, device, nbytes)``: ``alloc``/``free``, called by
+  ``memory`` directly (the recorder's method sits in ``memory._listeners``);
+- ``on_save(saved, tensor)``: a node saved a tensor;
+- ``on_event(event, op, kind, inputs, outputs, data, obj)``: the other kinds (``node``,
+  ``check``, ``accumulate``, ``error``), with the same fields an ``Event`` would carry.
 """
 from __future__ import annotations
 
@@ -35,6 +47,7 @@ import weakref
 active = False
 _subscribers: list = []
 _calls: tuple = ()  # the subscribers as of the last (un)subscribe: emit iterates this, no copy
+_recorders: tuple = ()  # attached recorders (raw-argument protocol, see the module docstring)
 _step = itertools.count(1)
 # id(VersionCounter) -> (weakref, last version an event showed); only resize_ reads it.
 # A plain dict of basic weakrefs (CPython reuses one per counter) instead of a
@@ -80,21 +93,53 @@ class Event:
 
 def subscribe(callback):
     """Call ``callback(event)`` for every event from now on; returns a handle for unsubscribe."""
-    global active, _calls
+    global _calls
     _subscribers.append(callback)
     _calls = tuple(_subscribers)
-    active = True
-    _sync_memory()
+    _changed()
     return callback
 
 
 def unsubscribe(handle) -> None:
     """Stop calling ``handle``; when nobody listens any more the core stops building events."""
-    global active, _calls
+    global _calls
     if handle in _subscribers:
         _subscribers.remove(handle)
     _calls = tuple(_subscribers)
-    active = bool(_subscribers)
+    _changed()
+
+
+def attach(recorder):
+    """Hand every event from now on to ``recorder``'s methods, as raw arguments (see the
+    module docstring); returns it as the handle for ``detach``."""
+    global _recorders
+    if recorder not in _recorders:
+        _recorders = _recorders + (recorder,)
+        from . import memory
+
+        memory._listeners.append(recorder.on_memory)
+    _changed()
+    return recorder
+
+
+def detach(recorder) -> None:
+    """Stop handing events to ``recorder``."""
+    global _recorders
+    if recorder in _recorders:
+        _recorders = tuple(r for r in _recorders if r is not recorder)
+        from . import memory
+
+        cb = recorder.on_memory
+        for i, have in enumerate(memory._listeners):
+            if have == cb:
+                del memory._listeners[i]
+                break
+    _changed()
+
+
+def _changed() -> None:
+    global active
+    active = bool(_subscribers) or bool(_recorders)
     if not active:
         _seen.clear()
     _sync_memory()
@@ -103,9 +148,9 @@ def unsubscribe(handle) -> None:
 def _sync_memory():
     from . import memory
 
-    if active and _on_memory not in memory._listeners:
+    if _calls and _on_memory not in memory._listeners:
         memory._listeners.append(_on_memory)
-    elif not active and _on_memory in memory._listeners:
+    elif not _calls and _on_memory in memory._listeners:
         memory._listeners.remove(_on_memory)
 
 
@@ -146,16 +191,22 @@ def emit_op(spec, kind, ins, out) -> None:
         elif isinstance(x, (list, tuple)):
             inputs.extend(y for y in x if isinstance(y, _Tensor))
     name = spec.name
-    ev = Event("op", next(_step), name, kind, inputs, outs)
-    for cb in _calls:
-        cb(ev)
+    before = after = None
     if kind == "inplace" or kind == "out":
         t = outs[0]
         after = t._vc.version
         # every in-place and out= path bumps by exactly one; resize_ only on a shape change
         before = _seen_version(t._vc, after - 1) if name == "resize" else after - 1
-        if before != after:
-            emit(Event("bump", next(_step), name, "", None, [t],
+        if before == after:
+            before = after = None
+    for r in _recorders:
+        r.on_op(name, kind, inputs, outs, before, after)
+    if _calls:
+        ev = Event("op", next(_step), name, kind, inputs, outs)
+        for cb in _calls:
+            cb(ev)
+        if before is not None:
+            emit(Event("bump", next(_step), name, "", None, [outs[0]],
                        {"before": before, "after": after}))
     for t in outs:
         _mark(t._vc)
@@ -164,43 +215,61 @@ def emit_op(spec, kind, ins, out) -> None:
 def emit_create(name: str, t) -> None:
     """A factory (``zeros``, ``tensor``, ``arange``...) made a new tensor."""
     _mark(t._vc)
-    emit(Event("op", next(_step), name, "create", None, [t]))
+    outs = [t]
+    for r in _recorders:
+        r.on_op(name, "create", [], outs, None, None)
+    if _calls:
+        emit(Event("op", next(_step), name, "create", None, outs))
+
+
+def _emit(event, op, kind, inputs, outputs, data, obj) -> None:
+    for r in _recorders:
+        r.on_event(event, op, kind, inputs, outputs, data, obj)
+    if _calls:
+        emit(Event(event, next(_step), op, kind, inputs, outputs, data, obj))
 
 
 def emit_save(saved, t) -> None:
     """A node saved ``t`` for backward and recorded its version."""
-    emit(Event("save", next(_step), op=saved.node_name, inputs=[t], obj=saved,
-               data={"node": saved.node_name, "name": saved.name, "version": saved.version,
-                     "is_output": saved.is_output, "saved": id(saved)}))
+    for r in _recorders:
+        r.on_save(saved, t)
+    if _calls:
+        emit(Event("save", next(_step), op=saved.node_name, inputs=[t], obj=saved,
+                   data=save_data(saved)))
+
+
+def save_data(saved) -> dict:
+    """The ``data`` of a ``save`` event."""
+    return {"node": saved.node_name, "name": saved.name, "version": saved.version,
+            "is_output": saved.is_output, "saved": id(saved)}
 
 
 def emit_check(saved, found: int, passed, node=None) -> None:
     """Backward read a saved tensor: its recorded version against the current one."""
     t = saved._tensor
-    emit(Event("check", next(_step), op=saved.node_name, inputs=[t] if t is not None else [],
-               obj=saved, data={"node": saved.node_name, "name": saved.name,
-                                "expected": saved.version, "found": found, "passed": passed,
-                                "saved": id(saved)}))
+    _emit("check", saved.node_name, "", [t] if t is not None else [], [],
+          {"node": saved.node_name, "name": saved.name, "expected": saved.version,
+           "found": found, "passed": passed, "saved": id(saved)}, saved)
 
 
 def emit_node(node) -> None:
     """Backward is about to run ``node``."""
     name = node.name()
-    emit(Event("node", next(_step), op=name, obj=node,
-               data={"node": name, "seq": getattr(node, "seq", -1)}))
+    _emit("node", name, "", [], [], {"node": name, "seq": getattr(node, "seq", -1)}, node)
 
 
 def emit_accumulate(leaf, grad) -> None:
     """A gradient was accumulated into ``leaf.grad``."""
     ins = [leaf] + ([leaf._grad] if leaf._grad is not None else [])
-    emit(Event("accumulate", next(_step), op="AccumulateGrad", inputs=ins,
-               data={"grad_version": leaf._grad._vc.version if leaf._grad is not None else 0}))
+    _emit("accumulate", "AccumulateGrad", "", ins, [],
+          {"grad_version": leaf._grad._vc.version if leaf._grad is not None else 0}, None)
 
 
 def emit_error(err) -> None:
     """An inplace_lab error is being raised (before any data was touched)."""
-    emit(Event("error", next(_step), op=getattr(err, "op", "") or "", kind=type(err).__name__,
-               obj=err, data={"type": type(err).__name__, "message": str(err)}))
+    name = type(err).__name__
+    _emit("error", getattr(err, "op", "") or "", name, [], [],
+          {"type": name, "message": str(err)}, err)
 
 
 def _flat(xs):

@@ -87,6 +87,7 @@ class Trace:
     def __init__(self, namespace: dict | None = None):
         self._steps: list[Step] = []
         self._raw: list[tuple] = []  # recorded events not yet turned into Steps
+        self._rawn = 0  # how many steps those records make (an in-place op's makes two)
         self._closed = False  # after __exit__: unnamed snapshots take the names found at the end
         self._ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid); tensors' == is elementwise
         self._counters: dict[int, tuple] = {}  # id(VersionCounter) -> (weakref, small id)
@@ -117,20 +118,21 @@ class Trace:
     @steps.setter
     def steps(self, value: list) -> None:
         self._raw = []
+        self._rawn = 0
         self._steps = value
 
     def _count(self) -> int:
         """Number of steps recorded so far (without building them)."""
-        return len(self._steps) + len(self._raw)
+        return len(self._steps) + self._rawn
 
     # -- recording ----------------------------------------------------------------------------
     def __enter__(self):
         self.start_memory = dict(memory._allocated)  # live bytes per device when it began
-        self._handle = hooks.subscribe(self._on_event)
+        self._handle = hooks.attach(self)
         return self
 
     def __exit__(self, et, ev, tb):
-        hooks.unsubscribe(self._handle)
+        hooks.detach(self)
         if isinstance(ev, InplaceLabError):
             self.error = ev
             ev.trace = self  # the error now carries everything needed to explain it
@@ -214,19 +216,28 @@ class Trace:
 
     def _raw_snap(self, t, frame, at: int, fresh: bool = False) -> tuple:
         """What a TensorSnapshot needs that cannot be recovered later (see _build_snap)."""
+        hit = self._ids.get(id(t))
+        if hit is not None and hit[0]() is t and (fresh or self._in_backward or
+                                                  hit[1] in self._labels):
+            tid = hit[1]  # the common case, without _seen_tid's call
+        else:
+            tid = self._seen_tid(t, frame, at, fresh)
         gf = t._grad_fn
         base = t._base
         st = t._storage
         vc = t._vc
-        r = (self._seen_tid(t, frame, at, fresh), t._shape, t._strides, t._offset, st.id,
-             st.data.size, t._dtype.name, st.device.key, vc.version, t._requires_grad,
-             gf is None or not t._requires_grad, gf.name() if gf is not None else "",
+        hit = self._counters.get(id(vc))
+        cid = hit[1] if hit is not None and hit[0]() is vc else self._counter(vc)
+        rg = t._requires_grad
+        r = (tid, t._shape, t._strides, t._offset, st.id, st.data.size, t._dtype.name,
+             st.device.key, vc.version, rg, gf is None or not rg,
+             gf.name() if gf is not None else "",
              self._seen_tid(base, frame, at) if base is not None else None,
-             self._counter(vc), t._name, base._name if base is not None else None)
-        last = self._last_snap.get(r[0])  # unchanged since its last event: keep one tuple
+             cid, t._name, base._name if base is not None else None)
+        last = self._last_snap.get(tid)  # unchanged since its last event: keep one tuple
         if last == r:
             return last
-        self._last_snap[r[0]] = r
+        self._last_snap[tid] = r
         return r
 
     def _label_at(self, tid: int, name, at: int) -> str:
@@ -248,21 +259,47 @@ class Trace:
             base_label=self._label_at(btid, bname, at) if btid is not None else "")
 
     def _materialize(self) -> None:
+        """Turn the recorded tuples into Steps. A record is one of:
+        memory ``(index, event, code, lineno, backward, storage, device, nbytes, memory)``;
+        other ``(index, event, op, kind, code, lineno, ins, outs, ctx, storages, data,
+        backward, memory, bump)``, where ``bump`` (an in-place op's version bump, the step
+        after it) is ``(before, after, ctx, storages)`` or None, and ``data`` a tuple for a
+        ``save`` (the values of ``_SAVE_KEYS``)."""
         raw, self._raw = self._raw, []
-        for (index, event, op, kind, code, lineno, ins, outs, ctx, storages, data, back,
-             mem) in raw:
-            where = {}
-            if code is not None:
-                fn = code.co_filename
-                where = {"filename": fn, "lineno": lineno,
-                         "line": linecache.getline(fn, lineno).strip()}
-            self._steps.append(Step(
+        self._rawn = 0
+        steps = self._steps
+        build = self._build_snap
+        where_of = {}  # (code, lineno) -> the Step fields saying where
+        for rec in raw:
+            if len(rec) == 9:
+                index, event, code, lineno, back, sid, dev, nbytes, mem = rec
+                where = _where_cached(where_of, code, lineno)
+                steps.append(Step(index, event, memory=mem, backward=back,
+                                  data={"storage": sid, "device": dev, "nbytes": nbytes},
+                                  **where))
+                continue
+            (index, event, op, kind, code, lineno, ins, outs, ctx, storages, data, back,
+             mem, bump) = rec
+            where = _where_cached(where_of, code, lineno)
+            if type(data) is tuple:
+                data = dict(zip(_SAVE_KEYS, data)) if data else {}
+            else:
+                data = dict(data)
+            steps.append(Step(
                 index, event, op=op, kind=kind,
-                inputs=[self._build_snap(r, index) for r in ins],
-                outputs=[self._build_snap(r, index) for r in outs],
+                inputs=[build(r, index) for r in ins],
+                outputs=[build(r, index) for r in outs],
                 memory=mem, storages={k: _build_storage(v) for k, v in storages},
-                data=dict(data), backward=back,
-                context=[self._build_snap(r, index) for r in ctx], **where))
+                data=data, backward=back,
+                context=[build(r, index) for r in ctx], **where))
+            if bump is not None:
+                before, after, bctx, bstorages = bump
+                index += 1
+                steps.append(Step(
+                    index, "bump", op=op, outputs=[build(outs[0], index)],
+                    memory=dict(mem), storages={k: _build_storage(v) for k, v in bstorages},
+                    data={"before": before, "after": after, "counter": outs[0][13]},
+                    backward=back, context=[build(r, index) for r in bctx], **where))
 
     def _add(self, step: Step) -> None:
         steps = self.steps
@@ -270,36 +307,108 @@ class Trace:
         step.memory = {k: v for k, v in memory._allocated.items()}
         steps.append(step)
 
-    def _on_event(self, ev: hooks.Event) -> None:
+    # -- the recorder protocol (hooks.attach): raw arguments, no Event objects ------------------
+    def on_op(self, name, kind, inputs, outputs, before, after) -> None:
         if self._busy:  # events caused by recording itself are not part of the program
             return
         self._busy = True
         try:
-            self._record(ev)
+            # frame 1 is hooks.emit_op, ours; the walk starts at its caller
+            frame, in_backward = _caller(sys._getframe(2))
+            self._in_backward = in_backward
+            at = len(self._steps) + self._rawn
+            if self._pending:  # results of the previous step: their assignment has happened now
+                self._name_pending(frame, at)
+            snap = self._raw_snap
+            ins = tuple([snap(t, frame, at) for t in inputs]) if inputs else ()
+            fresh = kind != "inplace" and kind != "out"
+            outs = tuple([snap(t, frame, at, fresh) for t in outputs])
+            ctx, storages = self._around(inputs + outputs if inputs else outputs, frame, at)
+            bump = None
+            if before is not None:  # the bump step that follows: the written tensor again
+                bctx, bstorages = self._around(outputs[:1], frame, at + 1, dict(storages))
+                bump = (before, after, bctx, bstorages)
+            if frame is not None:
+                code, lineno = frame.f_code, frame.f_lineno
+            else:
+                code, lineno = None, 0
+            self._raw.append((at, "op", name, kind, code, lineno, ins, outs, ctx, storages, (),
+                              in_backward, memory._allocated.copy(), bump))
+            self._rawn += 1 if bump is None else 2
+            self._pend(outputs, outs, frame, code)
         finally:
             self._busy = False
 
-    def _record(self, ev: hooks.Event) -> None:
-        frame, in_backward = _caller(sys._getframe(1))
-        self._in_backward = in_backward
-        at = len(self._steps) + len(self._raw)
-        if self._pending:  # results of the previous step: their assignment has happened now
-            self._name_pending(frame, at)
-        event = ev.event
-        inputs, outputs = ev.inputs, ev.outputs
-        if event == "accumulate" and len(inputs) > 1:  # name the gradient after its leaf
-            leaf_label = self._label(inputs[0], frame, at)
-            self._set_label(self._tid(inputs[1]), f"{leaf_label}.grad", at)
-        # the record holds only tuples of ints, strings, bytes and code objects, which the
-        # cyclic GC stops tracking: thousands of kept records would otherwise make it run
-        # full collections during the traced program
-        if event == "error":
-            ins = tuple([self._raw_snap(t, frame, at) for t in _tensors_in(ev.obj.info)])
-        else:
-            ins = tuple([self._raw_snap(t, frame, at) for t in inputs]) if inputs else ()
-        fresh = event == "op" and ev.kind != "inplace" and ev.kind != "out"
-        outs = tuple([self._raw_snap(t, frame, at, fresh) for t in outputs]) if outputs else ()
-        involved = inputs + outputs if outputs else inputs
+    def on_memory(self, what, storage_id, dev, nbytes) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            # frame 1 is memory.record_alloc/record_free; the walk starts at its caller
+            frame, in_backward = _caller(sys._getframe(2))
+            self._in_backward = in_backward
+            at = len(self._steps) + self._rawn
+            if self._pending:
+                self._name_pending(frame, at)
+            if frame is not None:
+                code, lineno = frame.f_code, frame.f_lineno
+            else:
+                code, lineno = None, 0
+            self._raw.append((at, what, code, lineno, in_backward, storage_id, dev, nbytes,
+                              memory._allocated.copy()))
+            self._rawn += 1
+        finally:
+            self._busy = False
+
+    def on_save(self, saved, t) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            frame, in_backward = _caller(sys._getframe(2))
+            self._in_backward = in_backward
+            at = len(self._steps) + self._rawn
+            if self._pending:
+                self._name_pending(frame, at)
+            ins = (self._raw_snap(t, frame, at),)
+            ctx, storages = self._around([t], frame, at)
+            data = (saved.node_name, saved.name, saved.version, saved.is_output,
+                    self._saved.setdefault(id(saved), len(self._saved) + 1))
+            if frame is not None:
+                code, lineno = frame.f_code, frame.f_lineno
+            else:
+                code, lineno = None, 0
+            self._raw.append((at, "save", saved.node_name, "", code, lineno, ins, (), ctx,
+                              storages, data, in_backward, memory._allocated.copy(), None))
+            self._rawn += 1
+        finally:
+            self._busy = False
+
+    def on_event(self, event, op, kind, inputs, outputs, data, obj) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            self._record(event, op, kind, inputs, outputs, data, obj, sys._getframe(2))
+        finally:
+            self._busy = False
+
+    def _on_event(self, ev: hooks.Event) -> None:
+        """The same recording for a plain ``hooks.subscribe`` (one ``Event`` at a time)."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            self._record(ev.event, ev.op, ev.kind, ev.inputs, ev.outputs, ev.data, ev.obj,
+                         sys._getframe(1))
+        finally:
+            self._busy = False
+
+    def _around(self, involved, frame, at: int, have: dict | None = None):
+        """The bases of the views among ``involved`` (snapshots) and the storages of them all.
+
+        Returns ``(ctx, storages)`` as tuples; ``have``: storages already read at this event
+        (a small storage's tuple is reused)."""
         bases = None
         for t in involved:
             b = t._base
@@ -309,23 +418,61 @@ class Trace:
                     seen = {id(x) for x in involved}
                 if id(b) not in seen and id(b) not in bases:
                     bases[id(b)] = b
-        ctx = tuple([self._raw_snap(b, frame, at) for b in bases.values()]) if bases else ()
+        ctx = ()
+        if bases:
+            ctx = tuple([self._raw_snap(b, frame, at) for b in bases.values()])
+            involved = list(involved) + list(bases.values())
         storages = {}
-        for t in (involved + list(bases.values())) if bases else involved:
+        last_storage = self._last_storage
+        for t in involved:
             st = t._storage
-            have = storages.get(st.id)
-            if have is None:
-                have = _raw_storage(st)
-                if type(have) is tuple:  # unchanged small storage: share the earlier tuple
-                    last = self._last_storage.get(st.id)
-                    if last == have:
-                        have = last
-                    else:
-                        self._last_storage[st.id] = have
-                storages[st.id] = have
-            if type(have) is dict and (have["values"] is None or type(have["values"]) is dict):
-                have["values"] = _sampled_values(st, t, have["values"])
-        data = ev.data
+            sid = st.id
+            got = storages.get(sid)
+            if got is None:
+                got = have.get(sid) if have is not None else None
+                if type(got) is not tuple:
+                    got = _raw_storage(st)
+                    if type(got) is tuple:  # unchanged small storage: share the earlier tuple
+                        last = last_storage.get(sid)
+                        if last == got:
+                            got = last
+                        else:
+                            last_storage[sid] = got
+                storages[sid] = got
+            if type(got) is dict and (got["values"] is None or type(got["values"]) is dict):
+                got["values"] = _sampled_values(st, t, got["values"])
+        # the record holds only tuples of ints, strings, bytes and code objects, which the
+        # cyclic GC stops tracking: thousands of kept records would otherwise make it run
+        # full collections during the traced program
+        return ctx, tuple(storages.items())
+
+    def _pend(self, outputs, outs, frame, code) -> None:
+        """Results not named yet: looked up at the next event, after their assignment."""
+        labels = self._labels
+        pend = [(weakref.ref(t), r[0]) for t, r in zip(outputs, outs)
+                if r[0] not in labels and not _named(t)]
+        if pend:
+            self._pending = pend
+            self._pending_at = (id(frame), code, _plan(frame)) if frame is not None else None
+
+    def _record(self, event, op, kind, inputs, outputs, data, obj, start) -> None:
+        """Any event, from its fields (node, check, accumulate, error; and every kind for a
+        plain subscriber)."""
+        frame, in_backward = _caller(start)
+        self._in_backward = in_backward
+        at = len(self._steps) + self._rawn
+        if self._pending:  # results of the previous step: their assignment has happened now
+            self._name_pending(frame, at)
+        if event == "accumulate" and len(inputs) > 1:  # name the gradient after its leaf
+            leaf_label = self._label(inputs[0], frame, at)
+            self._set_label(self._tid(inputs[1]), f"{leaf_label}.grad", at)
+        if event == "error":  # its tensors are those the error names (no storages shown)
+            ins = tuple([self._raw_snap(t, frame, at) for t in _tensors_in(obj.info)])
+        else:
+            ins = tuple([self._raw_snap(t, frame, at) for t in inputs]) if inputs else ()
+        fresh = event == "op" and kind != "inplace" and kind != "out"
+        outs = tuple([self._raw_snap(t, frame, at, fresh) for t in outputs]) if outputs else ()
+        ctx, storages = self._around(list(inputs) + list(outputs), frame, at)
         if "saved" in data:  # a small stable id joins a save to its check
             data = dict(data)
             data["saved"] = self._saved.setdefault(data["saved"], len(self._saved) + 1)
@@ -333,19 +480,16 @@ class Trace:
             data = dict(data)
             data["counter"] = self._counter(outputs[0]._vc)
         if event == "error":
-            self._errors[id(ev.obj)] = at
-        code = frame.f_code if frame is not None else None
-        self._raw.append((at, event, ev.op, ev.kind, code,
-                          frame.f_lineno if frame is not None else 0, ins, outs, ctx,
-                          tuple(storages.items()) if storages else (), data, in_backward,
-                          dict(memory._allocated)))
+            self._errors[id(obj)] = at
+        if frame is not None:
+            code, lineno = frame.f_code, frame.f_lineno
+        else:
+            code, lineno = None, 0
+        self._raw.append((at, event, op, kind, code, lineno, ins, outs, ctx, storages, data,
+                          in_backward, memory._allocated.copy(), None))
+        self._rawn += 1
         if outputs:
-            labels = self._labels
-            pend = [(weakref.ref(t), r[0]) for t, r in zip(outputs, outs)
-                    if r[0] not in labels and not _named(t)]
-            if pend:
-                self._pending = pend
-                self._pending_at = (id(frame), code, _plan(frame)) if frame is not None else None
+            self._pend(outputs, outs, frame, code)
 
     def _name_pending(self, frame, at: int) -> None:
         """Name the previous step's results after the variables they were just assigned to.
@@ -442,6 +586,20 @@ def trace(namespace: dict | None = None) -> Trace:
 
 
 # ---- helpers -------------------------------------------------------------------------------
+
+_SAVE_KEYS = ("node", "name", "version", "is_output", "saved")
+
+
+def _where_cached(cache: dict, code, lineno: int) -> dict:
+    if code is None:
+        return {}
+    key = (code, lineno)
+    hit = cache.get(key)
+    if hit is None:
+        fn = code.co_filename
+        hit = cache[key] = {"filename": fn, "lineno": lineno,
+                            "line": linecache.getline(fn, lineno).strip()}
+    return hit
 
 def _named(t) -> bool:
     return bool(t._name) and not _is_anon(t._name)

@@ -30,7 +30,12 @@ MAX_STEPS = 5000  # older steps are dropped beyond this, so a long session stays
 
 
 class WatchTrace(Trace):
-    """A trace that records only the events touching some storages (and stays open)."""
+    """A trace that records only the events touching some storages (and stays open).
+
+    It is a recorder (``hooks.attach``) like ``Trace``: each event's raw arguments are
+    tested against the watched storages first, and only the events that touch them are
+    recorded (as cheap tuples; steps are built when read).
+    """
 
     def __init__(self, tensors, namespace):
         super().__init__(namespace=namespace)
@@ -40,8 +45,53 @@ class WatchTrace(Trace):
     def touches(self, ev) -> bool:
         if ev.data.get("storage") in self.storages:
             return True
-        return any(getattr(t, "_storage", None) is not None and t._storage.id in self.storages
-                   for t in list(ev.inputs) + list(ev.outputs))
+        return self._touches(ev.inputs) or self._touches(ev.outputs)
+
+    def _touches(self, tensors) -> bool:
+        watched = self.storages
+        for t in tensors:
+            st = getattr(t, "_storage", None)
+            if st is not None and st.id in watched:
+                return True
+        return False
+
+    def _after(self) -> None:
+        if self._count() > MAX_STEPS:  # (_count: without building the recorded steps)
+            del self.steps[: len(self.steps) - MAX_STEPS]
+            for k, s in enumerate(self.steps):
+                s.index = k
+        if self.on_change is not None:
+            self.on_change()
+
+    # the recorder protocol, filtered
+    def on_op(self, name, kind, inputs, outputs, before, after) -> None:
+        if self._busy or not (self._touches(outputs) or self._touches(inputs)):
+            return
+        if before is not None and not self._touches(outputs[:1]):
+            before = after = None  # the bump is about a tensor not watched
+        super().on_op(name, kind, inputs, outputs, before, after)
+        self._after()
+
+    def on_memory(self, what, storage_id, dev, nbytes) -> None:
+        if self._busy or storage_id not in self.storages:
+            return
+        super().on_memory(what, storage_id, dev, nbytes)
+        self._after()
+
+    def on_save(self, saved, t) -> None:
+        if self._busy or not self._touches((t,)):
+            return
+        super().on_save(saved, t)
+        self._after()
+
+    def on_event(self, event, op, kind, inputs, outputs, data, obj) -> None:
+        if self._busy or not (data.get("storage") in self.storages or self._touches(inputs) or
+                              self._touches(outputs)):
+            return
+        if event == "accumulate" and len(inputs) > 1:
+            self.storages.add(inputs[1]._storage.id)  # the gradient, from now on
+        super().on_event(event, op, kind, inputs, outputs, data, obj)
+        self._after()
 
     def _on_event(self, ev) -> None:
         if self._busy or not self.touches(ev):
@@ -49,12 +99,7 @@ class WatchTrace(Trace):
         if ev.event == "accumulate" and len(ev.inputs) > 1:
             self.storages.add(ev.inputs[1]._storage.id)  # the gradient, from now on
         super()._on_event(ev)
-        if self._count() > MAX_STEPS:  # (_count: without building the recorded steps)
-            del self.steps[: len(self.steps) - MAX_STEPS]
-            for k, s in enumerate(self.steps):
-                s.index = k
-        if self.on_change is not None:
-            self.on_change()
+        self._after()
 
 
 class LiveInspector(Inspector):
@@ -75,7 +120,8 @@ class LiveInspector(Inspector):
                 tr._labels[tr._tid(t)] = n  # the names the student gave win
         super().__init__(tr, title=kw.pop("title", "") or "live: " + ", ".join(self.labels()), **kw)
         tr.on_change = self._schedule
-        self._handle = hooks.subscribe(tr._on_event)
+        self._last = time.monotonic()  # drawn just now (the first redraw waits ``debounce``)
+        self._handle = hooks.attach(tr)
 
     def tensors(self) -> list:
         return [t for t in (r() for r in self._refs) if t is not None]
@@ -111,7 +157,7 @@ class LiveInspector(Inspector):
 
     def close(self) -> None:
         if sys.meta_path is not None:  # not while the interpreter is shutting down
-            hooks.unsubscribe(self._handle)
+            hooks.detach(self._handle)
         super().close()
 
     # -- the newest step is "now": live tensors --------------------------------------------
