@@ -18,6 +18,7 @@ from . import backend, memory
 from .dtypes import dtype as _dtype
 
 _ids = itertools.count(1)
+_record_alloc, _record_free = memory.record_alloc, memory.record_free  # (one lookup each, per op)
 
 
 class Storage:
@@ -37,12 +38,12 @@ class Storage:
         self.counted = counted
         self.pinned = pinned  # page-locked host memory (cupy's pinned allocator)
         self._owners = None  # WeakSet of named tensors on this storage, made by the first name
-        self.alloc_step = memory.record_alloc(self) if counted else 0
+        self.alloc_step = _record_alloc(self) if counted else 0
 
     def __del__(self):
         """The last reference is gone: report the free (with the size at that moment)."""
         if self.counted:
-            memory.record_free(self.id, self.device.key, self.data.nbytes)
+            _record_free(self.id, self.device.key, self.data.nbytes)
 
     @classmethod
     def allocate(cls, n: int, dt: _dtype, dev: backend.device) -> "Storage":

@@ -82,6 +82,12 @@ class Tensor:
     def _wrap(cls, arr, dev, policy=None):
         """Adopt a fresh backend array (an op's result) as a new tensor with its own storage."""
         dt = from_numpy_dtype(arr.dtype)
+        if arr.flags.c_contiguous and arr.ndim:
+            if policy is not None:  # (as the _policy setter: the facade's class, unless cls is one)
+                pc = Tensor._policy_classes.get(policy)
+                if pc is not None and not issubclass(cls, pc):
+                    cls = pc
+            return fresh(cls, arr, dt, dev, policy)
         flat, strides, shared = _flat_buffer(arr)
         t = object.__new__(cls)
         t._init_from(Storage(flat, dt, dev), arr.shape, strides, 0)
@@ -489,6 +495,40 @@ class _StorageKeeper:
         import numpy as np
 
         return np.asarray(self)
+
+
+def fresh(cls, arr, dt, dev, pol):
+    """A new ``cls`` tensor adopting ``arr``, a fresh C-contiguous array (ndim >= 1) of
+    core dtype ``dt`` on ``dev``: its own storage and version counter, no history.
+
+    What ``_wrap`` + ``_init_from`` do for an op's result, written out in one frame because
+    every op result is made here (``cls`` is already the facade's class for ``pol``).
+    """
+    t = _new(cls)
+    t._storage = Storage(arr.ravel(), dt, dev)
+    shape = t._shape = arr.shape
+    st = _C_STRIDES.get(shape)
+    t._strides = st if st is not None else _c_strides(shape)
+    t._offset = 0
+    t._dtype = dt
+    t._vc = VersionCounter() if not _gm_state.inference else InferenceCounter()
+    t._base = None
+    t._arr = arr
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._view_meta = None
+    t._grad_acc = None
+    t._hooks = None
+    t._name = None
+    t._pol = pol
+    t._is_param = False
+    return t
+
+
+_new = object.__new__
+_gm_state = grad_mode.state
 
 
 def _flat_buffer(arr):

@@ -18,13 +18,7 @@ functions: dict = {}  # public name -> callable (read by inplace_lab.__init__ an
 
 
 def _make(spec: OpSpec):
-    if spec.kind == "view":
-        def fn(*args, **kwargs):
-            return dispatch.call_view(spec, args, kwargs)
-    else:
-        def fn(*args, **kwargs):
-            return dispatch.call(spec, args, kwargs)
-    fn.__name__ = fn.__qualname__ = spec.name
+    fn = dispatch.entry(spec)
     fn.__doc__ = spec.doc or f"{spec.name}: see the op table (saves {spec.saves_summary()})."
     return fn
 

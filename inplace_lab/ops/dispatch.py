@@ -19,7 +19,7 @@ from .. import backend, dtypes, errors, hooks, layout, policy
 from ..autograd import grad_mode
 from ..autograd.node import OpNode, edge_of
 from ..autograd.saved import SavedTensor
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh
 
 _gm = grad_mode.state
 
@@ -348,13 +348,135 @@ def call(spec, args, kwargs):
         res = xp.asarray(res)
     result = Tensor._wrap(res, dev, pol)
     if _needs_grad(spec, ins):
-        node = make_node(spec, ins, params, pol)
-        save_inputs(node, spec, ins, pol)
-        set_history(result, node)
-        save_result(node, spec, result, pol)
+        record(spec, ins, params, pol, result)
     if hooks.active:
         hooks.emit_op(spec, "normal", ins, result)
     return result
+
+
+# ---- the public entry of an op ---------------------------------------------------------------
+
+def entry(spec):
+    """The function ``inplace_lab.<name>`` and ``Tensor.<name>`` call: the dispatcher's path
+    for ``spec``'s kind, behind the fast lane for ufunc ops."""
+    if spec.ufunc and spec.kind == "normal" and not spec.outputs:
+        return lane(spec)  # the same answers as call, faster for the common call
+    if spec.kind == "view":
+        def fn(*args, **kwargs):
+            return call_view(spec, args, kwargs)
+    else:
+        def fn(*args, **kwargs):
+            return call(spec, args, kwargs)
+    fn.__name__ = fn.__qualname__ = spec.name
+    return fn
+
+
+# ---- the fast lane: elementwise ufunc ops on floating tensors ----------------------------------
+
+def lane(spec):
+    """``spec``'s public function, with a fast lane in front of ``call`` for the common call.
+
+    The common call: ``x.tanh()``, ``x * y``, ``x + 1.0``: positional arguments only, tensors of
+    one floating dtype and facade on the CPU, Python numbers (float32/float64 only) for the
+    rest, nobody listening on the hooks bus. Then the op is its ufunc (``OpSpec.ufunc``) on
+    the tensors' arrays, and the result is made in one frame (``tensor.fresh``); recording,
+    when a tensor requires grad, is the same as ``call``'s. The answers are ``call``'s: the
+    dtype comes from the op's own rule (asked once per dtype, then cached), the result must
+    come back in that dtype, and anything else (0-dim or non C-ordered results included)
+    finishes or runs on the full path.
+    """
+    ufn = getattr(backend.np, spec.ufunc)
+    dts: dict = {}  # core dtype -> its numpy dtype when the rule answers that dtype, else False
+    select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
+    classes = Tensor._policy_classes
+
+    def lane_dtype(x):
+        dt = x._dtype
+        ok = dt.category == _FLOAT and dt.np.kind == "f"
+        if ok:
+            try:
+                ok = result_dtype(spec, [x] * n, params) is dt
+            except Exception:  # the rule refuses this dtype: the full path says so
+                ok = False
+        dts[dt] = dt.np if ok else False
+        return dts[dt]
+
+    def finish(x, r, dev, ins):
+        pol = x._pol
+        if r.__class__ is _ndarray and r.ndim and r.flags.c_contiguous:
+            res = fresh(classes.get(pol, Tensor) if pol is not None else Tensor, r, x._dtype,
+                        dev, pol)
+        else:
+            res = Tensor._wrap(backend.np.asarray(r), dev, pol)
+        if _gm.enabled and spec.backward is not None:
+            for t in ins:
+                if t.__class__ is not int and t.__class__ is not float and t._requires_grad:
+                    record(spec, list(ins), params, pol, res)
+                    break
+        return res
+
+    if n == 1:
+        def fn(*args, **kwargs):
+            if len(args) == 1 and not kwargs and not hooks.active:
+                x = args[0]
+                if isinstance(x, Tensor):
+                    npd = dts.get(x._dtype)
+                    if npd is None:
+                        npd = lane_dtype(x)
+                    dev = x._storage.device
+                    if npd and dev.type is cpu:
+                        a = x._arr
+                        r = ufn(a if a is not None else x._a)
+                        if r.dtype is npd:
+                            return finish(x, r, dev, args)
+            return call(spec, args, kwargs)
+    else:
+        def fn(*args, **kwargs):
+            if len(args) == 2 and not kwargs and not hooks.active and (
+                    select is None or select(args, kwargs) is None):
+                x, y = args
+                if isinstance(x, Tensor):
+                    npd = dts.get(x._dtype)
+                    if npd is None:
+                        npd = lane_dtype(x)
+                    dev = x._storage.device
+                    yc = y.__class__
+                    if npd and dev.type is cpu and (
+                            (yc is float or yc is int) and npd is not _F16 or
+                            isinstance(y, Tensor) and y._dtype is x._dtype and
+                            y._pol is x._pol and y._storage.device is dev):
+                        a = x._arr
+                        if a is None:
+                            a = x._a
+                        if yc is float or yc is int:
+                            b = y
+                        else:
+                            b = y._arr
+                            if b is None:
+                                b = y._a
+                        try:
+                            r = ufn(a, b)
+                        except ValueError:
+                            check_broadcast(args)  # numpy's broadcast error, in PyTorch's words
+                            raise
+                        if r.dtype is npd:
+                            return finish(x, r, dev, args)
+            return call(spec, args, kwargs)
+
+    fn.__name__ = fn.__qualname__ = spec.name
+    return fn
+
+
+def record(spec, ins, params, pol, result):
+    """Record an op's node: edges, saved inputs, the result's history, the saved result."""
+    node = make_node(spec, ins, params, pol)
+    save_inputs(node, spec, ins, pol)
+    set_history(result, node)
+    save_result(node, spec, result, pol)
+
+
+_ndarray = backend.np.ndarray
+_F16 = dtypes.float16.np
 
 
 def _call_multi(spec, ins, params, pol, dev, res):

@@ -67,6 +67,7 @@ def uf(fname):
         return ufunc(getattr(xp, fname), a, out, dt)
 
     fwd.__name__ = fname
+    fwd.ufunc = fname  # (OpSpec.ufunc: the fast lane may call it directly)
     return fwd
 
 
@@ -235,10 +236,10 @@ def _alpha_g(c, g, sign):
 
 
 binary("add", _add_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, 1))),
-       params={"alpha": 1}, p=True, out_direct=True)
+       params={"alpha": 1}, p=True, out_direct=True, ufunc="add")
 SUB = binary("sub", _sub_fwd, lambda c, g: (red(c, 0, g), red(c, 1, _alpha_g(c, g, -1))),
              params={"alpha": 1}, dtype_rule=_sub_dtype, p=True, aliases=("subtract",),
-             out_direct=True)
+             out_direct=True, ufunc="subtract")  # (select: RsubBackward1 only for a number first)
 _RSUB_SCALAR = overload(SUB, "RsubBackward1", scalar_edges=False)  # 2 - x: number first
 SUB.select = lambda args, kw: _RSUB_SCALAR if args and not is_tensor(args[0]) else None
 
@@ -276,6 +277,7 @@ def int_div_checked(fname):
         return base(xp, a, b, out=out, dt=dt)
 
     fwd.__name__ = fname
+    fwd.ufunc = fname  # (OpSpec.ufunc: the fast lane may call it directly)
     return fwd
 
 
@@ -307,7 +309,8 @@ def _div_bw(c, g):
 
 DIV = binary("div", _div_fwd, _div_bw, saves=("self", "other"), save_if={"self": "other"},
              dtype_rule=_div_dtype, params={"rounding_mode": None}, p=True,
-             aliases=("divide", "true_divide"), out_direct=True)
+             aliases=("divide", "true_divide"), out_direct=True,
+             ufunc="true_divide")  # (select: DivBackward2 only with a rounding_mode)
 _DIV2 = overload(DIV, "DivBackward2")  # the rounding_mode overload, even with None
 DIV.select = lambda args, kw: _DIV2 if len(args) > 2 or "rounding_mode" in kw else None
 

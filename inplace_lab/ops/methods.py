@@ -15,10 +15,7 @@ from .table import OPS
 
 
 def _fn(name):
-    spec = OPS[name]
-    if spec.kind == "view":
-        return lambda *a, **k: dispatch.call_view(spec, a, k)
-    return lambda *a, **k: dispatch.call(spec, a, k)
+    return dispatch.entry(OPS[name])
 
 
 def _rev(name):

@@ -57,11 +57,18 @@ class OpSpec:
     # (node, grads) -> grads or None: the backward on raw arrays when it is not recorded
     # (ops/backward_arrays.py; None there, or here: the tensor formula ``backward`` runs)
     backward_array: Optional[Callable] = None
+    # The numpy/cupy ufunc that computes the op with its default params on operands of one
+    # floating dtype (the dispatcher's fast lane calls it directly: ``dispatch.lane``). Only
+    # where a ``select`` gives this very spec for a Tensor first argument, and the kernel is
+    # that ufunc call (uf(name) sets it; add, sub and div name theirs).
+    ufunc: str = ""
     doc: str = ""
 
     def __post_init__(self):
         if not self.node_name:
             self.node_name = "".join(p.capitalize() for p in self.name.split("_")) + "Backward0"
+        if not self.ufunc:
+            self.ufunc = getattr(self.forward, "ufunc", "")
         if self.torch_inplace is None:
             self.torch_inplace = self.inplace
         if self.paddle_inplace is None:
