@@ -378,7 +378,7 @@ def lane(spec):
 
     The common call: ``x.tanh()``, ``x * y``, ``x + 1.0``: positional arguments only, tensors of
     one floating dtype and facade on the CPU, Python numbers (float32/float64 only) for the
-    rest, nobody listening on the hooks bus. Then the op is its ufunc (``OpSpec.ufunc``) on
+    rest (listened to or not: it emits what ``call`` emits). Then the op is its ufunc (``OpSpec.ufunc``) on
     the tensors' arrays, and the result is made in one frame (``tensor.fresh``); recording,
     when a tensor requires grad, is the same as ``call``'s. The answers are ``call``'s: the
     dtype comes from the op's own rule (asked once per dtype, then cached), the result must
@@ -413,11 +413,13 @@ def lane(spec):
                 if t.__class__ is not int and t.__class__ is not float and t._requires_grad:
                     record(spec, list(ins), params, pol, res)
                     break
+        if hooks.active:  # the same event call() emits
+            hooks.emit_op(spec, "normal", ins, res)
         return res
 
     if n == 1:
         def fn(*args, **kwargs):
-            if len(args) == 1 and not kwargs and not hooks.active:
+            if len(args) == 1 and not kwargs:
                 x = args[0]
                 if isinstance(x, Tensor):
                     npd = dts.get(x._dtype)
@@ -432,7 +434,7 @@ def lane(spec):
             return call(spec, args, kwargs)
     else:
         def fn(*args, **kwargs):
-            if len(args) == 2 and not kwargs and not hooks.active and (
+            if len(args) == 2 and not kwargs and (
                     select is None or select(args, kwargs) is None):
                 x, y = args
                 if isinstance(x, Tensor):
