@@ -68,8 +68,12 @@ def _same(d, dev):
     return d is dev or d == dev
 
 
-def runner(formula):
-    """Wrap ``formula(node, xp, dt, *grad_arrays) -> arrays`` as ``(node, grads) -> grads|None``."""
+def runner(formula, index_args=()):
+    """Wrap ``formula(node, xp, dt, *grad_arrays) -> arrays`` as ``(node, grads) -> grads|None``.
+
+    ``index_args``: positions of integer index arguments (nll_loss's target), exempt from
+    the one-dtype rule (they get no gradient; they must be on the same device).
+    """
 
     def run(node, grads):
         if _gm.enabled or hooks.active:
@@ -86,8 +90,9 @@ def runner(formula):
             arrays.append(g._a)
         if dt is None or dt.category != _FLOAT:
             return None
-        for meta in node.input_meta:
-            if meta is not None and (meta[1] is not dt or not _same(meta[2], dev)):
+        for i, meta in enumerate(node.input_meta):
+            if meta is not None and ((meta[1] is not dt and i not in index_args)
+                                     or not _same(meta[2], dev)):
                 return None
         xp = backend.xp_of(dev)
         try:
@@ -195,11 +200,43 @@ def _addmm(node, xp, dt, g):
     return (gs, ga, gb)
 
 
+def _log_softmax(node, xp, dt, g):  # g - exp(y) * g.sum(dim, keepdim=True)
+    if not node.input_meta[0][0]:
+        raise _Fallback  # 0-dim: the tensor formula's g * 0
+    y = _saved(node, "result")
+    s = _SUM(xp, dt, g, dim=node.params["dim"], keepdim=True)
+    return (_SUB(xp, dt, g, _MUL(xp, dt, _EXP(xp, dt, y), s)),)
+
+
+def _nll_loss(node, xp, dt, g):
+    """nn_ops._nll_bw on arrays: the weights of the kept targets, scaled, scattered into zeros."""
+    shape = node.input_meta[0][0]
+    if len(shape) not in (1, 2):
+        raise _Fallback
+    reduction, ignore = node.params["reduction"], node.params["ignore_index"]
+    x, t = _saved(node, "self"), _saved(node, "target")
+    w = _saved(node, "weight") if "weight" in node.saved else None
+    if x.ndim == 1:
+        x, t = x[None], t.reshape(1)
+    keep = t != ignore
+    tt = xp.where(keep, t, 0)
+    wt = _MUL(xp, dt, w[tt] if w is not None else xp.ones(tt.shape, dtype=dt.np), keep)
+    scale = _NEG(xp, dt, wt)
+    if reduction == "mean":
+        scale = _DIV(xp, dt, scale, _SUM(xp, dt, wt))
+    gw = _MUL(xp, dt, g.reshape(scale.shape) if reduction == "none" else g, scale)
+    gx = xp.zeros(x.shape, dtype=dt.np)
+    xp.put_along_axis(gx, tt[:, None], gw[:, None], axis=1)
+    return (gx.reshape(shape), None, None)
+
+
 def _install():
-    global _SUM_TO, _DIV, _NEG, _POW, _MM
+    global _SUM_TO, _DIV, _NEG, _POW, _MM, _SUB, _EXP, _SUM
     _SUM_TO = (lambda f: lambda xp, dt, a, shape: f(xp, a, out=None, dt=dt, size=shape))(
         OPS["sum_to_size"].forward)
     _DIV, _NEG, _POW, _MM = _k("div"), _k("neg"), _k("pow"), _k("mm")
+    _SUB, _EXP = _k("sub"), _k("exp")
+    _SUM = (lambda f: lambda xp, dt, a, **p: f(xp, a, out=None, dt=dt, **p))(OPS["sum"].forward)
     mul, rsub, gt = _MUL, _k("rsub"), _k("gt")
     sin, cos = _k("sin"), _k("cos")
     r = _saved
@@ -217,9 +254,11 @@ def _install():
         "relu": _unary(lambda c, xp, dt, g: mul(xp, dt, g, gt(xp, dtypes.bool_, r(c, "result"), 0))),
     }
     formulas["addmm"] = _addmm
+    formulas["log_softmax"] = _log_softmax
     for name, f in formulas.items():
         OPS[name].backward_array = runner(f)  # mm/addmm's column-major variants call it too
+    OPS["_nll_loss"].backward_array = runner(_nll_loss, index_args=(1,))
 
 
-_DIV = _NEG = _POW = _MM = None
+_DIV = _NEG = _POW = _MM = _SUB = _EXP = _SUM = None
 _install()
