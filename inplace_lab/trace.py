@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as _np
 
+_ndarray = _np.ndarray
+
 from . import hooks, memory
 from .errors import InplaceLabError
 from .frames import _SCAN, _caller, _name_in_frames, _plan, _user_frame, _where, frame_locals
@@ -431,13 +433,17 @@ class Trace:
             if got is None:
                 got = have.get(sid) if have is not None else None
                 if type(got) is not tuple:
-                    got = _raw_storage(st)
-                    if type(got) is tuple:  # unchanged small storage: share the earlier tuple
-                        last = last_storage.get(sid)
-                        if last == got:
-                            got = last
-                        else:
-                            last_storage[sid] = got
+                    data = st.data
+                    if type(data) is _ndarray and data.size <= STORAGE_VALUES_LIMIT:
+                        # a small numpy storage keeps its bytes (decoded when the step is
+                        # built); unchanged since its last event: share the earlier tuple
+                        raw = data.tobytes()
+                        got = last_storage.get(sid)
+                        if got is None or got[4] != raw or got[0] != data.size:
+                            got = last_storage[sid] = (data.size, st.dtype.name, st.device.key,
+                                                       data.nbytes, raw, data.dtype)
+                    else:
+                        got = _storage_snapshot(st)
                 storages[sid] = got
             if type(got) is dict and (got["values"] is None or type(got["values"]) is dict):
                 got["values"] = _sampled_values(st, t, got["values"])
@@ -449,11 +455,19 @@ class Trace:
     def _pend(self, outputs, outs, frame, code) -> None:
         """Results not named yet: looked up at the next event, after their assignment."""
         labels = self._labels
-        pend = [(weakref.ref(t), r[0]) for t, r in zip(outputs, outs)
-                if r[0] not in labels and not _named(t)]
-        if pend:
-            self._pending = pend
-            self._pending_at = (id(frame), code, _plan(frame)) if frame is not None else None
+        if len(outputs) == 1:
+            t = outputs[0]
+            tid = outs[0][0]
+            if tid in labels or (t._name and not _is_anon(t._name)):
+                return
+            pend = [(weakref.ref(t), tid)]
+        else:
+            pend = [(weakref.ref(t), r[0]) for t, r in zip(outputs, outs)
+                    if r[0] not in labels and not _named(t)]
+            if not pend:
+                return
+        self._pending = pend
+        self._pending_at = (id(frame), code, _plan(frame)) if frame is not None else None
 
     def _record(self, event, op, kind, inputs, outputs, data, obj, start) -> None:
         """Any event, from its fields (node, check, accumulate, error; and every kind for a
