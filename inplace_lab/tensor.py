@@ -21,9 +21,19 @@ from .version import InferenceCounter, VersionCounter
 class Tensor:
     """An n-dimensional array that shares storage with its views and records versions."""
 
-    __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_vc", "_base", "_arr",
-                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_view_meta", "_grad_acc",
-                 "_hooks", "_name", "_pol", "_is_param", "__weakref__", "__dict__")
+    # Slots for what every tensor sets and the core reads on every op; the rest are class
+    # defaults that a tensor overrides in its __dict__ when it needs to (a view's base, a
+    # leaf's grad, a name ...), so making an op's result writes ten fields, not eighteen.
+    __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_vc", "_arr",
+                 "_requires_grad", "_grad_fn", "_pol", "__weakref__", "__dict__")
+    _base = None  # the tensor this one is a view of
+    _grad = None
+    _output_nr = 0
+    _view_meta = None
+    _grad_acc = None
+    _hooks = None
+    _name = None
+    _is_param = False
 
     __array_priority__ = 1000  # numpy scalars defer to our operators
 
@@ -59,18 +69,12 @@ class Tensor:
         self._dtype = storage.dtype
         self._vc = vc if vc is not None else (
             InferenceCounter() if grad_mode.state.inference else VersionCounter())
-        self._base = base
+        if base is not None:
+            self._base = base
         self._arr = None
         self._requires_grad = False
-        self._grad = None
         self._grad_fn = None
-        self._output_nr = 0
-        self._view_meta = None
-        self._grad_acc = None
-        self._hooks = None
-        self._name = None
         self._pol = None  # (the _policy setter: only a facade policy changes the class)
-        self._is_param = False
 
     @classmethod
     def _make(cls, storage, shape, strides, offset=0, vc=None, base=None):
@@ -512,18 +516,10 @@ def fresh(cls, arr, dt, dev, pol):
     t._offset = 0
     t._dtype = dt
     t._vc = VersionCounter() if not _gm_state.inference else InferenceCounter()
-    t._base = None
     t._arr = arr
     t._requires_grad = False
-    t._grad = None
     t._grad_fn = None
-    t._output_nr = 0
-    t._view_meta = None
-    t._grad_acc = None
-    t._hooks = None
-    t._name = None
     t._pol = pol
-    t._is_param = False
     return t
 
 

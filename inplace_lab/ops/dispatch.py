@@ -356,11 +356,11 @@ def call(spec, args, kwargs):
 
 # ---- the public entry of an op ---------------------------------------------------------------
 
-def entry(spec):
+def entry(spec, arity=None):
     """The function ``inplace_lab.<name>`` and ``Tensor.<name>`` call: the dispatcher's path
-    for ``spec``'s kind, behind the fast lane for ufunc ops."""
+    for ``spec``'s kind, behind the fast lane for ufunc ops (``arity``: see ``lane``)."""
     if spec.ufunc and spec.kind == "normal" and not spec.outputs:
-        return lane(spec)  # the same answers as call, faster for the common call
+        return lane(spec, arity)  # the same answers as call, faster for the common call
     if spec.kind == "view":
         def fn(*args, **kwargs):
             return call_view(spec, args, kwargs)
@@ -373,22 +373,27 @@ def entry(spec):
 
 # ---- the fast lane: elementwise ufunc ops on floating tensors ----------------------------------
 
-def lane(spec):
+def lane(spec, arity=None):
     """``spec``'s public function, with a fast lane in front of ``call`` for the common call.
 
     The common call: ``x.tanh()``, ``x * y``, ``x + 1.0``: positional arguments only, tensors of
     one floating dtype and facade on the CPU, Python numbers (float32/float64 only) for the
-    rest (listened to or not: it emits what ``call`` emits). Then the op is its ufunc (``OpSpec.ufunc``) on
+    rest, nobody listening on the hooks bus. Then the op is its ufunc (``OpSpec.ufunc``) on
     the tensors' arrays, and the result is made in one frame (``tensor.fresh``); recording,
-    when a tensor requires grad, is the same as ``call``'s. The answers are ``call``'s: the
+    when a tensor requires grad, is ``call``'s (``record``). The answers are ``call``'s: the
     dtype comes from the op's own rule (asked once per dtype, then cached), the result must
     come back in that dtype, and anything else (0-dim or non C-ordered results included)
     finishes or runs on the full path.
+
+    ``arity``: 1 or 2 gives a function of exactly that many positional arguments (the
+    operator methods: ``__mul__(self, other)``), saving the ``*args`` packing.
     """
     ufn = getattr(backend.np, spec.ufunc)
     dts: dict = {}  # core dtype -> its numpy dtype when the rule answers that dtype, else False
     select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
     classes = Tensor._policy_classes
+    differentiable = spec.backward is not None
+    hk = hooks
 
     def lane_dtype(x):
         dt = x._dtype
@@ -401,72 +406,94 @@ def lane(spec):
         dts[dt] = dt.np if ok else False
         return dts[dt]
 
-    def finish(x, r, dev, ins):
-        pol = x._pol
-        if r.__class__ is _ndarray and r.ndim and r.flags.c_contiguous:
-            res = fresh(classes.get(pol, Tensor) if pol is not None else Tensor, r, x._dtype,
-                        dev, pol)
-        else:
-            res = Tensor._wrap(backend.np.asarray(r), dev, pol)
-        if _gm.enabled and spec.backward is not None:
-            for t in ins:
-                if t.__class__ is not int and t.__class__ is not float and t._requires_grad:
-                    record(spec, list(ins), params, pol, res)
-                    break
-        if hooks.active:  # the same event call() emits
-            hooks.emit_op(spec, "normal", ins, res)
+    def slow(x, r, dev, ins):  # a 0-dim or non C-ordered result: adopted as the full path does
+        res = Tensor._wrap(backend.np.asarray(r), dev, x._pol)
+        if _needs_grad(spec, ins):
+            record(spec, list(ins), params, x._pol, res)
         return res
 
     if n == 1:
+        def op1(x):
+            if not hk.active and isinstance(x, Tensor):
+                dt = x._dtype
+                npd = dts.get(dt)
+                if npd is None:
+                    npd = lane_dtype(x)
+                dev = x._storage.device
+                if npd and dev.type is cpu:
+                    a = x._arr
+                    r = ufn(a if a is not None else x._a)
+                    if r.dtype is npd:
+                        if r.__class__ is not _ndarray or not r.ndim or not r.flags.c_contiguous:
+                            return slow(x, r, dev, (x,))
+                        pol = x._pol
+                        res = fresh(Tensor if pol is None else classes.get(pol, Tensor), r, dt,
+                                    dev, pol)
+                        if x._requires_grad and differentiable and _gm.enabled:
+                            record(spec, [x], params, pol, res)
+                        return res
+            return call(spec, (x,), {})
+
         def fn(*args, **kwargs):
             if len(args) == 1 and not kwargs:
-                x = args[0]
-                if isinstance(x, Tensor):
-                    npd = dts.get(x._dtype)
-                    if npd is None:
-                        npd = lane_dtype(x)
-                    dev = x._storage.device
-                    if npd and dev.type is cpu:
-                        a = x._arr
-                        r = ufn(a if a is not None else x._a)
-                        if r.dtype is npd:
-                            return finish(x, r, dev, args)
+                return op1(args[0])
             return call(spec, args, kwargs)
+        fast = op1
     else:
-        def fn(*args, **kwargs):
-            if len(args) == 2 and not kwargs and (
-                    select is None or select(args, kwargs) is None):
-                x, y = args
-                if isinstance(x, Tensor):
-                    npd = dts.get(x._dtype)
-                    if npd is None:
-                        npd = lane_dtype(x)
-                    dev = x._storage.device
+        def op2(x, y):
+            if not hk.active and isinstance(x, Tensor) and (
+                    select is None or select((x, y), _NO_KW) is None):
+                dt = x._dtype
+                npd = dts.get(dt)
+                if npd is None:
+                    npd = lane_dtype(x)
+                dev = x._storage.device
+                if npd and dev.type is cpu:
                     yc = y.__class__
-                    if npd and dev.type is cpu and (
-                            (yc is float or yc is int) and npd is not _F16 or
-                            isinstance(y, Tensor) and y._dtype is x._dtype and
-                            y._pol is x._pol and y._storage.device is dev):
+                    if yc is float or yc is int:
+                        b = y if npd is not _F16 else None
+                        yg = False
+                    elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
+                            y._storage.device is dev:
+                        b = y._arr
+                        if b is None:
+                            b = y._a
+                        yg = y._requires_grad
+                    else:
+                        b = None
+                    if b is not None:
                         a = x._arr
-                        if a is None:
-                            a = x._a
-                        if yc is float or yc is int:
-                            b = y
-                        else:
-                            b = y._arr
-                            if b is None:
-                                b = y._a
                         try:
-                            r = ufn(a, b)
+                            r = ufn(a if a is not None else x._a, b)
                         except ValueError:
-                            check_broadcast(args)  # numpy's broadcast error, in PyTorch's words
+                            check_broadcast((x, y))  # numpy's broadcast error, in PyTorch's words
                             raise
                         if r.dtype is npd:
-                            return finish(x, r, dev, args)
-            return call(spec, args, kwargs)
+                            if r.__class__ is not _ndarray or not r.ndim or \
+                                    not r.flags.c_contiguous:
+                                return slow(x, r, dev, (x, y))
+                            pol = x._pol
+                            res = fresh(Tensor if pol is None else classes.get(pol, Tensor), r,
+                                        dt, dev, pol)
+                            if (x._requires_grad or yg) and differentiable and _gm.enabled:
+                                record(spec, [x, y], params, pol, res)
+                            return res
+            return call(spec, (x, y), {})
 
+        def fn(*args, **kwargs):
+            if len(args) == 2 and not kwargs:
+                return op2(args[0], args[1])
+            return call(spec, args, kwargs)
+        fast = op2
+    if arity is not None:
+        if arity != n:
+            raise ValueError(f"{spec.name} takes {n} arguments, not {arity}")
+        fn = fast
     fn.__name__ = fn.__qualname__ = spec.name
     return fn
+
+
+_NO_KW: dict = {}
 
 
 def record(spec, ins, params, pol, result):

@@ -14,8 +14,8 @@ from . import dispatch
 from .table import OPS
 
 
-def _fn(name):
-    return dispatch.entry(OPS[name])
+def _fn(name, arity=None):
+    return dispatch.entry(OPS[name], arity)
 
 
 def _rev(name):
@@ -331,16 +331,16 @@ def _mT(self):
 
 def install(cls) -> None:
     ops = {
-        "__add__": _fn("add"), "__radd__": _fn("add"), "__iadd__": _iop("add"),
-        "__sub__": _fn("sub"), "__rsub__": _fn("rsub"), "__isub__": _iop("sub"),
-        "__mul__": _fn("mul"), "__rmul__": _fn("mul"), "__imul__": _iop("mul"),
-        "__truediv__": _fn("div"), "__rtruediv__": _rtruediv, "__itruediv__": _iop("div"),
+        "__add__": _fn("add", 2), "__radd__": _fn("add", 2), "__iadd__": _iop("add"),
+        "__sub__": _fn("sub", 2), "__rsub__": _fn("rsub"), "__isub__": _iop("sub"),
+        "__mul__": _fn("mul", 2), "__rmul__": _fn("mul", 2), "__imul__": _iop("mul"),
+        "__truediv__": _fn("div", 2), "__rtruediv__": _rtruediv, "__itruediv__": _iop("div"),
         "__floordiv__": _fn("floor_divide"), "__rfloordiv__": _rev("floor_divide"),
         "__ifloordiv__": _iop("floor_divide"),
         "__mod__": _fn("remainder"), "__rmod__": _rev("remainder"), "__imod__": _iop("remainder"),
         "__pow__": _fn("pow"), "__rpow__": _rev("pow"), "__ipow__": _iop("pow"),
         "__matmul__": _fn("matmul"), "__rmatmul__": _rev("matmul"),
-        "__neg__": _fn("neg"), "__abs__": _fn("abs"), "__pos__": _fn("positive"),
+        "__neg__": _fn("neg", 1), "__abs__": _fn("abs", 1), "__pos__": _fn("positive"),
         "__invert__": _fn("bitwise_not"),
         "__and__": _fn("bitwise_and"), "__rand__": _rev("bitwise_and"), "__iand__": _iop("bitwise_and"),
         "__or__": _fn("bitwise_or"), "__ror__": _rev("bitwise_or"), "__ior__": _iop("bitwise_or"),
