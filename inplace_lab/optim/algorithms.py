@@ -7,8 +7,35 @@ overwritten each step (state tensors and the parameters themselves).
 """
 from __future__ import annotations
 
-from .. import creation
+from .. import creation, hooks
+from ..version import VersionCounter
 from .optimizer import Optimizer, _step_tensor
+
+_BLOCK = 32768  # elements per block of the blocked Adam update (a few arrays of it fit in L2)
+
+
+def _plain_block_arrays(*ts):
+    """The flat numpy arrays of ``ts`` when one blocked pass may replace the op sequence:
+    no listener (a trace sees each op), plain CPU tensors of one floating dtype, dense
+    C-contiguous, same size, distinct storages, ordinary version counters; else None."""
+    import numpy
+
+    if hooks.active:
+        return None
+    t0 = ts[0]
+    dt, n = t0._dtype, t0.numel()
+    if not dt.is_floating_point:
+        return None
+    seen, arrays = set(), []
+    for t in ts:
+        a = t._a
+        if (t._pol is not None or t._dtype is not dt or type(t._vc) is not VersionCounter
+                or type(a) is not numpy.ndarray or not a.flags.c_contiguous or a.size != n
+                or id(t._storage) in seen):
+            return None
+        seen.add(id(t._storage))
+        arrays.append(a.reshape(-1))
+    return arrays
 
 
 def _check(name, value, cond=lambda v: v >= 0.0):
@@ -77,12 +104,21 @@ class Adam(Optimizer):
             else:
                 grad = grad.add(p, alpha=wd)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         step = state["step"].item()
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         step_size = lr / bias_correction1
+        if not group["amsgrad"]:
+            arrays = _plain_block_arrays(p, grad, exp_avg, exp_avg_sq)
+            if arrays is not None:
+                _adam_blocks(arrays, p._dtype, beta1, beta2, bias_correction2_sqrt,
+                             group["eps"], step_size)
+                exp_avg._vc.bump()  # lerp_
+                exp_avg_sq._vc.bump(2)  # mul_, addcmul_
+                p._vc.bump()  # addcdiv_
+                return
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if group["amsgrad"]:
             mx = state["max_exp_avg_sq"]
             mx.copy_(mx.maximum(exp_avg_sq))
@@ -90,6 +126,33 @@ class Adam(Optimizer):
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(group["eps"])
         p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _adam_blocks(arrays, dt, beta1, beta2, bias_correction2_sqrt, eps, step_size):
+    """The update below (lerp_, mul_, addcmul_, sqrt, div, add_, addcdiv_) block by block.
+
+    The very table kernels the ops run, on slices of the flat arrays: each element's
+    arithmetic is the same (bit for bit), but a block's temporaries stay in cache instead
+    of seven passes over the whole parameter (~3x faster on a 400k-element weight).
+    """
+    import numpy as np
+
+    from ..ops.table import OPS
+
+    lerp, mul, addcmul = OPS["lerp"].forward, OPS["mul"].forward, OPS["addcmul"].forward
+    sqrt, div, add, addcdiv = (OPS["sqrt"].forward, OPS["div"].forward, OPS["add"].forward,
+                               OPS["addcdiv"].forward)
+    P, G, M, V = arrays
+    w1, w2 = 1 - beta1, 1 - beta2
+    for i in range(0, P.size, _BLOCK):
+        s = slice(i, i + _BLOCK)
+        p, g, m, v = P[s], G[s], M[s], V[s]
+        lerp(np, m, g, w1, out=m, dt=dt)
+        mul(np, v, beta2, out=v, dt=dt)
+        addcmul(np, v, g, g, out=v, dt=dt, value=w2)
+        denom = div(np, sqrt(np, v, out=None, dt=dt), bias_correction2_sqrt, out=None, dt=dt)
+        add(np, denom, eps, out=denom, dt=dt)
+        addcdiv(np, p, m, denom, out=p, dt=dt, value=-step_size)
 
 
 class AdamW(Adam):
