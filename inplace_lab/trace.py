@@ -23,11 +23,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as _np
 
-_ndarray = _np.ndarray
-
 from . import hooks, memory
 from .errors import InplaceLabError
 from .frames import _SCAN, _caller, _name_in_frames, _plan, _user_frame, _where, frame_locals
+_ndarray = _np.ndarray
 STORAGE_VALUES_LIMIT = 64  # storages up to this many elements keep their values in snapshots
 
 
