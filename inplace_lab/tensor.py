@@ -104,11 +104,21 @@ class Tensor:
     @classmethod
     def _alias(cls, t):
         """Same storage, same version counter, no autograd history (what ``detach()`` returns)."""
-        a = cls._make(t._storage, t._shape, t._strides, t._offset, t._vc, None)
+        a = _new(cls)  # (_make, written out: every saved output makes one)
+        a._storage = t._storage
+        a._shape = t._shape
+        a._strides = t._strides
+        a._offset = t._offset
+        a._dtype = t._dtype
+        a._vc = t._vc
         a._arr = t._arr
+        a._requires_grad = False
+        a._grad_fn = None
+        a._pol = None
         if t._pol is not None:
             a._policy = t._pol
-        a._name = t._name
+        if t._name is not None:
+            a._name = t._name
         return a
 
     def _alias_with_grad(self, node, output_nr):

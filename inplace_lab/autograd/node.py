@@ -226,14 +226,22 @@ class OpNode(Node):
 
     __slots__ = ("spec", "params", "saved", "input_meta", "needs_input_grad", "edge_args")
 
-    def __init__(self, spec, next_functions, params, input_meta, needs_input_grad):
-        super().__init__(next_functions)
+    def __init__(self, spec, next_functions, params, input_meta, needs_input_grad,
+                 edge_args=None):
+        # (Node.__init__, written out: one node per recorded op)
+        self.next_functions = next_functions if next_functions.__class__ is tuple else \
+            tuple(next_functions)
+        self._extra = None
+        self.seq = next(_seq)
+        self._released = False
+        self.output_meta = []
         self.spec = spec
         self.params = params
         self.saved = {}
         self.input_meta = input_meta  # per arg: (shape, dtype, device) or None for scalars
         self.needs_input_grad = needs_input_grad
-        self.edge_args = tuple(range(len(next_functions)))
+        # which arguments the edges belong to (backward formulas answer per argument)
+        self.edge_args = tuple(range(len(next_functions))) if edge_args is None else edge_args
 
     def name(self) -> str:
         return self.spec.node_name

@@ -263,23 +263,38 @@ def _needs_grad(spec, ins):
 
 def make_node(spec, ins, params, pol):
     """A graph node with an edge per differentiable argument, as PyTorch lays them out."""
-    meta, needs, numbers = [], [], {}
-    for name, x in zip(spec.args, ins):
+    meta, needs, edges, keep, numbers = [], [], [], [], None
+    edge_args, scalar_edges = spec.edge_args, spec.scalar_edges
+    for i, x in enumerate(ins):
         if isinstance(x, Tensor):
             meta.append((x._shape, x._dtype, x._storage.device))
-            needs.append(x._requires_grad)
+            rg = x._requires_grad
+            needs.append(rg)
+            if i in edge_args:
+                keep.append(i)
+                if not rg:
+                    edges.append(_NO_EDGE)
+                elif x._grad_fn is not None and x._view_meta is None:  # (edge_of, common case)
+                    edges.append((x._grad_fn, x._output_nr))
+                else:
+                    edges.append(edge_of(x))
         else:  # a number (or None): no metadata, no grad, kept with the params
             meta.append(None)
             needs.append(False)
-            numbers[name] = x
-    keep = tuple([i for i in spec.edge_args
-                  if i < len(ins) and (meta[i] is not None or spec.scalar_edges)])
-    node = OpNode(spec, tuple([edge_of(ins[i]) for i in keep]), {**params, **numbers},
-                  tuple(meta), tuple(needs))
-    node.edge_args = keep
+            if numbers is None:
+                numbers = {}
+            numbers[spec.args[i]] = x
+            if scalar_edges and i in edge_args:
+                keep.append(i)
+                edges.append(_NO_EDGE)
+    node = OpNode(spec, tuple(edges), {**params, **numbers} if numbers else dict(params),
+                  tuple(meta), tuple(needs), tuple(keep))
     if pol is not None:  # a facade's tensor: the node remembers whose rules it ran under
         node.op_meta["policy"] = pol
     return node
+
+
+_NO_EDGE = (None, 0)
 
 
 def save_inputs(node, spec, ins, pol, *, replace=None):
