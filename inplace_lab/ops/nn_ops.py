@@ -101,11 +101,24 @@ def _windows(xp, x, k, s, p, d, out_hw, fill=0.0):
     return xp.lib.stride_tricks.as_strided(x, shape, strides)
 
 
+def _cols(xp, x, k, s, p, d, hw):
+    """im2col: (N, C*kh*kw, Ho*Wo), every receptive field as a column (one copy)."""
+    n, c = x.shape[:2]
+    win = _windows(xp, x, k, s, p, d, hw)  # (N, C, Ho, Wo, kh, kw) view
+    return win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], hw[0] * hw[1])
+
+
 def _conv_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, groups=1):
     if x.ndim != 4 or w.ndim != 4:
         raise RuntimeError(f"Expected 4-dimensional input for 4-dimensional weight {list(w.shape)}, "
                            f"but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
     s, p, d, hw = _conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
+    if groups == 1:  # im2col + one batched GEMM: (O, C*k*k) @ (N, C*k*k, L) -> (N, O, L), NCHW
+        o = w.shape[0]
+        y = xp.matmul(w.reshape(o, -1), _cols(xp, x, w.shape[2:], s, p, d, hw))
+        if b is not None:
+            y += b.reshape(1, o, 1)
+        return y.reshape(x.shape[0], o, *hw).astype(dt.np, copy=False)
     cols = _windows(xp, x, w.shape[2:], s, p, d, hw)
     n, c = x.shape[:2]
     o = w.shape[0]
@@ -122,15 +135,20 @@ def _conv_grad_input_fwd(xp, g, w, out=None, dt=None, input_shape=None, stride=1
     s, p, d, hw = _conv_geometry(input_shape, w.shape, stride, padding, dilation, groups)
     n, c, h, wd = input_shape
     o, cg, kh, kw = w.shape
-    gg = g.reshape(n, groups, o // groups, *hw)
-    wg = w.reshape(groups, o // groups, cg, kh, kw)
-    contrib = xp.einsum("ngohw,gocij->ngchwij", gg, wg, optimize=True).reshape(n, c, *hw, kh, kw)
+    if groups == 1:  # col2im of W.T @ g: (C*k*k, O) @ (N, O, L) -> (N, C, kh, kw, Ho, Wo)
+        cols = xp.matmul(w.reshape(o, -1).T, g.reshape(n, o, -1)).reshape(n, c, kh, kw, *hw)
+        tap = lambda i, j: cols[:, :, i, j]  # noqa: E731
+    else:
+        gg = g.reshape(n, groups, o // groups, *hw)
+        wg = w.reshape(groups, o // groups, cg, kh, kw)
+        contrib = xp.einsum("ngohw,gocij->ngchwij", gg, wg, optimize=True).reshape(n, c, *hw, kh, kw)
+        tap = lambda i, j: contrib[..., i, j]  # noqa: E731
     gp = xp.zeros((n, c, h + 2 * p[0], wd + 2 * p[1]), dtype=g.dtype)
     for i in range(kh):  # scatter every kernel tap back to the pixels it read
         for j in range(kw):
             r0, c0 = i * d[0], j * d[1]
             gp[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]] += \
-                contrib[..., i, j]
+                tap(i, j)
     return gp[:, :, p[0]:p[0] + h, p[1]:p[1] + wd]
 
 
@@ -139,6 +157,9 @@ def _conv_grad_weight_fwd(xp, g, x, out=None, dt=None, weight_shape=None, stride
     s, p, d, hw = _conv_geometry(x.shape, weight_shape, stride, padding, dilation, groups)
     o, cg, kh, kw = weight_shape
     n = x.shape[0]
+    if groups == 1:  # sum over the batch of g (O, L) @ cols.T (L, C*k*k): batched GEMM
+        cols = _cols(xp, x, (kh, kw), s, p, d, hw)
+        return xp.matmul(g.reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0).reshape(weight_shape)
     cols = _windows(xp, x, (kh, kw), s, p, d, hw).reshape(n, groups, cg, *hw, kh, kw)
     gg = g.reshape(n, groups, o // groups, *hw)
     return xp.einsum("ngohw,ngchwij->gocij", gg, cols, optimize=True).reshape(weight_shape)
@@ -194,13 +215,32 @@ def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
     return k, s, p, d, tuple(out)
 
 
-def _pool_windows(xp, x, k, s, p, d, hw):
-    """Windows over the input padded with -inf (extra right padding for ceil_mode)."""
+def _pool_taps(xp, x4, k, s, p, d, hw):
+    """(padded input, [(i, j, view)]): one strided view per kernel tap, in argmax order."""
     need = [(o - 1) * ss + dd * (kk - 1) + 1 for o, ss, dd, kk in zip(hw, s, d, k)]
-    extra = [max(0, nd - (n + 2 * pp)) for nd, n, pp in zip(need, x.shape[-2:], p)]
-    xpad = xp.pad(x, ((0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])),
-                  constant_values=-xp.inf)
-    return _windows(xp, xpad, k, s, (0, 0), d, hw), xpad.shape
+    extra = [max(0, nd - (n + 2 * pp)) for nd, n, pp in zip(need, x4.shape[-2:], p)]
+    xpad = x4
+    if p[0] or p[1] or extra[0] or extra[1]:
+        xpad = xp.pad(x4, ((0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])),
+                      constant_values=-xp.inf)
+    taps = []
+    for i in range(k[0]):
+        for j in range(k[1]):
+            r0, c0 = i * d[0], j * d[1]
+            taps.append((r0, c0, xpad[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0],
+                                      c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]]))
+    return xpad, taps
+
+
+def _taps_max(xp, taps):
+    """The windows' maximum, tap by tap, by PyTorch's rule ``val > max or isnan(val)``: the
+    first of equal values wins (the sign of a zero is the first zero's), NaN propagates."""
+    y = taps[0][2].copy()
+    for _, _, t in taps[1:]:
+        m = t > y
+        m |= t != t
+        xp.copyto(y, t, where=m)
+    return y
 
 
 def _max_pool_fwd(xp, x, out=None, dt=None, kernel_size=2, stride=None, padding=0, dilation=1,
@@ -210,8 +250,7 @@ def _max_pool_fwd(xp, x, out=None, dt=None, kernel_size=2, stride=None, padding=
                                   "backward recomputes the argmax from the saved input")
     x4 = x if x.ndim == 4 else x[None]
     k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    win, _ = _pool_windows(xp, x4, k, s, p, d, hw)
-    y = win.reshape(*win.shape[:4], -1).max(axis=-1)
+    y = _taps_max(xp, _pool_taps(xp, x4, k, s, p, d, hw)[1])
     return y if x.ndim == 4 else y[0]
 
 
@@ -220,15 +259,23 @@ def _max_pool_grad_fwd(xp, g, x, out=None, dt=None, kernel_size=2, stride=None, 
     unbatched = x.ndim == 3
     x4, g4 = (x[None], g[None]) if unbatched else (x, g)
     k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    win, pshape = _pool_windows(xp, x4, k, s, p, d, hw)
-    arg = win.reshape(*win.shape[:4], -1).argmax(axis=-1)  # first maximum, as PyTorch
+    xpad, taps = _pool_taps(xp, x4, k, s, p, d, hw)
+    y = _taps_max(xp, taps)
     g4 = g4.astype(x4.dtype, copy=False)
-    gp = xp.zeros(pshape, dtype=x4.dtype)
-    for i in range(k[0]):  # each tap adds the gradient of the windows whose max it was
-        for j in range(k[1]):
-            r0, c0 = i * d[0], j * d[1]
-            gp[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]] += \
-                g4 * (arg == i * k[1] + j)
+    gp = xp.zeros(xpad.shape, dtype=x4.dtype)
+    free = xp.ones(y.shape, dtype=bool)  # windows whose argmax is still to be found
+    inside = None  # padding never takes the gradient (a window of -inf: its first real cell)
+    if xpad is not x4:
+        inside = xp.zeros(xpad.shape[-2:], dtype=bool)
+        inside[p[0]:p[0] + x4.shape[2], p[1]:p[1] + x4.shape[3]] = True
+    for r0, c0, t in taps:  # the first tap equal to the max (or the first NaN) takes the grad
+        hit = (t == y) | (t != t)
+        if inside is not None:
+            hit &= inside[r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]]
+        hit &= free
+        free &= ~hit
+        gp[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]] += \
+            g4 * hit
     gx = gp[:, :, p[0]:p[0] + x4.shape[2], p[1]:p[1] + x4.shape[3]]
     return gx[0] if unbatched else gx
 
