@@ -18,6 +18,7 @@ from . import backend, memory
 from .dtypes import dtype as _dtype
 
 _ids = itertools.count(1)
+_DEVICES: dict = {}  # device key -> the device object every storage on that device holds
 _record_alloc, _record_free = memory.record_alloc, memory.record_free  # (one lookup each, per op)
 
 
@@ -27,18 +28,26 @@ class Storage:
     __slots__ = ("data", "dtype", "device", "id", "alloc_step", "counted", "pinned", "_owners",
                  "__weakref__")
 
-    def __init__(self, data, dt: _dtype, dev: backend.device, counted: bool = True,
+    def __init__(self, data, dt: _dtype, dev_arg: backend.device, counted: bool = True,
                  pinned: bool = False):
         self.data = data  # 1-D backend array
         self.dtype = dt._core  # a facade's dtype (torch.float32) stands for a core one
-        if dev.key == "cuda":  # plain "cuda": the current device, as PyTorch resolves it
-            dev = backend.concrete(dev)
+        dev = _DEVICES.get(dev_arg.key)  # one device object per device: the core compares by `is`
+        if dev is None:
+            dev = self._canonical(dev_arg)
         self.device = dev
         self.id = next(_ids)
         self.counted = counted
         self.pinned = pinned  # page-locked host memory (cupy's pinned allocator)
         self._owners = None  # WeakSet of named tensors on this storage, made by the first name
         self.alloc_step = _record_alloc(self) if counted else 0
+
+    @staticmethod
+    def _canonical(dev):
+        """The one device object for ``dev`` ("cuda" alone: the current device, as PyTorch)."""
+        if dev.key == "cuda":
+            return backend.concrete(dev)  # (not cached: the current device may change)
+        return _DEVICES.setdefault(dev.key, dev)
 
     def __del__(self):
         """The last reference is gone: report the free (with the size at that moment)."""

@@ -55,16 +55,18 @@ def topological_order(roots):
     ready = [(-_priority(n), i, n) for i, n in enumerate(roots) if not waiting.get(n)]
     heapq.heapify(ready)
     order, tick = [], len(roots)
+    push, pop, acc, inf = heapq.heappush, heapq.heappop, AccumulateGrad, float("inf")
     while ready:
-        node = heapq.heappop(ready)[2]
+        node = pop(ready)[2]
         order.append(node)
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            waiting[child] -= 1
-            if waiting[child] == 0:
-                tick += 1
-                heapq.heappush(ready, (-_priority(child), tick, child))
+            w = waiting[child] - 1
+            waiting[child] = w
+            if w == 0:
+                tick += 1  # (the key is -_priority(child), written out)
+                push(ready, (-inf if isinstance(child, acc) else -child.seq, tick, child))
     return order
 
 
@@ -94,7 +96,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
             grads = buffers.pop(node)
             if grads is None:
                 continue
-            grads = buffers.adopt(grads, call_tensor_pre_hooks(node, grads))
+            if node._extra is not None or isinstance(node, AccumulateGrad):  # else no hooks
+                grads = buffers.adopt(grads, call_tensor_pre_hooks(node, grads))
             if targets:
                 for nr, g in enumerate(grads):
                     if (node, nr) in targets:
@@ -112,7 +115,10 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
             if hooks.active:
                 hooks.emit_node(node)
             try:
-                grads_in = call_node(node, grads, buffers.adopt)
+                if node._extra is None and not node.user_code:  # (call_node without hooks)
+                    grads_in = node.apply(_materialize(node, tuple(grads)))
+                else:
+                    grads_in = call_node(node, grads, buffers.adopt)
             except errors.InplaceLabError as e:  # carry the graph, so viz.graph(e) can draw it
                 e.info.setdefault("grad_fn", node)
                 e.info.setdefault("roots", [n for n, _ in roots])
@@ -122,7 +128,11 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
                 node.release()
             for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grads_in)):
                 if nxt is not None and g is not None:
-                    buffers.add(nxt, nr, validate(node, i, g, nxt, nr))
+                    meta = nxt.output_meta
+                    meta = meta[nr] if nr < len(meta) else None
+                    if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):
+                        g = validate(node, i, g, nxt, nr)
+                    buffers.add(nxt, nr, g)
     return [captured.get(e) for e in inputs or ()]
 
 

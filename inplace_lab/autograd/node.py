@@ -253,6 +253,11 @@ class OpNode(Node):
     def saved_tensors_info(self):
         return self.saved
 
+    def release(self) -> None:
+        self._released = True
+        for s in self.saved.values():
+            s.free()
+
     def _saveable_names(self) -> tuple:
         return self.spec.saves
 

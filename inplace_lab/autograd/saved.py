@@ -47,7 +47,7 @@ class SavedTensor:
         # PyTorch names an output's own node, but an input's *current* grad_fn (see producer_name).
         self._producer = _short(node_name) if is_output else None
         self.output_nr = t._output_nr
-        self.policy = policy if policy is not None else _policies.get_inplace_policy()
+        self.policy = policy if policy is not None else _policies._current  # (get_inplace_policy)
         self.freed = False
         self._shape = t._shape  # a plain tuple; tensor_for_message makes it a Size
         self._dtype = t._dtype

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from .. import backend, dtypes, hooks
 from ..autograd import grad_mode
-from ..tensor import Tensor
+from ..tensor import Tensor, fresh
 from .table import OPS
 
 _gm = grad_mode.state
 _FLOAT = dtypes.FLOAT
+_ndarray = backend.np.ndarray
 
 
 class _Fallback(Exception):
@@ -87,7 +88,8 @@ def runner(formula, index_args=()):
                 dt, dev = g._dtype, g._storage.device
             elif g._dtype is not dt or not _same(g._storage.device, dev):
                 return None
-            arrays.append(g._a)
+            a = g._arr
+            arrays.append(a if a is not None else g._a)
         if dt is None or dt.category != _FLOAT:
             return None
         for i, meta in enumerate(node.input_meta):
@@ -109,9 +111,13 @@ def runner(formula, index_args=()):
                     out.append(g)
                     break
             else:
-                if not isinstance(r, xp.ndarray):
-                    r = xp.asarray(r)
-                out.append(Tensor._wrap(r, dev))
+                if r.__class__ is _ndarray and r.ndim and r.flags.c_contiguous and \
+                        r.dtype is dt.np:  # (what _wrap does with such an array, in one call)
+                    out.append(fresh(Tensor, r, dt, dev, None))
+                else:
+                    if not isinstance(r, xp.ndarray):
+                        r = xp.asarray(r)
+                    out.append(Tensor._wrap(r, dev))
         return tuple(out)
 
     run.formula = formula

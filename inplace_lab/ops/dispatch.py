@@ -299,27 +299,23 @@ _NO_EDGE = (None, 0)
 
 def save_inputs(node, spec, ins, pol, *, replace=None):
     """Save what the backward needs from the inputs (``replace``: clone for in-place self)."""
-    for name in spec.saves:
-        if name == "result" or name not in spec.args:  # results are saved after the run
+    for name, i, cond in spec.input_saves:  # (results are saved after the run)
+        if cond >= 0 and not node.needs_input_grad[cond]:
             continue
-        cond = spec.save_if.get(name)
-        if cond is not None and not node.needs_input_grad[spec.args.index(cond)]:
-            continue
-        i = spec.args.index(name)
         x = ins[i]
-        if isinstance(x, (tuple, list)):  # a list of tensors (index's indices): each one saved
+        if isinstance(x, Tensor):
+            if replace is not None and i == 0:
+                x = replace
+            node.saved[name] = SavedTensor(x, spec.node_name, is_output=False, policy=pol, name=name)
+        elif isinstance(x, (tuple, list)):  # a list of tensors (index's indices): each one saved
             for k, e in enumerate(x):
                 if isinstance(e, Tensor):
                     node.saved[f"{name}[{k}]"] = SavedTensor(e, spec.node_name, is_output=False,
                                                              policy=pol, name=f"{name}[{k}]")
-        elif isinstance(x, Tensor):
-            if replace is not None and i == 0:
-                x = replace
-            node.saved[name] = SavedTensor(x, spec.node_name, is_output=False, policy=pol, name=name)
 
 
 def save_result(node, spec, result, pol):
-    if "result" in spec.saves:
+    if spec.saves_result:
         node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True, policy=pol,
                                            name="result")
 
@@ -393,9 +389,9 @@ def lane(spec, arity=None):
 
     The common call: ``x.tanh()``, ``x * y``, ``x + 1.0``: positional arguments only, tensors of
     one floating dtype and facade on the CPU, Python numbers (float32/float64 only) for the
-    rest, nobody listening on the hooks bus. Then the op is its ufunc (``OpSpec.ufunc``) on
+    rest. Then the op is its ufunc (``OpSpec.ufunc``) on
     the tensors' arrays, and the result is made in one frame (``tensor.fresh``); recording,
-    when a tensor requires grad, is ``call``'s (``record``). The answers are ``call``'s: the
+    when a tensor requires grad, and the op event are ``call``'s. The answers are ``call``'s: the
     dtype comes from the op's own rule (asked once per dtype, then cached), the result must
     come back in that dtype, and anything else (0-dim or non C-ordered results included)
     finishes or runs on the full path.
@@ -425,11 +421,13 @@ def lane(spec, arity=None):
         res = Tensor._wrap(backend.np.asarray(r), dev, x._pol)
         if _needs_grad(spec, ins):
             record(spec, list(ins), params, x._pol, res)
+        if hk.active:
+            hk.emit_op(spec, "normal", list(ins), res)
         return res
 
     if n == 1:
         def op1(x):
-            if not hk.active and isinstance(x, Tensor):
+            if isinstance(x, Tensor):
                 dt = x._dtype
                 npd = dts.get(dt)
                 if npd is None:
@@ -446,6 +444,8 @@ def lane(spec, arity=None):
                                     dev, pol)
                         if x._requires_grad and differentiable and _gm.enabled:
                             record(spec, [x], params, pol, res)
+                        if hk.active:
+                            hk.emit_op(spec, "normal", [x], res)
                         return res
             return call(spec, (x,), {})
 
@@ -456,8 +456,7 @@ def lane(spec, arity=None):
         fast = op1
     else:
         def op2(x, y):
-            if not hk.active and isinstance(x, Tensor) and (
-                    select is None or select((x, y), _NO_KW) is None):
+            if isinstance(x, Tensor) and (select is None or select((x, y), _NO_KW) is None):
                 dt = x._dtype
                 npd = dts.get(dt)
                 if npd is None:
@@ -492,6 +491,8 @@ def lane(spec, arity=None):
                                         dt, dev, pol)
                             if (x._requires_grad or yg) and differentiable and _gm.enabled:
                                 record(spec, [x, y], params, pol, res)
+                            if hk.active:
+                                hk.emit_op(spec, "normal", [x, y], res)
                             return res
             return call(spec, (x, y), {})
 

@@ -78,6 +78,13 @@ class OpSpec:
         # Which arguments get an edge in next_functions (PyTorch: the differentiable Tensor
         # arguments; a Python number gets (None, 0) only where torch wraps it in a tensor,
         # i.e. the "other" of binary arithmetic).
+        # What save_inputs saves, worked out once: (name, arg index, index of the argument
+        # whose requires_grad decides it, or -1) per saved input; and whether the result is.
+        self.input_saves = tuple(
+            (s, self.args.index(s),
+             self.args.index(self.save_if[s]) if s in self.save_if else -1)
+            for s in self.saves if s != "result" and s in self.args)
+        self.saves_result = "result" in self.saves
         nondiff = NONDIFF_ARGS if self.nondiff is None else set(self.nondiff)
         self.edge_args = tuple(i for i, a in enumerate(self.args) if a not in nondiff)
         if self.scalar_edges is None:
