@@ -286,8 +286,21 @@ class GradBuffers:
         return buf
 
     def sole_owner(self, g) -> bool:
-        """May ``g`` (just popped) be stolen into a leaf's ``.grad``: nobody else can see it?"""
-        return g is not None and self._sole(g, held=0)
+        """May ``g`` (just popped) be stolen into a leaf's ``.grad``: nobody else can see it?
+
+        A view may be, when it spans its base's whole storage and only the view holds the base
+        (PyTorch's use_count test): ``linear``'s weight gradient, computed column-major for
+        ``w.t()`` and transposed back by TBackward0, is then stolen instead of copied.
+        """
+        if g is None:
+            return False
+        if g._base is None:
+            return self._sole(g, held=0)
+        import sys
+
+        return (sys.getrefcount(g._base) == 2 and g._base._base is None and
+                id(g) not in self._refs and id(g) not in self._foreign and
+                g.numel() == g._storage.size())
 
     def _sole(self, g, held) -> bool:
         entry = self._refs.get(id(g))
@@ -381,8 +394,7 @@ def _dense(t) -> bool:
 
 
 def _obeys_layout_contract(g, leaf) -> bool:
-    if g._base is not None:
-        return False
+    # (a view reaches here only when sole_owner found it spans a base nothing else holds)
     if _dense(leaf):
         for n, gs, ls in zip(g.shape, g.stride(), leaf.stride()):
             if (n != 1 and gs != ls) or (n == 1 and gs == 0):

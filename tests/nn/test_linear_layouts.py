@@ -164,3 +164,33 @@ def test_addmm_forward_in_place_add_keeps_values_and_self():
     np.testing.assert_array_equal(s.numpy(), before)
     np.testing.assert_array_equal(y.numpy(), a.numpy() @ b.numpy() + before)
     assert s._version == 0 and y.is_contiguous()
+
+
+def test_linear_weight_grad_is_stolen_not_copied(monkeypatch):
+    from inplace_lab.autograd import engine
+
+    copies = []
+    orig = engine.clone_obey_contract
+    monkeypatch.setattr(engine, "clone_obey_contract", lambda g, like: copies.append(like.shape)
+                        or orig(g, like))
+    x = il.randn(6, 5)
+    W, B = il.randn(4, 5, requires_grad=True), il.randn(4, requires_grad=True)
+    F.linear(x, W, B).sum().backward()
+    assert copies == []
+    assert W.grad._base is None and W.grad.is_contiguous() and W.grad._version == 0
+
+
+def test_views_of_held_gradients_are_never_stolen():
+    w = il.randn(3, 4, requires_grad=True)
+    G = il.randn(4, 3)
+    w.t().backward(G)  # the root gradient is the caller's: w.grad must be a copy
+    before = w.grad.numpy().copy()
+    G.mul_(2)
+    np.testing.assert_array_equal(w.grad.numpy(), before)
+    a, b = il.randn(3, 4, requires_grad=True), il.randn(3, 4, requires_grad=True)
+    (a.t() + b.t()).backward(il.randn(4, 3))  # one gradient, two views of it: two copies
+    a.grad.zero_()
+    assert b.grad.abs().sum().item() > 0
+    x = il.randn(5, 3, requires_grad=True)
+    x[:2].sum().backward()  # a slice of a bigger gradient: copied, never the big storage
+    assert x.grad._storage.size() == 15
