@@ -22,6 +22,7 @@ from __future__ import annotations
 from .. import backend, dtypes, hooks
 from ..autograd import grad_mode
 from ..tensor import Tensor, fresh
+from .elementwise import ufunc
 from .table import OPS
 
 _gm = grad_mode.state
@@ -34,10 +35,16 @@ class _Fallback(Exception):
 
 
 def _k(name):
-    fwd = OPS[name].forward
+    spec = OPS[name]
+    fwd = spec.forward
+    if spec.ufunc:  # (OpSpec.ufunc: the forward with its default params is this ufunc call)
+        fname, npf = spec.ufunc, getattr(backend.np, spec.ufunc)
 
-    def kernel(xp, dt, *a):
-        return fwd(xp, *a, out=None, dt=dt)
+        def kernel(xp, dt, *a):
+            return ufunc(npf if xp is backend.np else getattr(xp, fname), a, None, dt)
+    else:
+        def kernel(xp, dt, *a):
+            return fwd(xp, *a, out=None, dt=dt)
 
     return kernel
 
@@ -65,10 +72,6 @@ def _saved(node, name):
     return v._a if isinstance(v, Tensor) else v
 
 
-def _same(d, dev):
-    return d is dev or d == dev
-
-
 def runner(formula, index_args=()):
     """Wrap ``formula(node, xp, dt, *grad_arrays) -> arrays`` as ``(node, grads) -> grads|None``.
 
@@ -86,15 +89,15 @@ def runner(formula, index_args=()):
                 return None
             if dt is None:
                 dt, dev = g._dtype, g._storage.device
-            elif g._dtype is not dt or not _same(g._storage.device, dev):
+            elif g._dtype is not dt or g._storage.device is not dev:
                 return None
             a = g._arr
             arrays.append(a if a is not None else g._a)
         if dt is None or dt.category != _FLOAT:
             return None
-        for i, meta in enumerate(node.input_meta):
-            if meta is not None and ((meta[1] is not dt and i not in index_args)
-                                     or not _same(meta[2], dev)):
+        for i, meta in enumerate(node.input_meta):  # (devices: one object each, see Storage)
+            if meta is not None and (meta[1] is not dt and i not in index_args
+                                     or meta[2] is not dev):
                 return None
         xp = backend.xp_of(dev)
         try:
@@ -134,11 +137,13 @@ def _alpha_g(node, xp, dt, g, sign):
 
 
 def _add(node, xp, dt, g):
-    return (_red(node, 0, xp, dt, g), _red(node, 1, xp, dt, _alpha_g(node, xp, dt, g, 1)))
+    return (_red(node, 0, xp, dt, g), _red(node, 1, xp, dt, _alpha_g(node, xp, dt, g, 1))
+            if node.needs_input_grad[1] else None)
 
 
 def _sub(node, xp, dt, g):
-    return (_red(node, 0, xp, dt, g), _red(node, 1, xp, dt, _alpha_g(node, xp, dt, g, -1)))
+    return (_red(node, 0, xp, dt, g), _red(node, 1, xp, dt, _alpha_g(node, xp, dt, g, -1))
+            if node.needs_input_grad[1] else None)
 
 
 def _mul(node, xp, dt, g):
@@ -243,7 +248,7 @@ def _install():
     _DIV, _NEG, _POW, _MM = _k("div"), _k("neg"), _k("pow"), _k("mm")
     _SUB, _EXP = _k("sub"), _k("exp")
     _SUM = (lambda f: lambda xp, dt, a, **p: f(xp, a, out=None, dt=dt, **p))(OPS["sum"].forward)
-    mul, rsub, gt = _MUL, _k("rsub"), _k("gt")
+    mul, sub, gt = _MUL, _SUB, _k("gt")  # (1 - y: sub(1, y), the ufunc call rsub(y, 1) makes)
     sin, cos = _k("sin"), _k("cos")
     r = _saved
     formulas = {
@@ -253,10 +258,10 @@ def _install():
         "log": _unary(lambda c, xp, dt, g: _DIV(xp, dt, g, r(c, "self"))),
         "sin": _unary(lambda c, xp, dt, g: mul(xp, dt, g, cos(xp, dt, r(c, "self")))),
         "cos": _unary(lambda c, xp, dt, g: mul(xp, dt, _NEG(xp, dt, g), sin(xp, dt, r(c, "self")))),
-        "tanh": _unary(lambda c, xp, dt, g: mul(xp, dt, g, rsub(
-            xp, dt, mul(xp, dt, r(c, "result"), r(c, "result")), 1))),
-        "sigmoid": _unary(lambda c, xp, dt, g: mul(xp, dt, mul(xp, dt, g, r(c, "result")), rsub(
-            xp, dt, r(c, "result"), 1))),
+        "tanh": _unary(lambda c, xp, dt, g: mul(xp, dt, g, sub(
+            xp, dt, 1, mul(xp, dt, r(c, "result"), r(c, "result"))))),
+        "sigmoid": _unary(lambda c, xp, dt, g: mul(xp, dt, mul(xp, dt, g, r(c, "result")), sub(
+            xp, dt, 1, r(c, "result")))),
         "relu": _unary(lambda c, xp, dt, g: mul(xp, dt, g, gt(xp, dtypes.bool_, r(c, "result"), 0))),
     }
     formulas["addmm"] = _addmm

@@ -51,6 +51,11 @@ def ufunc(f, a, out, dt):
     if out is None:
         for x in a:
             if getattr(x, "dtype", None) is not npd:
+                # A Python float or int next to float32/float64 arrays is converted to that
+                # dtype by numpy itself (NEP 50: Python numbers are "weak"), the same loop.
+                c = x.__class__
+                if (c is float or c is int) and npd in _WEAK_OK:
+                    continue
                 break
         else:
             r = f(*a)
@@ -58,6 +63,9 @@ def ufunc(f, a, out, dt):
                 return r
         return f(*a, dtype=npd, casting="unsafe")
     return f(*a, out=out, dtype=npd, casting="unsafe")
+
+
+_WEAK_OK = (dtypes.float32.np, dtypes.float64.np)  # (not float16: a big number overflows there)
 
 
 def uf(fname):
@@ -230,7 +238,10 @@ def _sub_dtype(spec, ins, params):
 _sub_dtype.plain_dtype = lambda dt: None if dt is dtypes.bool_ else dt  # bool: the rule raises
 
 
-def _alpha_g(c, g, sign):
+def _alpha_g(c, g, sign, i=1):
+    """The gradient of argument ``i`` scaled by alpha (None when it needs none: not computed)."""
+    if not c.needs_input_grad[i]:
+        return None
     a = c["alpha"] * sign
     return g if a == 1 else g * a
 
@@ -250,7 +261,7 @@ def _rsub_fwd(xp, a, b, out=None, dt=None, alpha=1):
     return ufunc(xp.subtract, (b, _scaled(xp, a, alpha)), out, dt)
 
 
-RSUB = binary("rsub", _rsub_fwd, lambda c, g: (red(c, 0, _alpha_g(c, g, -1)), red(c, 1, g)),
+RSUB = binary("rsub", _rsub_fwd, lambda c, g: (red(c, 0, _alpha_g(c, g, -1, 0)), red(c, 1, g)),
               params={"alpha": 1}, dtype_rule=_sub_dtype, t=False, method=False)
 _RSUB1 = overload(RSUB, "RsubBackward1", scalar_edges=False)
 RSUB.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _RSUB1
