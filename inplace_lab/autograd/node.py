@@ -224,10 +224,11 @@ def edge_of(t):
 class OpNode(Node):
     """The backward of one op from the op table (``MulBackward0``, ``ExpBackward0``...)."""
 
-    __slots__ = ("spec", "params", "saved", "input_meta", "needs_input_grad", "edge_args")
+    __slots__ = ("spec", "params", "saved", "input_meta", "needs_input_grad", "edge_args",
+                 "policy")
 
     def __init__(self, spec, next_functions, params, input_meta, needs_input_grad,
-                 edge_args=None):
+                 edge_args=None, policy=None):
         # (Node.__init__, written out: one node per recorded op)
         self.next_functions = next_functions if next_functions.__class__ is tuple else \
             tuple(next_functions)
@@ -242,6 +243,7 @@ class OpNode(Node):
         self.needs_input_grad = needs_input_grad
         # which arguments the edges belong to (backward formulas answer per argument)
         self.edge_args = tuple(range(len(next_functions))) if edge_args is None else edge_args
+        self.policy = policy  # a facade's tensors: whose rules the op ran under
 
     def name(self) -> str:
         return self.spec.node_name

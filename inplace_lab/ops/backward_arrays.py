@@ -7,14 +7,15 @@ grad mode is off while the engine runs), nobody can see those intermediates, so 
 kernels can run on the arrays and only the final gradient becomes a Tensor.
 
 The tensor formula stays the reference: it is what ``create_graph=True``, ``gradcheck``,
-facade tensors, hooked nodes and a listening trace run. An array formula here calls the
+hooked nodes and a listening trace run. An array formula here calls the
 very same table kernels (``_k("mul")`` is ``OPS["mul"].forward``) in the same order with
 the same dtype, so both give bit-identical gradients; ``tests/autograd/test_backward_arrays.py``
 checks that per op, with broadcasting and several dtypes.
 
 The lane is taken only when it cannot differ: every gradient and every tensor input share
-one real floating dtype and one device object, no facade policy, no hook (``node._extra``
-is None), no listener. Anything else returns None and the tensor formula runs. Saved
+one real floating dtype and one device object, the gradients one facade (its results are
+that facade's tensors, as the tensor formula's would be), no hook (``node._extra`` is None),
+no listener. Anything else returns None and the tensor formula runs. Saved
 tensors are unpacked through ``node[name]`` as before (version check, saved-tensor hooks).
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .table import OPS
 _gm = grad_mode.state
 _FLOAT = dtypes.FLOAT
 _ndarray = backend.np.ndarray
+_CLASSES = Tensor._policy_classes  # facade policy -> its Tensor class
 
 
 class _Fallback(Exception):
@@ -84,8 +86,9 @@ def runner(formula, index_args=()):
             return None
         dt = dev = None
         arrays = []
+        pol = grads[0]._pol if grads and grads[0] is not None else None
         for g in grads:
-            if g is None or g._pol is not None:
+            if g is None or g._pol is not pol:
                 return None
             if dt is None:
                 dt, dev = g._dtype, g._storage.device
@@ -116,11 +119,12 @@ def runner(formula, index_args=()):
             else:
                 if r.__class__ is _ndarray and r.ndim and r.flags.c_contiguous and \
                         r.dtype is dt.np:  # (what _wrap does with such an array, in one call)
-                    out.append(fresh(Tensor, r, dt, dev, None))
+                    out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r,
+                                     dt, dev, pol))
                 else:
                     if not isinstance(r, xp.ndarray):
                         r = xp.asarray(r)
-                    out.append(Tensor._wrap(r, dev))
+                    out.append(Tensor._wrap(r, dev, pol))
         return tuple(out)
 
     run.formula = formula

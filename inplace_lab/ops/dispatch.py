@@ -287,11 +287,8 @@ def make_node(spec, ins, params, pol):
             if scalar_edges and i in edge_args:
                 keep.append(i)
                 edges.append(_NO_EDGE)
-    node = OpNode(spec, tuple(edges), {**params, **numbers} if numbers else dict(params),
-                  tuple(meta), tuple(needs), tuple(keep))
-    if pol is not None:  # a facade's tensor: the node remembers whose rules it ran under
-        node.op_meta["policy"] = pol
-    return node
+    return OpNode(spec, tuple(edges), {**params, **numbers} if numbers else dict(params),
+                  tuple(meta), tuple(needs), tuple(keep), pol)
 
 
 _NO_EDGE = (None, 0)

@@ -101,3 +101,36 @@ def test_saved_tensor_version_check_still_runs():
     y.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("facade", ["torch", "paddle"])
+def test_facade_tensors_take_the_array_lane_and_keep_their_class(facade):
+    """A facade's nodes run the array formulas too; the gradients are that facade's tensors,
+    bit for bit the tensor formulas' (which are what runs with the lane switched off)."""
+    import importlib
+
+    lib = importlib.import_module(f"inplace_lab.{facade}")
+    make = lib.to_tensor if facade == "paddle" else lib.tensor
+    out = []
+    for use_arrays in (True, False):
+        saved = {n: OPS[n].backward_array for n in ARRAY_OPS}
+        taken = []
+        try:
+            for n in ARRAY_OPS:
+                f = saved[n]
+                OPS[n].backward_array = (lambda node, g, f=f: taken.append(f(node, g)) or
+                                         taken[-1]) if use_arrays else None
+            rng = np.random.default_rng(3)
+            x = make(rng.uniform(0.5, 2.0, (3, 4)).astype(np.float32), stop_gradient=False) \
+                if facade == "paddle" else make(rng.uniform(0.5, 2.0, (3, 4)).astype(np.float32),
+                                                 requires_grad=True)
+            y = ((x * 1.5 + 0.25).tanh() - x).exp() * x
+            y.sum().backward()
+        finally:
+            for n in ARRAY_OPS:
+                OPS[n].backward_array = saved[n]
+        assert type(x.grad) is type(x) and x.grad._pol == x._pol
+        out.append((x.grad, sum(t is not None for t in taken)))
+    (ga, n_arrays), (gt, n_tensor) = out
+    assert n_arrays >= 6 and n_tensor == 0
+    assert np.array_equal(ga.numpy(), gt.numpy())
