@@ -232,9 +232,19 @@ def _pool_taps(xp, x4, k, s, p, d, hw):
     return xpad, taps
 
 
-def _taps_max(xp, taps):
+def _taps_max(xp, x, taps, zero_signs=True):
     """The windows' maximum, tap by tap, by PyTorch's rule ``val > max or isnan(val)``: the
-    first of equal values wins (the sign of a zero is the first zero's), NaN propagates."""
+    first of equal values wins (the sign of a zero is the first zero's), NaN propagates.
+
+    ``maximum`` gives the same values (NaN included) except, maybe, the sign of a zero
+    maximum between -0.0 and 0.0; the masked rule (several times slower) runs only when
+    some maximum is zero and the input holds a -0.0.
+    """
+    y = taps[0][2].copy()
+    for _, _, t in taps[1:]:
+        xp.maximum(y, t, out=y)
+    if not zero_signs or not (y == 0).any() or not ((x == 0) & xp.signbit(x)).any():
+        return y
     y = taps[0][2].copy()
     for _, _, t in taps[1:]:
         m = t > y
@@ -250,7 +260,7 @@ def _max_pool_fwd(xp, x, out=None, dt=None, kernel_size=2, stride=None, padding=
                                   "backward recomputes the argmax from the saved input")
     x4 = x if x.ndim == 4 else x[None]
     k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    y = _taps_max(xp, _pool_taps(xp, x4, k, s, p, d, hw)[1])
+    y = _taps_max(xp, x4, _pool_taps(xp, x4, k, s, p, d, hw)[1])
     return y if x.ndim == 4 else y[0]
 
 
@@ -260,7 +270,8 @@ def _max_pool_grad_fwd(xp, g, x, out=None, dt=None, kernel_size=2, stride=None, 
     x4, g4 = (x[None], g[None]) if unbatched else (x, g)
     k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
     xpad, taps = _pool_taps(xp, x4, k, s, p, d, hw)
-    y = _taps_max(xp, taps)
+    y = _taps_max(xp, x4, taps, zero_signs=False)  # compared with ==: the sign of 0 is moot
+    nan = bool((y != y).any())
     g4 = g4.astype(x4.dtype, copy=False)
     gp = xp.zeros(xpad.shape, dtype=x4.dtype)
     free = xp.ones(y.shape, dtype=bool)  # windows whose argmax is still to be found
@@ -269,11 +280,13 @@ def _max_pool_grad_fwd(xp, g, x, out=None, dt=None, kernel_size=2, stride=None, 
         inside = xp.zeros(xpad.shape[-2:], dtype=bool)
         inside[p[0]:p[0] + x4.shape[2], p[1]:p[1] + x4.shape[3]] = True
     for r0, c0, t in taps:  # the first tap equal to the max (or the first NaN) takes the grad
-        hit = (t == y) | (t != t)
+        hit = t == y
+        if nan:
+            hit |= t != t
         if inside is not None:
             hit &= inside[r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]]
         hit &= free
-        free &= ~hit
+        free ^= hit
         gp[:, :, r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]] += \
             g4 * hit
     gx = gp[:, :, p[0]:p[0] + x4.shape[2], p[1]:p[1] + x4.shape[3]]
