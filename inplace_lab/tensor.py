@@ -21,15 +21,14 @@ from .version import InferenceCounter, VersionCounter
 class Tensor:
     """An n-dimensional array that shares storage with its views and records versions."""
 
-    # Slots for what every tensor sets and the core reads on every op; the rest are class
-    # defaults that a tensor overrides in its __dict__ when it needs to (a view's base, a
-    # leaf's grad, a name ...), so making an op's result writes ten fields, not eighteen.
-    __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_vc", "_arr",
-                 "_requires_grad", "_grad_fn", "_pol", "__weakref__", "__dict__")
-    _base = None  # the tensor this one is a view of
+    # Slots for what the core sets or reads on every op (a view's base and meta, a recorded
+    # result's output number included); the rest are class defaults that a tensor overrides
+    # in its __dict__ when it needs to (a leaf's grad and hooks, a name ...), so making an
+    # op's result writes thirteen fields, not eighteen.
+    __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_vc", "_arr", "_base",
+                 "_requires_grad", "_grad_fn", "_output_nr", "_view_meta", "_pol", "__weakref__",
+                 "__dict__")
     _grad = None
-    _output_nr = 0
-    _view_meta = None
     _grad_acc = None
     _hooks = None
     _name = None
@@ -69,11 +68,12 @@ class Tensor:
         self._dtype = storage.dtype
         self._vc = vc if vc is not None else (
             InferenceCounter() if grad_mode.state.inference else VersionCounter())
-        if base is not None:
-            self._base = base
+        self._base = base
         self._arr = None
         self._requires_grad = False
         self._grad_fn = None
+        self._output_nr = 0
+        self._view_meta = None
         self._pol = None  # (the _policy setter: only a facade policy changes the class)
 
     @classmethod
@@ -112,8 +112,11 @@ class Tensor:
         a._dtype = t._dtype
         a._vc = t._vc
         a._arr = t._arr
+        a._base = None
         a._requires_grad = False
         a._grad_fn = None
+        a._output_nr = 0
+        a._view_meta = None
         a._pol = None
         if t._pol is not None:
             a._policy = t._pol
@@ -527,8 +530,11 @@ def fresh(cls, arr, dt, dev, pol):
     t._dtype = dt
     t._vc = VersionCounter() if not _gm_state.inference else InferenceCounter()
     t._arr = arr
+    t._base = None
     t._requires_grad = False
     t._grad_fn = None
+    t._output_nr = 0
+    t._view_meta = None
     t._pol = pol
     return t
 

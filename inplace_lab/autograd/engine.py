@@ -253,11 +253,16 @@ class GradBuffers:
             self._foreign[id(g)] = g
         buf = self._bufs.get(node)
         if buf is None:
-            buf = self._bufs[node] = [None] * max(node.num_outputs, nr + 1)
+            n = node.num_outputs
+            buf = self._bufs[node] = [None] * (n if n > nr else nr + 1)
         old = buf[nr]
         if old is None:
             buf[nr] = g
-            self._hold(g)
+            entry = self._refs.get(id(g))  # (_hold, written out: once per edge)
+            if entry is None:
+                self._refs[id(g)] = [g, 1]
+            else:
+                entry[1] += 1
         elif not grad_mode.state.enabled and old is not g and self._sole(old, held=1) and \
                 _dense(old) and old.shape == g.shape:
             old.add_(g)
@@ -280,9 +285,15 @@ class GradBuffers:
         """The gradients for ``node`` (``None`` if none arrived); the engine hands them on."""
         buf = self._bufs.pop(node, None)
         if buf is not None:
+            refs = self._refs
             for g in buf:
                 if g is not None:
-                    self._drop(g)
+                    entry = refs.get(id(g))  # (_drop, written out: once per edge)
+                    if entry is not None:
+                        if entry[1] == 1:
+                            del refs[id(g)]
+                        else:
+                            entry[1] -= 1
         return buf
 
     def sole_owner(self, g) -> bool:

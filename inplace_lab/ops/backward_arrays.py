@@ -84,18 +84,25 @@ def runner(formula, index_args=()):
     def run(node, grads):
         if _gm.enabled or hooks.active:
             return None
-        dt = dev = None
-        arrays = []
-        pol = grads[0]._pol if grads and grads[0] is not None else None
-        for g in grads:
-            if g is None or g._pol is not pol:
+        if len(grads) == 1:  # (one output: the loop below for one gradient)
+            g = grads[0]
+            if g is None:
                 return None
-            if dt is None:
-                dt, dev = g._dtype, g._storage.device
-            elif g._dtype is not dt or g._storage.device is not dev:
-                return None
-            a = g._arr
-            arrays.append(a if a is not None else g._a)
+            pol, dt, dev, a = g._pol, g._dtype, g._storage.device, g._arr
+            arrays = [a if a is not None else g._a]
+        else:
+            dt = dev = None
+            arrays = []
+            pol = grads[0]._pol if grads and grads[0] is not None else None
+            for g in grads:
+                if g is None or g._pol is not pol:
+                    return None
+                if dt is None:
+                    dt, dev = g._dtype, g._storage.device
+                elif g._dtype is not dt or g._storage.device is not dev:
+                    return None
+                a = g._arr
+                arrays.append(a if a is not None else g._a)
         if dt is None or dt.category != _FLOAT:
             return None
         for i, meta in enumerate(node.input_meta):  # (devices: one object each, see Storage)
