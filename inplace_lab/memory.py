@@ -1,7 +1,8 @@
 """Per-device memory accounting: every storage allocation and free, live bytes and peak.
 
-``Storage`` reports here when it allocates and (from its ``__del__``) when its
-last reference dies, so the numbers are exact bytes of tensor data:
+``Storage`` counts itself in these tables when it allocates and (from its ``__del__``)
+when its last reference dies (storage.py: the two hottest lines of the library, so they
+are written there rather than called here), so the numbers are exact bytes of tensor data:
 the figures PyTorch's ``torch.cuda.memory_allocated`` reports, for every device
 (``cpu``, ``cuda:0``; a simulated GPU is accounted separately from the CPU).
 
@@ -38,27 +39,6 @@ def _add(k: str, nbytes: int) -> None:
     _allocated[k] = cur
     if cur > _peak.get(k, 0):
         _peak[k] = cur
-
-
-def record_alloc(storage) -> int:
-    """Count a new storage; returns its allocation sequence number."""
-    k = storage.device.key
-    nbytes = storage.data.nbytes
-    cur = _allocated.get(k, 0) + nbytes  # (_add, inlined: this runs once per op result)
-    _allocated[k] = cur
-    if cur > _peak.get(k, 0):
-        _peak[k] = cur
-    if _listeners:
-        for cb in _listeners:
-            cb("alloc", storage.id, k, nbytes)
-    return next(_seq)
-
-
-def record_free(storage_id: int, dev_key: str, nbytes: int) -> None:
-    _allocated[dev_key] -= nbytes  # (record_alloc made the entry)
-    if _listeners:
-        for cb in _listeners:
-            cb("free", storage_id, dev_key, nbytes)
 
 
 def record_realloc(storage, old_nbytes: int) -> None:

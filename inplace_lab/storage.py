@@ -19,7 +19,7 @@ from .dtypes import dtype as _dtype
 
 _ids = itertools.count(1)
 _DEVICES: dict = {}  # device key -> the device object every storage on that device holds
-_record_alloc, _record_free = memory.record_alloc, memory.record_free  # (one lookup each, per op)
+_allocated, _peak, _listeners, _seq = memory._allocated, memory._peak, memory._listeners, memory._seq
 
 
 class Storage:
@@ -40,19 +40,34 @@ class Storage:
         self.counted = counted
         self.pinned = pinned  # page-locked host memory (cupy's pinned allocator)
         self._owners = None  # WeakSet of named tensors on this storage, made by the first name
-        self.alloc_step = _record_alloc(self) if counted else 0
+        if counted:  # count it (memory's tables): live bytes, peak, listeners, sequence number
+            k, n = dev.key, data.nbytes
+            cur = _allocated.get(k, 0) + n
+            _allocated[k] = cur
+            if cur > _peak.get(k, 0):
+                _peak[k] = cur
+            if _listeners:
+                for cb in _listeners:
+                    cb("alloc", self.id, k, n)
+            self.alloc_step = next(_seq)
+        else:
+            self.alloc_step = 0
 
     @staticmethod
     def _canonical(dev):
         """The one device object for ``dev`` ("cuda" alone: the current device, as PyTorch)."""
-        if dev.key == "cuda":
-            return backend.concrete(dev)  # (not cached: the current device may change)
+        if dev.key == "cuda":  # (plain "cuda" is never a key here: the current device may change)
+            dev = backend.concrete(dev)
         return _DEVICES.setdefault(dev.key, dev)
 
     def __del__(self):
         """The last reference is gone: report the free (with the size at that moment)."""
         if self.counted:
-            _record_free(self.id, self.device.key, self.data.nbytes)
+            k, n = self.device.key, self.data.nbytes
+            _allocated[k] -= n  # (the allocation made the entry)
+            if _listeners:
+                for cb in _listeners:
+                    cb("free", self.id, k, n)
 
     @classmethod
     def allocate(cls, n: int, dt: _dtype, dev: backend.device) -> "Storage":

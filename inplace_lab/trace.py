@@ -345,8 +345,8 @@ class Trace:
             return
         self._busy = True
         try:
-            # frame 1 is memory.record_alloc/record_free; the walk starts at its caller
-            frame, in_backward = _caller(sys._getframe(2))
+            # frame 1 is Storage.__init__/__del__, which call the listeners; the walk starts there
+            frame, in_backward = _caller(sys._getframe(1))
             self._in_backward = in_backward
             at = len(self._steps) + self._rawn
             if self._pending:
