@@ -262,16 +262,20 @@ def _needs_grad(spec, ins):
 
 
 def make_node(spec, ins, params, pol):
-    """A graph node with an edge per differentiable argument, as PyTorch lays them out."""
-    meta, needs, edges, keep, numbers = [], [], [], [], None
-    edge_args, scalar_edges = spec.edge_args, spec.scalar_edges
+    """A graph node with an edge per differentiable argument, as PyTorch lays them out.
+
+    (``params`` is shared with the node, not copied, unless numbers join it: nothing
+    writes a node's params.)
+    """
+    meta, needs, edges, numbers = [], [], [], None
+    edge_args = spec.edge_args
+    keep = edge_args if len(ins) == spec.n_args else None  # None: worked out below
     for i, x in enumerate(ins):
         if isinstance(x, Tensor):
             meta.append((x._shape, x._dtype, x._storage.device))
             rg = x._requires_grad
             needs.append(rg)
             if i in edge_args:
-                keep.append(i)
                 if not rg:
                     edges.append(_NO_EDGE)
                 elif x._grad_fn is not None and x._view_meta is None:  # (edge_of, common case)
@@ -284,11 +288,16 @@ def make_node(spec, ins, params, pol):
             if numbers is None:
                 numbers = {}
             numbers[spec.args[i]] = x
-            if scalar_edges and i in edge_args:
-                keep.append(i)
-                edges.append(_NO_EDGE)
-    return OpNode(spec, tuple(edges), {**params, **numbers} if numbers else dict(params),
-                  tuple(meta), tuple(needs), tuple(keep), pol)
+            if i in edge_args:
+                if spec.scalar_edges:
+                    edges.append(_NO_EDGE)
+                else:
+                    keep = None
+    if keep is None:  # an argument without an edge: which ones have one
+        keep = tuple([i for i in edge_args if i < len(ins) and
+                      (meta[i] is not None or spec.scalar_edges)])
+    return OpNode(spec, tuple(edges), {**params, **numbers} if numbers else params,
+                  tuple(meta), tuple(needs), keep, pol)
 
 
 _NO_EDGE = (None, 0)
