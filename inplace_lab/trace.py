@@ -100,6 +100,8 @@ class Trace:
         self._pending_at: tuple | None = None  # (id(frame), code, naming plan) of those results
         self._last_snap: dict = {}  # tid -> its latest raw snapshot (shared while unchanged)
         self._last_storage: dict = {}  # storage id -> its latest raw small-storage snapshot
+        self._snapc: dict = {}  # tid -> (raw snapshot, id(grad_fn)): reused while still true
+        self._allocs: list = []  # allocs not recorded yet: they take the next event's frame
         self._labels: dict[int, str] = {}
         self._label_step: dict[int, int] = {}  # tid -> step index its label was found at
         self._next = 1
@@ -112,6 +114,8 @@ class Trace:
 
     @property
     def steps(self) -> list:
+        if self._allocs:
+            self._flush_allocs(*_caller(sys._getframe(1)))
         if self._raw:
             self._materialize()
         return self._steps
@@ -124,7 +128,7 @@ class Trace:
 
     def _count(self) -> int:
         """Number of steps recorded so far (without building them)."""
-        return len(self._steps) + self._rawn
+        return len(self._steps) + self._rawn + len(self._allocs)
 
     # -- recording ----------------------------------------------------------------------------
     def __enter__(self):
@@ -134,6 +138,8 @@ class Trace:
 
     def __exit__(self, et, ev, tb):
         hooks.detach(self)
+        if self._allocs:
+            self._flush_allocs(*_caller(sys._getframe(1)))
         if isinstance(ev, InplaceLabError):
             self.error = ev
             ev.trace = self  # the error now carries everything needed to explain it
@@ -221,6 +227,15 @@ class Trace:
         if hit is not None and hit[0]() is t and (fresh or self._in_backward or
                                                   hit[1] in self._labels):
             tid = hit[1]  # the common case, without _seen_tid's call
+            c = self._snapc.get(tid)
+            if c is not None:  # still true? (every field a snapshot shows, or what decides it)
+                r = c[0]
+                st = t._storage
+                if (t._vc.version == r[8] and t._shape is r[1] and t._strides is r[2] and
+                        t._offset == r[3] and st.id == r[4] and st.data.size == r[5] and
+                        t._requires_grad is r[9] and id(t._grad_fn) == c[1] and
+                        t._name is r[14] and t._base is None):
+                    return r
         else:
             tid = self._seen_tid(t, frame, at, fresh)
         gf = t._grad_fn
@@ -237,8 +252,11 @@ class Trace:
              cid, t._name, base._name if base is not None else None)
         last = self._last_snap.get(tid)  # unchanged since its last event: keep one tuple
         if last == r:
-            return last
-        self._last_snap[tid] = r
+            r = last
+        else:
+            self._last_snap[tid] = r
+        if base is None:  # (a view's snapshot also looks its base's name up: not cached)
+            self._snapc[tid] = (r, id(gf))
         return r
 
     def _label_at(self, tid: int, name, at: int) -> str:
@@ -317,13 +335,22 @@ class Trace:
             # frame 1 is hooks.emit_op, ours; the walk starts at its caller
             frame, in_backward = _caller(sys._getframe(2))
             self._in_backward = in_backward
+            if self._allocs:  # the allocs of this op's results: the same line as the op
+                self._flush_allocs(frame, in_backward)
             at = len(self._steps) + self._rawn
             if self._pending:  # results of the previous step: their assignment has happened now
                 self._name_pending(frame, at)
             snap = self._raw_snap
             ins = tuple([snap(t, frame, at) for t in inputs]) if inputs else ()
-            fresh = kind != "inplace" and kind != "out"
-            outs = tuple([snap(t, frame, at, fresh) for t in outputs])
+            if kind == "inplace" or kind == "out":
+                snapc = self._snapc
+                for t in outputs:  # written: look at every field again
+                    hit = self._ids.get(id(t))
+                    if hit is not None:
+                        snapc.pop(hit[1], None)
+                outs = tuple([snap(t, frame, at) for t in outputs])
+            else:
+                outs = tuple([snap(t, frame, at, True) for t in outputs])
             ctx, storages = self._around(inputs + outputs if inputs else outputs, frame, at)
             bump = None
             if before is not None:  # the bump step that follows: the written tensor again
@@ -340,14 +367,23 @@ class Trace:
         finally:
             self._busy = False
 
+    # allocs wait for the next event and take its frame (the op that made the storage, in
+    # the same user line: no user code runs in between), instead of walking the frames
+    _defer_allocs = True
+
     def on_memory(self, what, storage_id, dev, nbytes) -> None:
         if self._busy:
+            return
+        if what == "alloc" and self._defer_allocs:
+            self._allocs.append((storage_id, dev, nbytes, memory._allocated.copy()))
             return
         self._busy = True
         try:
             # frame 1 is Storage.__init__/__del__, which call the listeners; the walk starts there
             frame, in_backward = _caller(sys._getframe(1))
             self._in_backward = in_backward
+            if self._allocs:
+                self._flush_allocs(frame, in_backward)
             at = len(self._steps) + self._rawn
             if self._pending:
                 self._name_pending(frame, at)
@@ -361,6 +397,22 @@ class Trace:
         finally:
             self._busy = False
 
+    def _flush_allocs(self, frame, in_backward) -> None:
+        """Record the waiting allocs as steps of ``frame`` (the event that follows them)."""
+        allocs, self._allocs = self._allocs, []
+        at = len(self._steps) + self._rawn
+        if self._pending:  # (the first of them is the first event after the last step)
+            self._name_pending(frame, at)
+        if frame is not None:
+            code, lineno = frame.f_code, frame.f_lineno
+        else:
+            code, lineno = None, 0
+        raw = self._raw
+        for sid, dev, nbytes, mem in allocs:
+            raw.append((at, "alloc", code, lineno, in_backward, sid, dev, nbytes, mem))
+            at += 1
+        self._rawn += len(allocs)
+
     def on_save(self, saved, t) -> None:
         if self._busy:
             return
@@ -368,6 +420,8 @@ class Trace:
         try:
             frame, in_backward = _caller(sys._getframe(2))
             self._in_backward = in_backward
+            if self._allocs:
+                self._flush_allocs(frame, in_backward)
             at = len(self._steps) + self._rawn
             if self._pending:
                 self._name_pending(frame, at)
@@ -473,6 +527,8 @@ class Trace:
         plain subscriber)."""
         frame, in_backward = _caller(start)
         self._in_backward = in_backward
+        if self._allocs:
+            self._flush_allocs(frame, in_backward)
         at = len(self._steps) + self._rawn
         if self._pending:  # results of the previous step: their assignment has happened now
             self._name_pending(frame, at)

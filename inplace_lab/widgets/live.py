@@ -37,6 +37,9 @@ class WatchTrace(Trace):
     recorded (as cheap tuples; steps are built when read).
     """
 
+    # an alloc is walked at once: the next event this trace keeps may come much later
+    _defer_allocs = False
+
     def __init__(self, tensors, namespace):
         super().__init__(namespace=namespace)
         self.storages = {t._storage.id for t in tensors}
