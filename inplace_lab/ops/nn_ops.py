@@ -137,12 +137,14 @@ def _conv_grad_input_fwd(xp, g, w, out=None, dt=None, input_shape=None, stride=1
     o, cg, kh, kw = w.shape
     if groups == 1:  # col2im of W.T @ g: (C*k*k, O) @ (N, O, L) -> (N, C, kh, kw, Ho, Wo)
         cols = xp.matmul(w.reshape(o, -1).T, g.reshape(n, o, -1)).reshape(n, c, kh, kw, *hw)
-        tap = lambda i, j: cols[:, :, i, j]  # noqa: E731
+        def tap(i, j):
+            return cols[:, :, i, j]
     else:
         gg = g.reshape(n, groups, o // groups, *hw)
         wg = w.reshape(groups, o // groups, cg, kh, kw)
         contrib = xp.einsum("ngohw,gocij->ngchwij", gg, wg, optimize=True).reshape(n, c, *hw, kh, kw)
-        tap = lambda i, j: contrib[..., i, j]  # noqa: E731
+        def tap(i, j):
+            return contrib[..., i, j]
     gp = xp.zeros((n, c, h + 2 * p[0], wd + 2 * p[1]), dtype=g.dtype)
     for i in range(kh):  # scatter every kernel tap back to the pixels it read
         for j in range(kw):
@@ -243,12 +245,13 @@ def _taps_max(xp, x, taps, zero_signs=True):
     y = taps[0][2].copy()
     for _, _, t in taps[1:]:
         xp.maximum(y, t, out=y)
-    if not zero_signs or not (y == 0).any() or not ((x == 0) & xp.signbit(x)).any():
+    if not zero_signs or x.dtype.kind != "f" or not (y == 0).any() or \
+            not ((x == 0) & xp.signbit(x)).any():
         return y
     y = taps[0][2].copy()
     for _, _, t in taps[1:]:
         m = t > y
-        m |= t != t
+        m |= xp.isnan(t)
         xp.copyto(y, t, where=m)
     return y
 
@@ -271,7 +274,7 @@ def _max_pool_grad_fwd(xp, g, x, out=None, dt=None, kernel_size=2, stride=None, 
     k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
     xpad, taps = _pool_taps(xp, x4, k, s, p, d, hw)
     y = _taps_max(xp, x4, taps, zero_signs=False)  # compared with ==: the sign of 0 is moot
-    nan = bool((y != y).any())
+    nan = y.dtype.kind in "fc" and bool(xp.isnan(y).any())
     g4 = g4.astype(x4.dtype, copy=False)
     gp = xp.zeros(xpad.shape, dtype=x4.dtype)
     free = xp.ones(y.shape, dtype=bool)  # windows whose argmax is still to be found
@@ -282,7 +285,7 @@ def _max_pool_grad_fwd(xp, g, x, out=None, dt=None, kernel_size=2, stride=None, 
     for r0, c0, t in taps:  # the first tap equal to the max (or the first NaN) takes the grad
         hit = t == y
         if nan:
-            hit |= t != t
+            hit |= xp.isnan(t)
         if inside is not None:
             hit &= inside[r0:r0 + s[0] * (hw[0] - 1) + 1:s[0], c0:c0 + s[1] * (hw[1] - 1) + 1:s[1]]
         hit &= free

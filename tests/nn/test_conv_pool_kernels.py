@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-import torch.nn.functional as TF  # noqa: E402
+import torch.nn.functional as TF
 
-import inplace_lab as il  # noqa: E402
-import inplace_lab.nn.functional as F  # noqa: E402
+import inplace_lab as il
+import inplace_lab.nn.functional as F
 
 rng = np.random.default_rng(11)
 

@@ -12,9 +12,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import inplace_lab as il  # noqa: E402
-import inplace_lab.nn.functional as F  # noqa: E402
-from inplace_lab.ops.table import OPS  # noqa: E402
+import inplace_lab as il
+import inplace_lab.nn.functional as F
+from inplace_lab.ops.table import OPS
 
 rng = np.random.default_rng(3)
 

@@ -15,11 +15,11 @@ torch = pytest.importorskip("torch")
 
 SHAPES = [(3,), (70, 1000), (5, 7), (algorithms._BLOCK + 3,)]
 CONFIGS = [
-    ("Adam", dict(lr=1e-2)),
-    ("Adam", dict(lr=1e-2, weight_decay=0.1, betas=(0.8, 0.99), eps=1e-6)),
-    ("Adam", dict(lr=1e-2, maximize=True)),
-    ("AdamW", dict(lr=1e-2, weight_decay=0.05)),
-    ("Adam", dict(lr=1e-2, amsgrad=True)),
+    ("Adam", {"lr": 1e-2}),
+    ("Adam", {"lr": 1e-2, "weight_decay": 0.1, "betas": (0.8, 0.99), "eps": 1e-6}),
+    ("Adam", {"lr": 1e-2, "maximize": True}),
+    ("AdamW", {"lr": 1e-2, "weight_decay": 0.05}),
+    ("Adam", {"lr": 1e-2, "amsgrad": True}),
 ]
 
 
