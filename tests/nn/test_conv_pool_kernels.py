@@ -71,3 +71,8 @@ def test_max_pool2d_nan_propagates_like_torch():
     y = F.max_pool2d(il.tensor(x), 2).numpy()
     t = TF.max_pool2d(torch.tensor(x), 2).numpy()
     assert np.array_equal(y, t, equal_nan=True)
+
+
+def test_max_pool2d_integer_input_with_zero_maximum():
+    x = il.tensor([[[[0, -1], [-2, -3]]]])
+    assert F.max_pool2d(x, 2).tolist() == [[[[0]]]]
