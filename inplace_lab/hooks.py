@@ -54,6 +54,7 @@ _step = itertools.count(1)
 # WeakKeyDictionary, whose every store made a new callback weakref.
 _seen: dict = {}
 _seen_prune = [1024]  # drop entries of dead counters when the dict grows past this
+_wref = weakref.ref
 
 EVENT_KINDS = ("alloc", "free", "op", "bump", "save", "node", "accumulate", "check", "error")
 
@@ -167,11 +168,15 @@ def emit(ev: Event) -> None:
 
 def _mark(vc) -> None:
     """Remember the version an event showed for this counter (for resize_'s bump)."""
-    _seen[id(vc)] = (weakref.ref(vc), vc.version)
+    _seen[id(vc)] = (_wref(vc), vc.version)
     if len(_seen) > _seen_prune[0]:
-        for k in [k for k, (r, _) in _seen.items() if r() is None]:
-            del _seen[k]
-        _seen_prune[0] = max(1024, 2 * len(_seen))
+        _prune_seen()
+
+
+def _prune_seen() -> None:
+    for k in [k for k, (r, _) in _seen.items() if r() is None]:
+        del _seen[k]
+    _seen_prune[0] = max(1024, 2 * len(_seen))
 
 
 def _seen_version(vc, default: int) -> int:
@@ -208,8 +213,12 @@ def emit_op(spec, kind, ins, out) -> None:
         if before is not None:
             emit(Event("bump", next(_step), name, "", None, [outs[0]],
                        {"before": before, "after": after}))
-    for t in outs:
-        _mark(t._vc)
+    seen = _seen
+    for t in outs:  # (_mark, written out: once per op result)
+        vc = t._vc
+        seen[id(vc)] = (_wref(vc), vc.version)
+    if len(seen) > _seen_prune[0]:
+        _prune_seen()
 
 
 def emit_create(name: str, t) -> None:

@@ -25,8 +25,10 @@ import numpy as _np
 
 from . import hooks, memory
 from .errors import InplaceLabError
-from .frames import _SCAN, _caller, _name_in_frames, _plan, _user_frame, _where, frame_locals
+from .frames import (_CODE_KIND, _SCAN, _caller, _code_kind, _name_in_frames, _plan, _user_frame,
+                     _where, frame_locals)
 _ndarray = _np.ndarray
+_ref = weakref.ref
 STORAGE_VALUES_LIMIT = 64  # storages up to this many elements keep their values in snapshots
 
 
@@ -98,9 +100,10 @@ class Trace:
         self._in_backward = False  # the event being recorded comes from inside backward()
         self._pending: list = []  # (weakref, tid) of results not named yet
         self._pending_at: tuple | None = None  # (id(frame), code, naming plan) of those results
-        self._last_snap: dict = {}  # tid -> its latest raw snapshot (shared while unchanged)
         self._last_storage: dict = {}  # storage id -> its latest raw small-storage snapshot
-        self._snapc: dict = {}  # tid -> (raw snapshot, id(grad_fn)): reused while still true
+        # tid -> (its latest raw snapshot, id(grad_fn)): shared while unchanged, and taken
+        # as it is while the fields that decide it are
+        self._snapc: dict = {}
         self._allocs: list = []  # allocs not recorded yet: they take the next event's frame
         self._labels: dict[int, str] = {}
         self._label_step: dict[int, int] = {}  # tid -> step index its label was found at
@@ -234,7 +237,7 @@ class Trace:
                 if (t._vc.version == r[8] and t._shape is r[1] and t._strides is r[2] and
                         t._offset == r[3] and st.id == r[4] and st.data.size == r[5] and
                         t._requires_grad is r[9] and id(t._grad_fn) == c[1] and
-                        t._name is r[14] and t._base is None):
+                        t._name is r[14] and r[12] is None and t._base is None):
                     return r
         else:
             tid = self._seen_tid(t, frame, at, fresh)
@@ -250,13 +253,11 @@ class Trace:
              gf.name() if gf is not None else "",
              self._seen_tid(base, frame, at) if base is not None else None,
              cid, t._name, base._name if base is not None else None)
-        last = self._last_snap.get(tid)  # unchanged since its last event: keep one tuple
-        if last == r:
-            r = last
-        else:
-            self._last_snap[tid] = r
-        if base is None:  # (a view's snapshot also looks its base's name up: not cached)
-            self._snapc[tid] = (r, id(gf))
+        c = self._snapc.get(tid)  # unchanged since its last event: keep one tuple
+        if c is not None and c[0] == r:
+            r = c[0]
+        # (a view's snapshot also looks its base's name up: never taken from the cache)
+        self._snapc[tid] = (r, id(gf) if base is None else -1)
         return r
 
     def _label_at(self, tid: int, name, at: int) -> str:
@@ -332,8 +333,20 @@ class Trace:
             return
         self._busy = True
         try:
-            # frame 1 is hooks.emit_op, ours; the walk starts at its caller
-            frame, in_backward = _caller(sys._getframe(2))
+            # frame 1 is hooks.emit_op, ours; the walk starts at its caller (frames._caller,
+            # written out: this runs once per op)
+            frame = sys._getframe(2)
+            in_backward = False
+            kinds = _CODE_KIND
+            while frame is not None:
+                code = frame.f_code
+                hit = kinds.get(id(code))
+                k = hit[1] if hit is not None and hit[0] is code else _code_kind(code)
+                if k == 0:
+                    break
+                if k == 2:
+                    in_backward = True
+                frame = frame.f_back
             self._in_backward = in_backward
             if self._allocs:  # the allocs of this op's results: the same line as the op
                 self._flush_allocs(frame, in_backward)
@@ -349,6 +362,42 @@ class Trace:
                     if hit is not None:
                         snapc.pop(hit[1], None)
                 outs = tuple([snap(t, frame, at) for t in outputs])
+            elif len(outputs) == 1:
+                out = outputs[0]
+                outs = (self._fresh_snap(out),)
+                if out._base is None and _no_base(inputs):  # (_around, written out)
+                    ost = out._storage
+                    data = ost.data
+                    storages = {}
+                    last_storage = self._last_storage
+                    for t in inputs:
+                        st = t._storage
+                        sid = st.id
+                        got = storages.get(sid)
+                        if got is None:
+                            storages[sid] = self._small_storage(st, sid, last_storage, t)
+                        elif type(got) is dict and type(got["values"]) is dict:
+                            got["values"] = _sampled_values(st, t, got["values"])  # its cells too
+                    sid = ost.id
+                    got = storages.get(sid)
+                    if got is not None:
+                        if type(got) is dict and type(got["values"]) is dict:
+                            got["values"] = _sampled_values(ost, out, got["values"])
+                    else:
+                        if type(data) is _ndarray and data.size <= STORAGE_VALUES_LIMIT and \
+                                sid not in last_storage:  # a new storage: nothing to compare
+                            storages[sid] = last_storage[sid] = (
+                                data.size, ost.dtype.name, ost.device.key, data.nbytes,
+                                data.tobytes(), data.dtype)
+                        else:
+                            storages[sid] = self._small_storage(ost, sid, last_storage, out)
+                    self._raw.append((at, "op", name, kind, frame.f_code if frame else None,
+                                      frame.f_lineno if frame else 0, ins, outs, (),
+                                      tuple(storages.items()), (), in_backward,
+                                      memory._allocated.copy(), None))
+                    self._rawn += 1
+                    self._pend(outputs, outs, frame, frame.f_code if frame else None)
+                    return
             else:
                 outs = tuple([snap(t, frame, at, True) for t in outputs])
             ctx, storages = self._around(inputs + outputs if inputs else outputs, frame, at)
@@ -367,6 +416,34 @@ class Trace:
         finally:
             self._busy = False
 
+    def _fresh_snap(self, t) -> tuple:
+        """``_raw_snap(t, fresh=True)`` for an op's one new result (no base: written out)."""
+        ids = self._ids
+        hit = ids.get(id(t))
+        if hit is not None and hit[0]() is t:
+            tid = hit[1]
+        else:
+            tid = self._next
+            self._next = tid + 1
+            ids[id(t)] = (_ref(t), tid)
+        base = t._base
+        if base is not None:
+            return self._raw_snap(t, None, 0, True)  # (fresh: no name is looked up)
+        gf = t._grad_fn
+        st = t._storage
+        vc = t._vc
+        hit = self._counters.get(id(vc))
+        cid = hit[1] if hit is not None and hit[0]() is vc else self._counter(vc)
+        rg = t._requires_grad
+        r = (tid, t._shape, t._strides, t._offset, st.id, st.data.size, t._dtype.name,
+             st.device.key, vc.version, rg, gf is None or not rg,
+             gf.name() if gf is not None else "", None, cid, t._name, None)
+        c = self._snapc.get(tid)
+        if c is not None and c[0] == r:
+            r = c[0]
+        self._snapc[tid] = (r, id(gf))
+        return r
+
     # allocs wait for the next event and take its frame (the op that made the storage, in
     # the same user line: no user code runs in between), instead of walking the frames
     _defer_allocs = True
@@ -379,8 +456,20 @@ class Trace:
             return
         self._busy = True
         try:
-            # frame 1 is Storage.__init__/__del__, which call the listeners; the walk starts there
-            frame, in_backward = _caller(sys._getframe(1))
+            # frame 1 is Storage.__init__/__del__, which call the listeners; the walk starts
+            # there (frames._caller, written out: a free is one event per op)
+            frame = sys._getframe(1)
+            in_backward = False
+            kinds = _CODE_KIND
+            while frame is not None:
+                code = frame.f_code
+                hit = kinds.get(id(code))
+                k = hit[1] if hit is not None and hit[0] is code else _code_kind(code)
+                if k == 0:
+                    break
+                if k == 2:
+                    in_backward = True
+                frame = frame.f_back
             self._in_backward = in_backward
             if self._allocs:
                 self._flush_allocs(frame, in_backward)
@@ -486,24 +575,32 @@ class Trace:
             if got is None:
                 got = have.get(sid) if have is not None else None
                 if type(got) is not tuple:
-                    data = st.data
-                    if type(data) is _ndarray and data.size <= STORAGE_VALUES_LIMIT:
-                        # a small numpy storage keeps its bytes (decoded when the step is
-                        # built); unchanged since its last event: share the earlier tuple
-                        raw = data.tobytes()
-                        got = last_storage.get(sid)
-                        if got is None or got[4] != raw or got[0] != data.size:
-                            got = last_storage[sid] = (data.size, st.dtype.name, st.device.key,
-                                                       data.nbytes, raw, data.dtype)
-                    else:
-                        got = _storage_snapshot(st)
+                    got = self._small_storage(st, sid, last_storage, t)
                 storages[sid] = got
-            if type(got) is dict and (got["values"] is None or type(got["values"]) is dict):
+            elif type(got) is dict and (got["values"] is None or type(got["values"]) is dict):
                 got["values"] = _sampled_values(st, t, got["values"])
         # the record holds only tuples of ints, strings, bytes and code objects, which the
         # cyclic GC stops tracking: thousands of kept records would otherwise make it run
         # full collections during the traced program
         return ctx, tuple(storages.items())
+
+    @staticmethod
+    def _small_storage(st, sid, last_storage, t):
+        """A storage as a step shows it: a small numpy storage keeps its bytes (decoded when
+        the step is built; unchanged since its last event: the earlier tuple), a large one
+        its sampled values at the cells a picture of ``t`` shows."""
+        data = st.data
+        if type(data) is _ndarray and data.size <= STORAGE_VALUES_LIMIT:
+            raw = data.tobytes()
+            got = last_storage.get(sid)
+            if got is None or got[4] != raw or got[0] != data.size:
+                got = last_storage[sid] = (data.size, st.dtype.name, st.device.key,
+                                           data.nbytes, raw, data.dtype)
+            return got
+        got = _storage_snapshot(st)
+        if got["values"] is None:
+            got["values"] = _sampled_values(st, t, None)
+        return got
 
     def _pend(self, outputs, outs, frame, code) -> None:
         """Results not named yet: looked up at the next event, after their assignment."""
@@ -513,7 +610,8 @@ class Trace:
             tid = outs[0][0]
             if tid in labels or (t._name and not _is_anon(t._name)):
                 return
-            pend = [(weakref.ref(t), tid)]
+            hit = self._ids.get(id(t))
+            pend = [(hit[0] if hit is not None and hit[1] == tid else _ref(t), tid)]
         else:
             pend = [(weakref.ref(t), r[0]) for t, r in zip(outputs, outs)
                     if r[0] not in labels and not _named(t)]
@@ -669,6 +767,13 @@ def _where_cached(cache: dict, code, lineno: int) -> dict:
         hit = cache[key] = {"filename": fn, "lineno": lineno,
                             "line": linecache.getline(fn, lineno).strip()}
     return hit
+
+def _no_base(tensors) -> bool:
+    for t in tensors:
+        if t._base is not None:
+            return False
+    return True
+
 
 def _named(t) -> bool:
     return bool(t._name) and not _is_anon(t._name)
