@@ -9,6 +9,7 @@ import gc
 
 from .. import backend, dtypes, hooks, layout, policy
 from ..autograd import grad_mode
+from ..autograd.node import Node
 from ..tensor import Tensor
 from . import dispatch
 from .table import OPS
@@ -288,6 +289,127 @@ def grow_storage(st, n):
             ref._arr = None
 
 
+# ---- set_: the tensor becomes a window on another storage ---------------------------------------
+
+_SET_USAGE = (
+    "set_() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+    " * ()\n * (torch.Storage source)\n"
+    " * (torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n"
+    " * (Tensor source)\n"
+    " * (Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n")
+_CPP = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+        "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+        "Byte": "unsigned char", "Bool": "bool", "ComplexFloat": "c10::complex<float>",
+        "ComplexDouble": "c10::complex<double>"}
+
+
+class SetNotImplemented(Node):
+    """The grad_fn PyTorch gives a tensor that ``set_`` changed while autograd records.
+
+    PyTorch has no derivative for set_: the node is ``torch::autograd::NotImplemented``,
+    with an edge to the tensor's old history and one to the source's; backward through it
+    raises (as soon as the engine reaches it, not when set_ runs).
+    """
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads):
+        raise RuntimeError("derivative for set_ is not implemented")
+
+
+def _set_geometry_args(self, source, storage_offset, size, stride):
+    """(storage, shape, strides, offset) that ``self.set_(...)`` asks for, checked, or raise."""
+    from ..storage import Storage
+
+    got = ", ".join(type(a).__name__ for a in (source, storage_offset, size, stride)
+                    if a is not None)
+    if source is None:
+        if storage_offset is not None or size is not None or stride is not None:
+            raise TypeError(_SET_USAGE.format(got="None, " + got))
+        empty = Storage.allocate(0, self._dtype, self._storage.device)
+        return empty, (0,), (1,), 0
+    if isinstance(source, Tensor):
+        if source._dtype is not self._dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {_CPP.get(source._dtype.torch_name)} to a tensor "
+                f"of type {_CPP.get(self._dtype.torch_name)}")
+        storage, base_offset = source._storage, source._offset
+        if storage_offset is None and size is None and stride is None:
+            return storage, source._shape, source._strides, source._offset
+    elif isinstance(source, Storage):
+        if source.dtype is not self._dtype._core:
+            raise RuntimeError(
+                f"set_(): this storage holds {source.dtype.name} and the tensor is "
+                f"{self._dtype.name}. PyTorch's untyped storages let set_ reinterpret the bytes; "
+                "inplace_lab's storages are typed, so convert the tensor (or the source) first")
+        storage, base_offset = source, 0
+        if storage_offset is None and size is None and stride is None:
+            return storage, (storage.size(),), (1,), 0
+    else:
+        raise TypeError(_SET_USAGE.format(got=got))
+    if storage_offset is None or size is None or not isinstance(size, (tuple, list)) or \
+            (stride is not None and not isinstance(stride, (tuple, list))):
+        raise TypeError(_SET_USAGE.format(got=got))
+    shape = tuple(int(n) for n in size)
+    strides = layout.contiguous_strides(shape) if stride is None else tuple(int(s) for s in stride)
+    if len(strides) != len(shape):
+        raise RuntimeError(f"unequal size length ({len(shape)}) and stride length ({len(strides)})")
+    if any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    offset = base_offset + int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    return storage, shape, tuple(strides), offset
+
+
+def set_(self, source=None, storage_offset=None, size=None, stride=None):
+    """``x.set_(y)``: x becomes a window on y's storage (same storage object: writes through
+    either are seen by both); ``x.set_(storage, offset, size, stride)`` picks the window;
+    ``x.set_()`` gives x an empty storage of its own.
+
+    What PyTorch 2.13 does, and this does too: x stays the same object and keeps its *own*
+    version counter (not y's), bumped once; y's counter is untouched. x keeps its ``_base``.
+    While autograd records (grad mode on, x or y requires grad) the leaf rules of every
+    in-place op apply, then x gets a ``torch::autograd::NotImplemented`` grad_fn whose
+    backward raises. A window past the end of the storage grows the storage (PyTorch
+    resizes it too). The old storage is freed when nothing else looks at it, which
+    ``memory_allocated`` shows. Everything is checked before anything changes.
+    """
+    storage, shape, strides, offset = _set_geometry_args(self, source, storage_offset, size, stride)
+    if storage.device is not self._storage.device and storage.device != self._storage.device:
+        raise RuntimeError(
+            f'Attempted to set the storage of a tensor on device "{self.device}" to a storage on '
+            f'different device "{storage.device}".  This is no longer allowed; the devices must match.')
+    src = source if isinstance(source, Tensor) else None
+    recording = grad_mode.state.enabled and (
+        self._requires_grad or (src is not None and src._requires_grad))
+    edges = None
+    if recording:
+        policy.check_autograd_inplace("set_", self, policy.policy_of(self))
+        from ..autograd.node import edge_of
+
+        edges = (edge_of(self), edge_of(src))
+    need = offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if \
+        layout.numel(shape) else 0
+    self._vc.bump()  # an inference tensor's counter refuses here, before anything changed
+    if need > storage.size():
+        grow_storage(storage, need)
+    self._storage = storage
+    self._set_geometry(shape, strides, offset)
+    self._arr = None
+    if edges is not None:
+        from ..autograd import views
+
+        views.rebase_history(self, SetNotImplemented(edges))
+    if hooks.active:
+        hooks.emit_op(_SET, "inplace", [self] + ([src] if src is not None else []), self)
+    return self
+
+
+_SET = dispatch.Untabled("set_")
+
+
 def pin_memory(self, device=None):
     """A copy in page-locked host memory (cupy's pinned allocator); self if already pinned."""
     from ..storage import Storage
@@ -359,7 +481,7 @@ def install(cls) -> None:
         "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
         "new_empty": _new_factory("empty"),
         "where": where, "resize_": resize_, "sum_to_size": sum_to_size_method,
-        "pin_memory": pin_memory, "is_pinned": is_pinned, "copy_": copy_,
+        "pin_memory": pin_memory, "is_pinned": is_pinned, "copy_": copy_, "set_": set_,
         "T": property(_T), "mT": property(_mT),
     }
     # permute_ is not PyTorch API; the paddle facade's transpose_(perm) is built on it.

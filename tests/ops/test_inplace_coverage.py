@@ -79,7 +79,6 @@ NOT_YET = {
     "index_reduce_": "index_reduce: owned by the indexing ops",
     "scatter_reduce_": "scatter_reduce: owned by the indexing ops",
     "resize_as_": "resize to another tensor's shape: a metadata op beside resize_",
-    "set_": "storage re-binding: owned by the tensor core",
 }
 
 # Table flags known to disagree with the frameworks (owners: the op's module). Strict xfails:
