@@ -93,12 +93,32 @@ def _targets(modules):
     return out
 
 
+def _lane_methods(swaps):
+    """The Tensor methods the dispatcher's lanes made (closures, so not swappable above):
+    remade by the stripped ``lane``/``lane_inplace`` factories for the same op."""
+    from inplace_lab.tensor import Tensor
+
+    factories = {k: new for owner, k, _, new in swaps
+                 if getattr(owner, "__name__", "") == "inplace_lab.ops.dispatch"
+                 and k in ("lane", "lane_inplace")}
+    out = []
+    for cls in (Tensor,) + tuple(Tensor._policy_classes.values()):
+        for k, v in list(vars(cls).items()):
+            made = getattr(v, "_lane", None)
+            if made is not None and made[0] in factories:
+                kind, spec, arity = made
+                new = factories[kind](spec, arity) if kind == "lane" else factories[kind](spec)
+                out.append((cls, k, v, new))
+    return out
+
+
 class CompiledOut:
     """Reusable ``with`` block: the stripped functions are compiled once, entering only swaps
     a dozen attributes (so it can wrap every timed repetition)."""
 
     def __init__(self, modules=HOT_MODULES):
         self.swaps = _targets(modules)
+        self.swaps += _lane_methods(self.swaps)
         self.names = [f"{getattr(o, '__name__', o)}.{k}" for o, k, _, _ in self.swaps]
 
     def __enter__(self):

@@ -128,14 +128,20 @@ def mark_views(spec, src, outs) -> None:
                 v._requires_grad = True
                 v._view_meta.inherited = True
         else:  # the base may start requiring grad later: then so does this view
-            _views_of(root).add(v)
+            _remember_view(root, v)
 
 
-def _views_of(root) -> "weakref.WeakSet":
-    reg = root.__dict__.get("_views")
+def _remember_view(root, v) -> None:
+    """Note ``v`` on ``root`` (weakly): a list of weakrefs, cleared of dead views whenever it
+    doubles (a WeakSet's add costs several times more, and almost no base ever reads it)."""
+    d = root.__dict__
+    reg = d.get("_views")
     if reg is None:
-        reg = root.__dict__["_views"] = weakref.WeakSet()
-    return reg
+        reg = d["_views"] = [8]  # [prune threshold, weakref, weakref, ...]
+    reg.append(weakref.ref(v))
+    if len(reg) > reg[0]:
+        reg[1:] = [r for r in reg[1:] if r() is not None]
+        reg[0] = max(8, 2 * len(reg))
 
 
 def base_requires_grad_now(root) -> None:
@@ -143,8 +149,9 @@ def base_requires_grad_now(root) -> None:
     reg = root.__dict__.pop("_views", None)
     if not reg:
         return
-    for v in list(reg):
-        if not v._requires_grad:
+    for r in reg[1:]:
+        v = r()
+        if v is not None and not v._requires_grad:
             v._requires_grad = True
             v._view_meta.inherited = True
 

@@ -24,10 +24,7 @@ def _make(spec: OpSpec):
 
 
 def _make_inplace(spec: OpSpec):
-    def fn_(*args, **kwargs):
-        return dispatch.call_inplace(spec, args, kwargs)
-
-    fn_.__name__ = fn_.__qualname__ = spec.name + "_"
+    fn_ = dispatch.inplace_entry(spec)
     fn_.__doc__ = f"In-place {spec.name}: writes into the first argument and bumps its version."
     return fn_
 

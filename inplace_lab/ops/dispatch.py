@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from .. import backend, dtypes, errors, hooks, layout, policy
 from ..autograd import grad_mode
+from ..autograd import views as _views
 from ..autograd.node import OpNode, edge_of
 from ..autograd.saved import SavedTensor
-from ..tensor import Tensor, fresh
+from ..tensor import Tensor, _c_strides, fresh
 
 _gm = grad_mode.state
 
@@ -410,7 +411,6 @@ def lane(spec, arity=None):
     select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
     classes = Tensor._policy_classes
     differentiable = spec.backward is not None
-    hk = hooks
 
     def lane_dtype(x):
         dt = x._dtype
@@ -427,8 +427,8 @@ def lane(spec, arity=None):
         res = Tensor._wrap(backend.np.asarray(r), dev, x._pol)
         if _needs_grad(spec, ins):
             record(spec, list(ins), params, x._pol, res)
-        if hk.active:
-            hk.emit_op(spec, "normal", list(ins), res)
+        if hooks.active:
+            hooks.emit_op(spec, "normal", list(ins), res)
         return res
 
     if n == 1:
@@ -450,8 +450,8 @@ def lane(spec, arity=None):
                                     dev, pol)
                         if x._requires_grad and differentiable and _gm.enabled:
                             record(spec, [x], params, pol, res)
-                        if hk.active:
-                            hk.emit_op(spec, "normal", [x], res)
+                        if hooks.active:
+                            hooks.emit_op(spec, "normal", [x], res)
                         return res
             return call(spec, (x,), {})
 
@@ -497,8 +497,8 @@ def lane(spec, arity=None):
                                         dt, dev, pol)
                             if (x._requires_grad or yg) and differentiable and _gm.enabled:
                                 record(spec, [x, y], params, pol, res)
-                            if hk.active:
-                                hk.emit_op(spec, "normal", [x, y], res)
+                            if hooks.active:
+                                hooks.emit_op(spec, "normal", [x, y], res)
                             return res
             return call(spec, (x, y), {})
 
@@ -512,10 +512,98 @@ def lane(spec, arity=None):
             raise ValueError(f"{spec.name} takes {n} arguments, not {arity}")
         fn = fast
     fn.__name__ = fn.__qualname__ = spec.name
+    fn._lane = ("lane", spec, arity)  # (how it was made: benchmarks/compiled_out.py remakes it)
     return fn
 
 
 _NO_KW: dict = {}
+
+
+def lane_inplace(spec):
+    """``x.op_(...)``, with a fast lane in front of ``call_inplace`` (see ``lane``).
+
+    The common call: a C-contiguous floating tensor on the CPU written with a tensor of the
+    same dtype, facade, device and shape (not another view of its storage) or a Python number,
+    nothing recording (no grad needed: the autograd checks and the history rebase are the
+    full path's), not under the paddle-legacy rules. Then no check can fail and the
+    write is the ufunc into the target's array; the version bump and the op event are
+    ``call_inplace``'s. Anything else walks ``call_inplace``.
+    """
+    ufn = getattr(backend.np, spec.ufunc)
+    select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
+    usable = spec.inplace_spec is None and spec.inplace_check is None and n in (1, 2)
+    dts: dict = {}
+
+    def lane_dtype(x):
+        dt = x._dtype
+        ok = dt.category == _FLOAT and dt.np.kind == "f"
+        if ok:
+            try:
+                ok = result_dtype(spec, [x] * n, params) is dt
+            except Exception:
+                ok = False
+        dts[dt] = dt.np if ok else False
+        return dts[dt]
+
+    def fn_(*args, **kwargs):
+        if usable and not kwargs and len(args) == n and (
+                select is None or select(args, _NO_KW) is None):
+            x = args[0]
+            if isinstance(x, Tensor):
+                dt = x._dtype
+                npd = dts.get(dt)
+                if npd is None:
+                    npd = lane_dtype(x)
+                shape = x._shape
+                if npd and x._storage.device.type is cpu and \
+                        x._strides == _c_strides(shape) and \
+                        (x._pol or policy._current) != "paddle-legacy":
+                    a = x._arr
+                    if a is None:
+                        a = x._a
+                    if n == 1:
+                        b = yg = False
+                    else:
+                        y = args[1]
+                        yc = y.__class__
+                        if yc is float or yc is int:
+                            b = y if npd is not _F16 else None
+                            yg = False
+                        elif isinstance(y, Tensor) and y._dtype is dt and y._shape == shape and \
+                                y._pol is x._pol and y._storage.device is x._storage.device and \
+                                (y._storage is not x._storage or y is x):
+                            b = y._arr
+                            if b is None:
+                                b = y._a
+                            yg = y._requires_grad
+                        else:
+                            b = None
+                    if b is not None and not (_gm.enabled and (x._requires_grad or yg)):
+                        if n == 1:
+                            ufn(a, out=a)
+                        else:
+                            ufn(a, b, out=a)
+                        x._vc.bump()  # (an inference tensor's counter refuses here, after)
+                        if hooks.active:
+                            hooks.emit_op(spec, "inplace", list(args), x)
+                        return x
+        return call_inplace(spec, args, kwargs)
+
+    fn_.__name__ = fn_.__qualname__ = spec.name + "_"
+    fn_._lane = ("lane_inplace", spec, None)
+    return fn_
+
+
+def inplace_entry(spec):
+    """The function ``Tensor.<name>_`` and ``inplace_lab.<name>_`` call."""
+    if spec.ufunc and spec.kind == "normal" and not spec.outputs:
+        return lane_inplace(spec)
+
+    def fn_(*args, **kwargs):
+        return call_inplace(spec, args, kwargs)
+
+    fn_.__name__ = fn_.__qualname__ = spec.name + "_"
+    return fn_
 
 
 def record(spec, ins, params, pol, result):
@@ -672,14 +760,15 @@ def call_view(spec, args, kwargs):
         ins, params, _ = bind(spec, args, kwargs)
         geo = spec.forward(ins[0], *ins[1:], **params)
     src = ins[0]
-    pol = src._policy
+    pol = src._pol
     root = src._base if src._base is not None else src
     if src._vc.inference:  # PyTorch: a view of an inference tensor has no _base (not _is_view())
         root = None
+    cls = Tensor if pol is None else Tensor._policy_classes.get(pol, Tensor)  # (as _policy=)
     if spec.multi_output:
-        outs = [_view_of(src, root, g, pol) for g in geo]
+        outs = [_view_of(cls, src, root, g, pol) for g in geo]
     else:
-        outs = [_view_of(src, root, geo, pol)]
+        outs = [_view_of(cls, src, root, geo, pol)]
     if _needs_grad(spec, ins):
         node = make_node(spec, ins, params, pol)
         node.op_meta["geometry"] = geo
@@ -689,20 +778,32 @@ def call_view(spec, args, kwargs):
                 v for k, v in params.items() if k != "sizes"))
         for i, v in enumerate(outs):
             set_history(v, node, i)
-    from ..autograd import views
-
-    views.mark_views(spec, src, outs)
+    _views.mark_views(spec, src, outs)
     if hooks.active:
         hooks.emit_op(spec, "view", ins, outs if spec.multi_output else outs[0])
     return tuple(outs) if spec.multi_output else outs[0]
 
 
-def _view_of(src, root, geo, pol):
-    shape, strides, offset = geo
-    v = Tensor._make(src._storage, shape, strides, offset, src._vc, root)
-    v._policy = pol
+def _view_of(cls, src, root, geo, pol):
+    """A view tensor of class ``cls``: ``src``'s storage and counter, the new geometry."""
+    v = _new(cls)  # (Tensor._make, written out: views are made as often as op results)
+    v._storage = src._storage
+    shape, strides, v._offset = geo
+    v._shape = tuple(shape)
+    v._strides = tuple(strides)
+    v._dtype = src._dtype
+    v._vc = src._vc
+    v._arr = None
+    v._base = root
+    v._requires_grad = False
+    v._grad_fn = None
+    v._output_nr = 0
+    v._view_meta = None
+    v._pol = pol
     return v
 
+
+_new = object.__new__
 
 def detach(t):
     d = Tensor._alias(t)

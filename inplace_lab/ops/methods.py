@@ -32,11 +32,12 @@ def _rtruediv(self, other):
 def _iop(name):
     """``x += y``: in place under PyTorch's rules; Paddle has no __iadd__ (rebinds to a new tensor)."""
     spec = OPS[name]
+    out_of_place, in_place = dispatch.entry(spec), dispatch.inplace_entry(spec)
 
     def iop(self, other):
         if policy.is_paddle(policy.policy_of(self)):
-            return dispatch.call(spec, (self, other), {})
-        return dispatch.call_inplace(spec, (self, other), {})
+            return out_of_place(self, other)
+        return in_place(self, other)
 
     return iop
 

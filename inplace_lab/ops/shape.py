@@ -128,15 +128,18 @@ view_op("alias", _alias_geo, lambda c, g: (g,), node_name="AliasBackward0")
 
 def _permute_geo(t, *dims):
     dims = layout.dims_arg(dims)
-    if len(dims) != t.ndim:
+    shape, strides = t._shape, t._strides
+    n = len(shape)
+    if len(dims) != n:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
-            f"length of the desired ordering of dimensions i.e. input.dim() = {t.ndim} is not "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not "
             f"equal to len(dims) = {len(dims)}")
-    dims = tuple(layout.wrap_dim(d, t.ndim) for d in dims)
-    if len(set(dims)) != len(dims):
+    if not all(d.__class__ is int and 0 <= d < n for d in dims):  # (in range: nothing to wrap)
+        dims = tuple([layout.wrap_dim(d, n) for d in dims])
+    if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return tuple(t._shape[d] for d in dims), tuple(t._strides[d] for d in dims), t._offset
+    return tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), t._offset
 
 
 def _inverse_perm_back(c, g):
@@ -160,9 +163,13 @@ def _transpose_perm(t, dim0, dim1):
 
 
 def _t_perm(t):
-    if t.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {t.ndim}D")
-    return tuple(reversed(range(t.ndim)))
+    n = len(t._shape)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return _T_PERMS[n]
+
+
+_T_PERMS = ((), (0,), (1, 0))
 
 
 def _movedim_perm(t, source, destination):
