@@ -52,6 +52,8 @@ def _as_tuple(idx) -> tuple:
 
 def _as_int(ix):
     """The int an index entry stands for (select), or None if it is not int-like."""
+    if ix.__class__ is int:
+        return ix
     if isinstance(ix, bool) or isinstance(ix, np.bool_):
         return None
     if isinstance(ix, numbers.Integral):
@@ -98,10 +100,11 @@ def _bool_index(flag: bool, device) -> Tensor:
 
 def _select(t: Tensor, dim: int, i: int, real_dim: int = 0) -> Tensor:
     """``select`` with indexing's own bound error, naming the dim of the *indexed* tensor."""
-    if t.ndim == 0:
+    nd = len(t._shape)
+    if nd == 0:
         raise IndexError(_ZERO_DIM)
-    n = t.shape[dim] if dim < t.ndim else 0
-    if dim < t.ndim and not -n <= i < n:
+    n = t._shape[dim] if dim < nd else 0
+    if dim < nd and not -n <= i < n:
         raise IndexError(f"index {i} is out of bounds for dimension {real_dim} with size {n}")
     return dispatch.call_view(OPS["select"], (t, dim, i), {})
 
@@ -348,6 +351,8 @@ register(OpSpec(name="index_put", forward=_index_put_fwd, internal_overlap_ok=Tr
 
 def getitem(self, idx):
     """``x[idx]``: views for basic indices, a copy (``index``) for advanced ones."""
+    if idx.__class__ is int:  # x[0]: the commonest index
+        return _select(self, 0, idx)
     if isinstance(idx, slice):  # PyTorch's fast path: a lone slice is never skipped
         out, tensors = apply_slicing(self, (idx,), skip_full_slices=False)
     elif _as_int(idx) is not None and not isinstance(idx, Tensor):
