@@ -70,8 +70,12 @@ def _red(node, i, xp, dt, a):
 
 def _saved(node, name):
     """A saved tensor's array (version-checked by ``node[name]``) or a saved number."""
-    v = node[name]
-    return v._a if isinstance(v, Tensor) else v
+    s = node.saved.get(name)
+    v = s.unpack(node) if s is not None else node.params[name]  # (OpNode.__getitem__)
+    if isinstance(v, Tensor):
+        a = v._arr
+        return a if a is not None else v._a
+    return v
 
 
 def runner(formula, index_args=()):
@@ -269,10 +273,10 @@ def _install():
         "log": _unary(lambda c, xp, dt, g: _DIV(xp, dt, g, r(c, "self"))),
         "sin": _unary(lambda c, xp, dt, g: mul(xp, dt, g, cos(xp, dt, r(c, "self")))),
         "cos": _unary(lambda c, xp, dt, g: mul(xp, dt, _NEG(xp, dt, g), sin(xp, dt, r(c, "self")))),
-        "tanh": _unary(lambda c, xp, dt, g: mul(xp, dt, g, sub(
-            xp, dt, 1, mul(xp, dt, r(c, "result"), r(c, "result"))))),
-        "sigmoid": _unary(lambda c, xp, dt, g: mul(xp, dt, mul(xp, dt, g, r(c, "result")), sub(
-            xp, dt, 1, r(c, "result")))),
+        "tanh": _unary(lambda c, xp, dt, g: (lambda y: mul(xp, dt, g, sub(
+            xp, dt, 1, mul(xp, dt, y, y))))(r(c, "result"))),  # (the result unpacked once)
+        "sigmoid": _unary(lambda c, xp, dt, g: (lambda y: mul(xp, dt, mul(xp, dt, g, y), sub(
+            xp, dt, 1, y)))(r(c, "result"))),
         "relu": _unary(lambda c, xp, dt, g: mul(xp, dt, g, gt(xp, dtypes.bool_, r(c, "result"), 0))),
     }
     formulas["addmm"] = _addmm
