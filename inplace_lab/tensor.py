@@ -86,7 +86,7 @@ class Tensor:
     def _wrap(cls, arr, dev, policy=None):
         """Adopt a fresh backend array (an op's result) as a new tensor with its own storage."""
         dt = from_numpy_dtype(arr.dtype)
-        if arr.flags.c_contiguous and arr.ndim:
+        if arr.flags.c_contiguous:  # (a 0-dim array ravels to a 1-element view too)
             if policy is not None:  # (as the _policy setter: the facade's class, unless cls is one)
                 pc = Tensor._policy_classes.get(policy)
                 if pc is not None and not issubclass(cls, pc):
@@ -515,7 +515,7 @@ class _StorageKeeper:
 
 
 def fresh(cls, arr, dt, dev, pol):
-    """A new ``cls`` tensor adopting ``arr``, a fresh C-contiguous array (ndim >= 1) of
+    """A new ``cls`` tensor adopting ``arr``, a fresh C-contiguous array of
     core dtype ``dt`` on ``dev``: its own storage and version counter, no history.
 
     What ``_wrap`` + ``_init_from`` do for an op's result, written out in one frame because
