@@ -3,10 +3,10 @@
 The file is a zip (``numpy.savez``) holding one array per *storage* (``storage_0``...)
 and ``manifest``: UTF-8 JSON describing the object tree (dicts, lists, tuples, numbers,
 strings, None) and every tensor as a window on a storage (shape, strides, offset,
-dtype, requires_grad, Parameter or not). Loading uses ``allow_pickle=False`` and
-rebuilds only these types, so a file cannot run code; every field is checked (types,
-dtypes, bounds of each window inside its storage) and a crafted or corrupted file is
-rejected with ``LoadError`` before any tensor is made.
+dtype, requires_grad, Parameter or not, the name of a named tensor). Loading uses
+``allow_pickle=False`` and rebuilds only these types, so a file cannot run code; every
+field is checked (types, dtypes, bounds of each window inside its storage) and a crafted
+or corrupted file is rejected with ``LoadError`` before any tensor is made.
 
 Sharing is preserved inside one saved object: two views of one storage load as two
 windows on one new storage (same strides and offsets); tensors that shared a version
@@ -66,6 +66,8 @@ def save(obj, f) -> None:
                       "parameter": bool(getattr(t, "_is_param", False)),
                       "vc": vcs.setdefault(id(t._vc), len(vcs)), "base": base,
                       "device": str(t._storage.device)})
+        if t._name is not None:  # optional: a named tensor (paddle's names) keeps its name
+            table[-1]["name"] = t._name
         return idx
 
     pending: set = set()
@@ -186,6 +188,8 @@ def _check_manifest(manifest, arrays):
             _fail(f"tensor {k}: requires_grad and parameter must be booleans")
         if not isinstance(e.get("device"), str):
             _fail(f"tensor {k}: device must be a string")
+        if e.get("name") is not None and not isinstance(e.get("name"), str):
+            _fail(f"tensor {k}: name must be a string")
 
 
 def load(f, map_location=None, weights_only=True):
@@ -218,6 +222,8 @@ def load(f, map_location=None, weights_only=True):
         else:
             t = Tensor._make(st, e["shape"], e["strides"], e["offset"], vc, base)
             t._requires_grad = e["requires_grad"]
+        if e.get("name") is not None:
+            Tensor.name.fset(t, e["name"])
         made.append(t)
     return _decode(manifest["root"], made)
 

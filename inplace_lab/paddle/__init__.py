@@ -29,6 +29,7 @@ from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_li
                        get_device, is_tensor, linspace, normal, ones, ones_like, rand, randint,
                        randn, randperm, seed, set_device, to_tensor, uniform, zeros, zeros_like)
 from .tensor import Place, Size, Tensor, translate_kwargs  # noqa: F401
+from .serialization import load, save  # noqa: F401  (inplace_lab's file format)
 
 POLICY = "paddle"
 

@@ -114,7 +114,8 @@ def test_wrong_out_dtype_is_refused_and_nothing_changes(case):
 def test_other_dtypes_are_named_as_pytorch_names_them():
     def prog(T):
         x = T.tensor(X)
-        return [attempt(lambda: T.max(x, 1, out=(T.zeros(2, dtype=dt), T.zeros(2, dtype=T.int64))))
+        return [attempt(lambda dt=dt: T.max(x, 1, out=(T.zeros(2, dtype=dt),
+                                                       T.zeros(2, dtype=T.int64))))
                 for dt in (T.float16, T.bool, T.int8, T.uint8, T.int16, T.complex64)]
 
     compare_torch(prog)

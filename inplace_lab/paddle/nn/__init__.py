@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict
 
+from inplace_lab import dtypes as _dtypes
 from inplace_lab.tensor import Tensor as _Core
 
 from . import functional  # noqa: F401
@@ -77,6 +78,44 @@ class Layer:
         for layer in self.sublayers(include_self=True):
             object.__setattr__(layer, "training", False)
         return self
+
+    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="",
+                   use_hook=True):
+        """An OrderedDict of structured name -> the parameter itself (not a copy), as Paddle."""
+        out = OrderedDict() if destination is None else destination
+        for n, p in self.named_parameters(structured_name_prefix, include_sublayers):
+            out[n] = p
+        return out
+
+    def set_state_dict(self, state_dict, use_structured_name=True):
+        """Copy values into this layer's parameters; returns ``(missing_keys, unexpected_keys)``.
+
+        As Paddle 3.3.1: each parameter keeps its identity and its version (``set_value`` is
+        out of band, like a write through ``.numpy()``); a missing entry or one of another
+        shape is skipped with Paddle's warning; another dtype is an AssertionError.
+        """
+        import warnings
+
+        missing, matched = [], set()
+        for n, p in self.named_parameters():
+            if n not in state_dict:
+                missing.append(n)
+                warnings.warn(f"Skip loading for {n}. {n} is not found in the provided dict.")
+                continue
+            value = state_dict[n]
+            shape = list(value.shape)
+            if shape != list(p.shape):
+                missing.append(n)
+                warnings.warn(f"Skip loading for {n}. {n} receives a shape {shape}, but the "
+                              f"expected shape is {list(p.shape)}.")
+                continue
+            dt = value._dtype if isinstance(value, _Core) else _dtypes.from_numpy_dtype(value.dtype)
+            assert dt is p._dtype, (
+                f"Variable dtype not match, Variable [ {p.name} ] need tensor with dtype "
+                f"paddle.{p._dtype.name}  but load tensor with dtype paddle.{dt.name}")
+            p.set_value(value)
+            matched.add(n)
+        return missing, [k for k in state_dict if k not in matched]
 
     def clear_gradients(self, set_to_zero=True):
         for p in self.parameters():
