@@ -391,6 +391,27 @@ def entry(spec, arity=None):
 
 # ---- the fast lane: elementwise ufunc ops on floating tensors ----------------------------------
 
+def _lane_dtypes(spec):
+    """(cache, lookup): ``lookup(x)`` is the numpy dtype of ``x``'s dtype when that is a
+    floating dtype and ``spec``'s own rule answers it for operands all of that dtype (then
+    the ufunc's result dtype is the op's), else False; each dtype is asked once."""
+    dts: dict = {}
+    n, params = spec.n_args, spec.params
+
+    def lookup(x):
+        dt = x._dtype
+        ok = dt.category == _FLOAT and dt.np.kind == "f"
+        if ok:
+            try:
+                ok = result_dtype(spec, [x] * n, params) is dt
+            except Exception:  # the rule refuses this dtype: the full path says so
+                ok = False
+        dts[dt] = dt.np if ok else False
+        return dts[dt]
+
+    return dts, lookup
+
+
 def lane(spec, arity=None):
     """``spec``'s public function, with a fast lane in front of ``call`` for the common call.
 
@@ -407,21 +428,10 @@ def lane(spec, arity=None):
     operator methods: ``__mul__(self, other)``), saving the ``*args`` packing.
     """
     ufn = getattr(backend.np, spec.ufunc)
-    dts: dict = {}  # core dtype -> its numpy dtype when the rule answers that dtype, else False
+    dts, lane_dtype = _lane_dtypes(spec)
     select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
     classes = Tensor._policy_classes
     differentiable = spec.backward is not None
-
-    def lane_dtype(x):
-        dt = x._dtype
-        ok = dt.category == _FLOAT and dt.np.kind == "f"
-        if ok:
-            try:
-                ok = result_dtype(spec, [x] * n, params) is dt
-            except Exception:  # the rule refuses this dtype: the full path says so
-                ok = False
-        dts[dt] = dt.np if ok else False
-        return dts[dt]
 
     def slow(x, r, dev, ins):  # a 0-dim or non C-ordered result: adopted as the full path does
         res = Tensor._wrap(backend.np.asarray(r), dev, x._pol)
@@ -532,18 +542,7 @@ def lane_inplace(spec):
     ufn = getattr(backend.np, spec.ufunc)
     select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
     usable = spec.inplace_spec is None and spec.inplace_check is None and n in (1, 2)
-    dts: dict = {}
-
-    def lane_dtype(x):
-        dt = x._dtype
-        ok = dt.category == _FLOAT and dt.np.kind == "f"
-        if ok:
-            try:
-                ok = result_dtype(spec, [x] * n, params) is dt
-            except Exception:
-                ok = False
-        dts[dt] = dt.np if ok else False
-        return dts[dt]
+    dts, lane_dtype = _lane_dtypes(spec)
 
     def fn_(*args, **kwargs):
         if usable and not kwargs and len(args) == n and (
