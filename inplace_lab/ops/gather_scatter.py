@@ -13,6 +13,7 @@ shapes, dtypes and bounds before writing one element, with PyTorch's messages.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 
@@ -87,38 +88,144 @@ register(OpSpec(name="gather", forward=_gather_fwd, backward=_gather_bw,
                 dtype_rule="self"))
 
 
-def _scatter_checks(fname, a, d, index, src, xp):
-    if not _is_int_index(index):
-        raise RuntimeError(f"{fname}(): Expected dtype int32/int64 for index")
-    if index.ndim != a.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+def _nonempty(shape, i):
+    """PyTorch's ensure_nonempty_size: a 0-dim tensor counts as one element along dim 0."""
+    return shape[i] if len(shape) else 1
+
+
+def _scatter_checks(a, d, index, src, xp):
+    """scatter_gather_dtype_check + scatter_shape_check, in PyTorch's order and words.
+
+    Every scatter flavour (``scatter``, ``scatter_add``, ``scatter_reduce``, in place or
+    not) words its errors as ``scatter()``, as PyTorch does. Bounds are checked later
+    (after the ``reduce`` string), by ``_check_bounds``.
+    """
     is_t = isinstance(src, xp.ndarray)
-    if is_t:
-        if src.ndim != index.ndim:
-            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-        if src.dtype != a.dtype:
-            raise RuntimeError(f"{fname}(): Expected self.dtype to be equal to src.dtype")
-    too_big = any(index.shape[i] > a.shape[i] for i in range(a.ndim) if i != d) or \
-        (is_t and any(index.shape[i] > src.shape[i] for i in range(a.ndim)))
+    if not _is_int_index(index):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if is_t and src.dtype != a.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    nd = max(a.ndim, 1)
+    if max(index.ndim, 1) != nd:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if is_t and max(src.ndim, 1) != max(index.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if not index.size:
+        return
+    too_big = any(_nonempty(index.shape, i) > _nonempty(a.shape, i) for i in range(nd) if i != d) \
+        or (is_t and any(_nonempty(index.shape, i) > _nonempty(src.shape, i) for i in range(nd)))
     if too_big:
         tail = f" and to be no larger size than src {list(src.shape)}" if is_t else ""
         raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                            f"{list(a.shape)} apart from dimension {d}{tail}")
-    _check_bounds(index, a.shape[d] if a.ndim else 1, d, xp)
+
+
+def as_1d(a):
+    """A 0-dim array as a 1-element view (the scatter family treats it as one), else ``a``."""
+    return a if a.ndim else a.reshape(1)
+
+
+def ufunc_at(xp, name, target, ix, vals) -> None:
+    """``target[ix] = name(target[ix], vals)``, repeated cells applied one after another.
+
+    numpy's unbuffered ``ufunc.at``; cupy has only scatter_add natively, so the others
+    make the round trip through the host (same order, same values).
+    """
+    if xp is np:
+        getattr(np, name).at(target, ix, vals)
+    elif name == "add":
+        backend.add_at(xp, target, ix, vals)
+    else:
+        host = backend.to_numpy(target)
+        getattr(np, name).at(host, tuple(backend.to_numpy(i) if isinstance(i, xp.ndarray) else i
+                                         for i in ix),
+                             backend.to_numpy(vals) if isinstance(vals, xp.ndarray) else vals)
+        target[...] = xp.asarray(host)
+
+
+_CT = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "int64_t", "Int": "int",
+       "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t", "Bool": "bool",
+       "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
+
+
+def _value_fits(v, dt) -> bool:
+    """c10's ``overflows<To, From>`` for a Python number ``v`` converted to numpy dtype ``dt``."""
+    if dt.kind == "b":
+        return True
+    if isinstance(v, complex):
+        if dt.kind != "c" and v.imag != 0:
+            return False
+        parts = (v.real, v.imag) if dt.kind == "c" else (v.real,)
+    else:
+        parts = (v,)
+    for p in parts:
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            if isinstance(p, float) and (p != p or p < (info.min if dt.kind == "i" else 0)):
+                return False
+            lo = info.min if dt.kind == "i" or isinstance(p, float) else -info.max
+            if p < lo or p > info.max:
+                return False
+        elif p == p and abs(p) != float("inf"):  # NaN and inf convert; finite values must fit
+            real = dt if dt.kind == "f" else np.float32 if dt == np.complex64 else np.float64
+            if abs(p) > np.finfo(real).max:
+                return False
+    return True
+
+
+def check_value(v, a):
+    """A Python number written into ``a`` must fit its dtype (PyTorch's Scalar conversion)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+        return
+    if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    if not _value_fits(v, a.dtype):
+        raise RuntimeError(f"value cannot be converted to type {_CT.get(_tn(a), _tn(a))} "
+                           "without overflow")
+
+
+def _as_value(xp, v, dt):
+    """The number PyTorch writes: ``v`` converted to the target dtype (ints truncate)."""
+    if isinstance(v, complex) and dt.kind != "c":
+        v = v.real
+    return xp.asarray(v).astype(dt)
+
+
+_WARNED: set = set()
+
+
+def warn_once(key: str, msg: str) -> None:
+    """PyTorch's TORCH_WARN_ONCE: the first call in the process warns, later ones do not."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(msg, UserWarning, stacklevel=5)
 
 
 def _scatter_fwd(xp, a, dim, index, src, out=None, dt=None, reduce=None):
-    fname = "scatter" if out is None else "scatter_"
-    if reduce is not None:
-        raise NotImplementedError(
-            f"{fname}(reduce={reduce!r}) is not implemented here; use scatter_add or "
-            "scatter_reduce semantics explicitly")
+    is_t = isinstance(src, xp.ndarray)
+    if reduce is not None and is_t:
+        warn_once("scatter.reduce", "The reduce argument of torch.scatter with Tensor src is "
+                  "deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.scatter_reduce instead for more reduction options.")
     d = layout.wrap_dim(dim, a.ndim)
-    _scatter_checks(fname, a, d, index, src, xp)
-    _check_scalar(src, a)
+    _scatter_checks(a, d, index, src, xp)
+    if reduce is not None and reduce not in _OLD_REDUCE:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    _check_bounds(index, _nonempty(a.shape, d), d, xp)
+    if not is_t:
+        check_value(src, a)
     target = out if out is not None else a.copy()
-    target[_grid(index, d, xp)] = _region(src, index.shape) if isinstance(src, xp.ndarray) else src
+    t1, i1 = as_1d(target), as_1d(index)
+    ix = _grid(i1, d, xp)
+    vals = _region(as_1d(src), i1.shape) if is_t else _as_value(xp, src, a.dtype)
+    if reduce is None:
+        t1[ix] = vals
+    else:
+        ufunc_at(xp, _OLD_REDUCE[reduce], t1, ix, vals)
     return target
+
+
+_OLD_REDUCE = {"add": "add", "multiply": "multiply"}
 
 
 def _check_scalar(v, a):
@@ -135,10 +242,35 @@ def _scatter_bw(c, g):
 
 
 def _scatter_select(args, kwargs):
+    """Four overloads: Tensor src (ScatterBackward0) or number (ScatterBackward1), each with or
+    without ``reduce=`` (then PyTorch has no derivative: a NotImplemented node)."""
     src = args[3] if len(args) > 3 else kwargs.get("src", kwargs.get("value"))
-    if "value" in kwargs:
-        return _SCATTER_VALUE
-    return None if isinstance(src, Tensor) else _SCATTER_VALUE
+    tensor_src = "value" not in kwargs and isinstance(src, Tensor)
+    reduce = args[4] if len(args) > 4 else kwargs.get("reduce")
+    if reduce is not None:
+        self_ = args[0] if args else kwargs.get("input")
+        src_rg = tensor_src and src._requires_grad
+        if not tensor_src or (src_rg and getattr(self_, "_requires_grad", False)):
+            return _SCATTER_REDUCE[tensor_src]
+        return _SCATTER_REDUCE["src only" if src_rg else "self only"]
+    return None if tensor_src else _SCATTER_VALUE
+
+
+def _no_derivative(op):
+    """PyTorch's NotImplemented node: recorded at forward, raises only when backward reaches it."""
+    def backward(c, *grads):
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    return backward
+
+
+def _without_derivative(spec, nondiff=None):
+    """``spec`` as PyTorch's grad_fn=<NotImplemented> (scatter with reduce=): saves nothing, and
+    has edges only to the inputs that require grad (``nondiff`` names the others)."""
+    s = dataclasses.replace(spec, node_name="torch::autograd::NotImplemented", saves=(),
+                            backward=_no_derivative("scatter"), select=None, nondiff=nondiff)
+    s.inplace_spec = dataclasses.replace(s, backward=_no_derivative("scatter_"))
+    return s
 
 
 _SC = register(OpSpec(name="scatter", forward=_scatter_fwd, backward=_scatter_bw,
@@ -147,6 +279,9 @@ _SC = register(OpSpec(name="scatter", forward=_scatter_fwd, backward=_scatter_bw
                       inplace_check=_no_overlap, select=_scatter_select))
 _SCATTER_VALUE = dataclasses.replace(_SC, args=("self", "dim", "index", "value"),
                                      node_name="ScatterBackward1", select=None)
+_SCATTER_REDUCE = {True: _without_derivative(_SC), False: _without_derivative(_SCATTER_VALUE),
+                   "self only": _without_derivative(_SC, ("dim", "index", "src")),
+                   "src only": _without_derivative(_SC, ("self", "dim", "index"))}
 
 
 def _scatter_add_fwd(xp, a, dim, index, src, out=None, dt=None):
@@ -155,9 +290,11 @@ def _scatter_add_fwd(xp, a, dim, index, src, out=None, dt=None):
         raise TypeError(f"{fname}(): argument 'src' (position 3) must be Tensor, not "
                         f"{type(src).__name__}")
     d = layout.wrap_dim(dim, a.ndim)
-    _scatter_checks(fname, a, d, index, src, xp)
+    _scatter_checks(a, d, index, src, xp)
+    _check_bounds(index, _nonempty(a.shape, d), d, xp)
     target = out if out is not None else a.copy()
-    backend.add_at(xp, target, _grid(index, d, xp), _region(src, index.shape))
+    i1 = as_1d(index)
+    backend.add_at(xp, as_1d(target), _grid(i1, d, xp), _region(as_1d(src), i1.shape))
     return target
 
 
@@ -234,23 +371,39 @@ def _slices(a, d, idx):
     return (slice(None),) * d + (idx,)
 
 
-def _index_add_fwd(xp, a, dim, index, source, out=None, dt=None, alpha=1):
-    d = layout.wrap_dim(dim, a.ndim)
-    idx = _vector_index(index, "index_add_", xp)
+def index_func_checks(func, a, d, index, source, xp):
+    """PyTorch's index_func_meta_impl (index_add_, index_reduce_): the flat index, or the error.
+
+    Order and words as PyTorch: vector index, index dtype, same dtype, source dim, number
+    of indices, slice shapes. Bounds are the kernel's (after the dtype dispatch).
+    """
+    idx = _vector_index(index, f"{func}_", xp)
     if not _is_int_index(index):
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_tn(index)}")
+        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {_tn(index)}")
     if source.dtype != a.dtype:
-        raise RuntimeError(f"index_add_(): self ({_tn(a)}) and source ({_tn(source)}) must have "
+        raise RuntimeError(f"{func}_(): self ({_tn(a)}) and source ({_tn(source)}) must have "
                            "the same scalar type")
+    if not (d == 0 or d < source.ndim):
+        raise RuntimeError(f"{func}_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {source.ndim}")
     ns = source.shape[d] if source.ndim else 1
     if idx.size != ns:
-        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+        raise RuntimeError(f"{func}_(): Number of indices ({idx.size}) should be equal to "
                            f"source.size(dim): ({ns}), for dim: {d}")
-    if source.ndim != a.ndim or any(source.shape[i] != a.shape[i] for i in range(a.ndim) if i != d):
+    rest_a, rest_s = list(a.shape), list(source.shape)
+    if a.ndim and source.ndim:
+        del rest_a[d], rest_s[d]
+    if rest_a != rest_s:
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified dimension. "
             f"Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
-    _check_bounds(idx, a.shape[d], d, xp)
+    return idx
+
+
+def _index_add_fwd(xp, a, dim, index, source, out=None, dt=None, alpha=1):
+    d = layout.wrap_dim(dim, a.ndim)
+    idx = index_func_checks("index_add", a, d, index, source, xp)
+    _check_bounds(idx, a.shape[d] if a.ndim else 1, d, xp)
     target = out if out is not None else a.copy()
     vals = source if alpha == 1 else (source * alpha).astype(a.dtype)
     backend.add_at(xp, target, _slices(a, d, idx), vals)
@@ -556,3 +709,7 @@ def _take_bw(c, g):
 
 register(OpSpec(name="take", forward=_take_fwd, backward=_take_bw, args=("self", "index"),
                 saves=("index",), dtype_rule="self"))
+
+
+# The reductions (scatter_reduce, index_reduce) build on the helpers above: their own file.
+from . import scatter_reduce  # noqa: E402,F401  (registers scatter_reduce and index_reduce)

@@ -187,6 +187,9 @@ CASES = {
     "gather": lambda r: C([r(3, 4), 1, il.tensor([[0, 1], [2, 3], [1, 1]])]),
     "scatter": lambda r: C([r(3, 4), 0, il.tensor([[0, 1, 2, 0]]), r(1, 4)]),
     "scatter_add": lambda r: C([r(3, 4), 0, il.tensor([[0, 0, 0, 0], [0, 1, 0, 1]]), r(2, 4)]),
+    "scatter_reduce": lambda r: C([r(3, 4), 0, il.tensor([[0, 0, 2, 0], [0, 1, 2, 1]]), r(2, 4)],
+                                  {"reduce": "prod"}),
+    "index_reduce": lambda r: C([r(3, 4), 0, idx(0, 0, 2), r(3, 4)], {"reduce": "prod"}),
     "index_select": lambda r: C([r(3, 4), 0, idx(0, 2, 0)]),
     "index_add": lambda r: C([r(3, 4), 0, idx(0, 0, 1), r(3, 4)], {"alpha": 2}),
     "index_fill": lambda r: C([r(3, 4), 1, idx(0, 3), -1.0]),
@@ -251,6 +254,14 @@ VARIANTS = {
     "fill[tensor value]": ("fill", None, lambda r: C([r(2, 3), r()])),  # value gets grad.sum()
     "scatter[value]": ("scatter", "ScatterBackward1",
                        lambda r: C([r(3, 4), 0, il.tensor([[0, 1, 2, 0]]), 2.0])),
+    "scatter_reduce[mean, no self]": ("scatter_reduce", None, lambda r: C(
+        [r(3, 4), 1, il.tensor([[0, 0, 3], [2, 2, 2], [1, 3, 1]]), r(3, 3)],
+        {"reduce": "mean", "include_self": False})),
+    "scatter_reduce[amax]": ("scatter_reduce", None, lambda r: C(
+        [r(3, 4), 0, il.tensor([[0, 1, 2, 0], [0, 1, 2, 1]]), r(2, 4, lo=0.5, hi=1.5)],
+        {"reduce": "amax"})),
+    "index_reduce[amin, no self]": ("index_reduce", None, lambda r: C(
+        [r(3, 4), 1, idx(3, 0, 3), r(3, 3)], {"reduce": "amin", "include_self": False})),
     "index_fill[tensor value]": ("index_fill", "IndexFillBackward1",
                                  lambda r: C([r(3, 4), 1, idx(0, 3), r()])),
     "masked_fill[tensor value]": ("masked_fill", "MaskedFillBackward1",

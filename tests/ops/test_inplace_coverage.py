@@ -76,8 +76,6 @@ NOT_YET = {
     "map_": "Python callable per element pair (CPU only): not a table op",
     "map2_": "Python callable over three tensors (CPU only): not a table op",
     "conj_physical_": "complex conjugate in place: complex ops are not in the table yet",
-    "index_reduce_": "index_reduce: owned by the indexing ops",
-    "scatter_reduce_": "scatter_reduce: owned by the indexing ops",
     "resize_as_": "resize to another tensor's shape: a metadata op beside resize_",
 }
 
