@@ -268,8 +268,16 @@ def make_node(spec, ins, params, pol):
     (``params`` is shared with the node, not copied, unless numbers join it: nothing
     writes a node's params.)
     """
-    meta, needs, edges, numbers = [], [], [], None
     edge_args = spec.edge_args
+    if len(ins) == 2 and edge_args == _BOTH:  # binary arithmetic, both tensors: one pass
+        x, y = ins
+        if isinstance(x, Tensor) and isinstance(y, Tensor):
+            rx, ry = x._requires_grad, y._requires_grad
+            return OpNode(spec, (_edge(x) if rx else _NO_EDGE, _edge(y) if ry else _NO_EDGE),
+                          params, ((x._shape, x._dtype, x._storage.device),
+                                   (y._shape, y._dtype, y._storage.device)),
+                          (rx, ry), edge_args, pol)
+    meta, needs, edges, numbers = [], [], [], None
     keep = edge_args if len(ins) == spec.n_args else None  # None: worked out below
     for i, x in enumerate(ins):
         if isinstance(x, Tensor):
@@ -277,12 +285,7 @@ def make_node(spec, ins, params, pol):
             rg = x._requires_grad
             needs.append(rg)
             if i in edge_args:
-                if not rg:
-                    edges.append(_NO_EDGE)
-                elif x._grad_fn is not None and x._view_meta is None:  # (edge_of, common case)
-                    edges.append((x._grad_fn, x._output_nr))
-                else:
-                    edges.append(edge_of(x))
+                edges.append(_edge(x) if rg else _NO_EDGE)
         else:  # a number (or None): no metadata, no grad, kept with the params
             meta.append(None)
             needs.append(False)
@@ -302,6 +305,15 @@ def make_node(spec, ins, params, pol):
 
 
 _NO_EDGE = (None, 0)
+_BOTH = (0, 1)
+
+
+def _edge(x):
+    """``edge_of`` for a tensor that requires grad (a plain non-view result: read directly)."""
+    gf = x._grad_fn
+    if gf is not None and x._view_meta is None:
+        return (gf, x._output_nr)
+    return edge_of(x)
 
 
 def save_inputs(node, spec, ins, pol, *, replace=None):
@@ -606,11 +618,19 @@ def inplace_entry(spec):
 
 
 def record(spec, ins, params, pol, result):
-    """Record an op's node: edges, saved inputs, the result's history, the saved result."""
+    """Record an op's node: edges, saved inputs, the result's history, the saved result.
+
+    ``result`` is the op's fresh tensor (output 0); set_history and save_result written out.
+    """
     node = make_node(spec, ins, params, pol)
-    save_inputs(node, spec, ins, pol)
-    set_history(result, node)
-    save_result(node, spec, result, pol)
+    if spec.input_saves:
+        save_inputs(node, spec, ins, pol)
+    result._grad_fn = node
+    result._requires_grad = True
+    node.output_meta.append((result._shape, result._dtype, result._storage.device))
+    if spec.saves_result:
+        node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True, policy=pol,
+                                           name="result")
 
 
 _ndarray = backend.np.ndarray
