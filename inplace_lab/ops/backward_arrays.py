@@ -29,6 +29,7 @@ from .table import OPS
 _gm = grad_mode.state
 _FLOAT = dtypes.FLOAT
 _ndarray = backend.np.ndarray
+_np, _CPU = backend.np, backend.CPU.type
 _CLASSES = Tensor._policy_classes  # facade policy -> its Tensor class
 
 
@@ -113,25 +114,25 @@ def runner(formula, index_args=()):
             if meta is not None and (meta[1] is not dt and i not in index_args
                                      or meta[2] is not dev):
                 return None
-        xp = backend.xp_of(dev)
+        xp = _np if dev.type is _CPU else backend.xp_of(dev)
         try:
             res = formula(node, xp, dt, *arrays)
         except _Fallback:
             return None
         out = []
+        npd, a0, n_in = dt.np, arrays[0], len(arrays)
         for r in res:
             if r is None:
                 out.append(None)
-                continue
-            for a, g in zip(arrays, grads):
-                if r is a:  # the incoming gradient passed on unchanged (add): the same tensor
-                    out.append(g)
-                    break
+            elif r.__class__ is _ndarray and r.dtype is npd and r.flags.c_contiguous and \
+                    r is not a0 and (n_in == 1 or all(r is not a for a in arrays)):  # fresh
+                out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r,
+                                 dt, dev, pol))
             else:
-                if r.__class__ is _ndarray and r.ndim and r.flags.c_contiguous and \
-                        r.dtype is dt.np:  # (what _wrap does with such an array, in one call)
-                    out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r,
-                                     dt, dev, pol))
+                for a, g in zip(arrays, grads):
+                    if r is a:  # the incoming gradient passed on unchanged (add): the same tensor
+                        out.append(g)
+                        break
                 else:
                     if not isinstance(r, xp.ndarray):
                         r = xp.asarray(r)
