@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from . import backend, dtypes, layout
+from .scalars import as_value, check_value
 from .storage import Storage
 from .tensor import Tensor
 
@@ -79,6 +80,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, **_):
         dt = dtypes.scalar_dtype(fill_value)
     else:
         dt = dtypes.from_any(dtype)
+    if isinstance(fill_value, (int, float, complex)):  # PyTorch's checked conversion
+        check_value(fill_value, dt.np)
+        fill_value = as_value(np, fill_value, dt.np)[()]  # (a numpy scalar: cupy takes it too)
     t = _new(_shape_arg((size,) if isinstance(size, int) else (tuple(size),)), dt, _device(device))
     t._storage.data[...] = fill_value
     return _finish(t, requires_grad)

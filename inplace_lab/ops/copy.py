@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from .table import OpSpec, register
+from ..scalars import as_value, check_value
 
 
 def _clone_fwd(xp, a, out=None, dt=None, memory_format=None):
@@ -57,6 +58,9 @@ register(OpSpec(name="copy", forward=_copy_fwd, backward=_copy_bw, args=("self",
 def _fill_fwd(xp, a, value, out=None, dt=None):
     if out is None:
         raise RuntimeError("fill_ is in-place only")
+    if isinstance(value, (int, float, complex)):  # PyTorch's checked conversion of a number
+        check_value(value, out)
+        value = as_value(xp, value, out.dtype)
     out[...] = value
     return out
 

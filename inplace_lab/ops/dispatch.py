@@ -142,6 +142,35 @@ def _array(x):
     return x._a if isinstance(x, Tensor) else x
 
 
+def check_int_scalars(spec, ins, params):
+    """PyTorch's Scalar conversion of a Python int: int64 or uint64, else OverflowError.
+
+    Checked for the arguments that take a tensor or a number (the differentiable ones) and
+    the alpha/beta/value params; Paddle converts any int, so only under PyTorch's rules.
+    """
+    for i in spec.edge_args:
+        if i < len(ins):
+            v = ins[i]
+            if v.__class__ is int and not _I64_MIN <= v < _U64_END:
+                _int_overflow(v, ins)
+    for k in _SCALAR_PARAMS:
+        v = params.get(k)
+        if v.__class__ is int and not _I64_MIN <= v < _U64_END:
+            _int_overflow(v, ins)
+
+
+def _int_overflow(v, ins):
+    t = next((x for x in ins if isinstance(x, Tensor)), None)
+    if t is not None and policy.is_paddle(policy.policy_of(t)):
+        return
+    raise OverflowError("can't convert negative int to unsigned" if v < 0 else
+                        "int too big to convert")
+
+
+_I64_MIN, _U64_END = -2 ** 63, 2 ** 64
+_SCALAR_PARAMS = ("alpha", "beta", "value")
+
+
 def _resolve_plain(spec, args):
     """``(device, result dtype, arrays)`` for the common call, else None (take the full path).
 
@@ -175,6 +204,8 @@ def _resolve_plain(spec, args):
         elif type(x) is int:
             if lift < _INT:
                 lift = _INT
+            if not _I64_MIN <= x < _U64_END:  # (the full path says what PyTorch says)
+                return None
             arrays.append(x)
         else:
             return None
@@ -361,6 +392,7 @@ def call(spec, args, kwargs):
         pol = None
     else:
         ins, params, out = bind(spec, args, kwargs)
+        check_int_scalars(spec, ins, params)
         if out is not None:
             return _call_out(spec, ins, params, out)
         dev, pol = device_of(spec, ins)
@@ -492,7 +524,7 @@ def lane(spec, arity=None):
                 dev = x._storage.device
                 if npd and dev.type is cpu:
                     yc = y.__class__
-                    if yc is float or yc is int:
+                    if yc is float or yc is int and _I64_MIN <= y < _U64_END:
                         b = y if npd is not _F16 else None
                         yg = False
                     elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
@@ -577,7 +609,7 @@ def lane_inplace(spec):
                     else:
                         y = args[1]
                         yc = y.__class__
-                        if yc is float or yc is int:
+                        if yc is float or yc is int and _I64_MIN <= y < _U64_END:
                             b = y if npd is not _F16 else None
                             yg = False
                         elif isinstance(y, Tensor) and y._dtype is dt and y._shape == shape and \
@@ -730,6 +762,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     if spec.inplace_spec is not None:  # F.elu_ saves its result: EluBackward1
         spec = spec.inplace_spec
     ins, params, out = bind(spec, args, kwargs)
+    check_int_scalars(spec, ins, params)
     target = ins[0]
     device_of(spec, ins)
     dt = result_dtype(spec, ins, params)

@@ -23,6 +23,7 @@ from . import dispatch
 from .indexing import _no_overlap
 from .join import cat
 from .table import OPS, OpSpec, register
+from ..scalars import as_value, check_value
 
 _C = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "long int", "Int": "int",
       "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool"}
@@ -143,54 +144,6 @@ def ufunc_at(xp, name, target, ix, vals) -> None:
         target[...] = xp.asarray(host)
 
 
-_CT = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "int64_t", "Int": "int",
-       "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t", "Bool": "bool",
-       "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>"}
-
-
-def _value_fits(v, dt) -> bool:
-    """c10's ``overflows<To, From>`` for a Python number ``v`` converted to numpy dtype ``dt``."""
-    if dt.kind == "b":
-        return True
-    if isinstance(v, complex):
-        if dt.kind != "c" and v.imag != 0:
-            return False
-        parts = (v.real, v.imag) if dt.kind == "c" else (v.real,)
-    else:
-        parts = (v,)
-    for p in parts:
-        if dt.kind in "iu":
-            info = np.iinfo(dt)
-            if isinstance(p, float) and (p != p or p < (info.min if dt.kind == "i" else 0)):
-                return False
-            lo = info.min if dt.kind == "i" or isinstance(p, float) else -info.max
-            if p < lo or p > info.max:
-                return False
-        elif p == p and abs(p) != float("inf"):  # NaN and inf convert; finite values must fit
-            real = dt if dt.kind == "f" else np.float32 if dt == np.complex64 else np.float64
-            if abs(p) > np.finfo(real).max:
-                return False
-    return True
-
-
-def check_value(v, a):
-    """A Python number written into ``a`` must fit its dtype (PyTorch's Scalar conversion)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
-        return
-    if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:
-        raise OverflowError("int too big to convert")
-    if not _value_fits(v, a.dtype):
-        raise RuntimeError(f"value cannot be converted to type {_CT.get(_tn(a), _tn(a))} "
-                           "without overflow")
-
-
-def _as_value(xp, v, dt):
-    """The number PyTorch writes: ``v`` converted to the target dtype (ints truncate)."""
-    if isinstance(v, complex) and dt.kind != "c":
-        v = v.real
-    return xp.asarray(v).astype(dt)
-
-
 _WARNED: set = set()
 
 
@@ -217,7 +170,7 @@ def _scatter_fwd(xp, a, dim, index, src, out=None, dt=None, reduce=None):
     target = out if out is not None else a.copy()
     t1, i1 = as_1d(target), as_1d(index)
     ix = _grid(i1, d, xp)
-    vals = _region(as_1d(src), i1.shape) if is_t else _as_value(xp, src, a.dtype)
+    vals = _region(as_1d(src), i1.shape) if is_t else as_value(xp, src, a.dtype)
     if reduce is None:
         t1[ix] = vals
     else:
@@ -228,10 +181,11 @@ def _scatter_fwd(xp, a, dim, index, src, out=None, dt=None, reduce=None):
 _OLD_REDUCE = {"add": "add", "multiply": "multiply"}
 
 
-def _check_scalar(v, a):
-    if isinstance(v, complex) and a.dtype.kind != "c":
-        raise RuntimeError(f"value cannot be converted to type {_C.get(_tn(a), _tn(a))} "
-                           "without overflow")
+
+
+def _fill_value(xp, v, dt):
+    """What a fill writes: a Python number as PyTorch converts it, or the 0-dim array."""
+    return as_value(xp, v, dt) if isinstance(v, (int, float, complex)) else xp.asarray(v, dtype=dt)
 
 
 def _scatter_bw(c, g):
@@ -428,14 +382,17 @@ def _index_fill_fwd(xp, a, dim, index, value, out=None, dt=None):
     if isinstance(value, xp.ndarray) and value.ndim:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor "
                            f"with {value.ndim} dimension(s).")
-    _check_scalar(value, a)
+    if isinstance(value, complex) and a.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
+    check_value(value, a)
     idx = index.reshape(-1)
     n = a.shape[d] if a.ndim else 1
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
         v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])
         raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
     target = out if out is not None else a.copy()
-    target[_slices(a, d, idx)] = value
+    target[_slices(a, d, idx)] = _fill_value(xp, value, a.dtype)
     return target
 
 
@@ -508,12 +465,12 @@ def _masked_fill_fwd(xp, a, mask, value, out=None, dt=None):
     if isinstance(value, xp.ndarray) and value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
                            f"with {value.ndim} dimension(s).")
-    _check_scalar(value, a)
+    check_value(value, a)
     if out is not None:
-        xp.copyto(out, xp.asarray(value, dtype=out.dtype), where=mask)
+        xp.copyto(out, _fill_value(xp, value, out.dtype), where=mask)
         return out
     shape = layout.broadcast_shapes(mask.shape, a.shape)
-    return xp.where(mask, xp.asarray(value, dtype=a.dtype), a).astype(a.dtype).reshape(shape)
+    return xp.where(mask, _fill_value(xp, value, a.dtype), a).astype(a.dtype).reshape(shape)
 
 
 def _grad_outside_mask(c, g, m):

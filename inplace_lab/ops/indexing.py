@@ -28,6 +28,7 @@ from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import dispatch
 from .table import OPS, OpSpec, register
+from ..scalars import as_value, check_value
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
               "valid indices (got {})")
@@ -381,9 +382,18 @@ def _check_value(self, value):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, np.ndarray):
-        if isinstance(value, (complex, np.complexfloating)) and not self._dtype.is_complex:
-            raise RuntimeError(f"value cannot be converted to type "
-                               f"{_C_NAMES.get(self._dtype.torch_name, self._dtype.name)} without overflow")
+        if policy.is_paddle(policy.policy_of(self)):
+            if isinstance(value, (complex, np.complexfloating)) and not self._dtype.is_complex:
+                raise RuntimeError(f"value cannot be converted to type "
+                                   f"{_C_NAMES.get(self._dtype.torch_name, self._dtype.name)} "
+                                   "without overflow")
+            return value
+        if value.__class__ is int and not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")  # (setitem: int64 only)
+        if self._dtype is dtypes.float16:  # converted without a range check (big -> inf)
+            check_value(value.real if value.imag == 0 else value, np.dtype(np.float64))
+        else:
+            check_value(value, self._dtype.np)  # a Python number must fit (-1 wraps for uint8)
         return value
     raise TypeError(f"can't assign a {_qualname(value)} to a {policy.torch_type_name(self)}")
 
@@ -458,7 +468,7 @@ def setitem(self, idx, value):
 
 def _scalar_tensor(v, like: Tensor) -> Tensor:
     xp = backend.xp_of(like.device)
-    return Tensor._wrap(xp.asarray(v).astype(like._dtype.np), like.device, like._policy)
+    return Tensor._wrap(as_value(xp, v, like._dtype.np), like.device, like._policy)
 
 
 def _check_index_list(indices, fname):
