@@ -96,7 +96,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
             grads = buffers.pop(node)
             if grads is None:
                 continue
-            if node._extra is not None or isinstance(node, AccumulateGrad):  # else no hooks
+            leaf = node.__class__ is AccumulateGrad  # (nothing subclasses it)
+            if leaf or node._extra is not None:  # else no hooks
                 grads = buffers.adopt(grads, call_tensor_pre_hooks(node, grads))
             if targets:
                 for nr, g in enumerate(grads):
@@ -104,7 +105,7 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
                         captured[(node, nr)] = g
             if runs is not None and node not in runs:
                 continue
-            if isinstance(node, AccumulateGrad):
+            if leaf:
                 if create_graph and not warned:
                     _warn_create_graph_cycle()
                     warned = True
@@ -116,7 +117,11 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
                 hooks.emit_node(node)
             try:
                 if node._extra is None and not node.user_code:  # (call_node without hooks)
-                    grads_in = node.apply(_materialize(node, tuple(grads)))
+                    for g in grads:  # (_materialize only when a gradient is missing)
+                        if g is None:
+                            grads = _materialize(node, tuple(grads))
+                            break
+                    grads_in = node.apply(tuple(grads))
                 else:
                     grads_in = call_node(node, grads, buffers.adopt)
             except errors.InplaceLabError as e:  # carry the graph, so viz.graph(e) can draw it

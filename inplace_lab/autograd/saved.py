@@ -16,6 +16,7 @@ import re
 
 from .. import errors, hooks
 from .. import policy as _policies
+from .grad_mode import state as _gm
 
 _hook_stack: list = []
 
@@ -105,9 +106,7 @@ class SavedTensor:
             raise policy.saved_error(self, found, self.policy)
         t = self._tensor
         if self.is_output and node is not None and t._requires_grad is False:
-            from .grad_mode import state
-
-            if state.enabled:  # create_graph: let gradients flow through the output again
+            if _gm.enabled:  # create_graph: let gradients flow through the output again
                 t = t._alias_with_grad(node, self.output_nr)
         return t
 
