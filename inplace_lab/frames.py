@@ -58,6 +58,31 @@ def _caller(f):
     return None, in_backward
 
 
+_LINES: dict = {}  # id(code) -> (code, {f_lasti: line number})
+
+
+def _line_of(code, lasti: int):
+    """The line ``frame.f_lineno`` shows for a frame of ``code`` stopped at ``lasti``.
+
+    The recorder keeps ``(code, frame.f_lasti)`` per event (an attribute read) and asks
+    this when the steps are built: ``f_lineno`` works the line out of the code's line
+    table at each read, and most events share a handful of offsets."""
+    hit = _LINES.get(id(code))
+    if hit is None or hit[0] is not code:
+        hit = _LINES[id(code)] = (code, {})
+    lines = hit[1]
+    line = lines.get(lasti, _LINES)
+    if line is _LINES:
+        line = code.co_firstlineno if lasti < 0 else None
+        if lasti >= 0:
+            for start, end, ln in code.co_lines():  # (what PyCode_Addr2Line reads)
+                if start <= lasti < end:
+                    line = ln
+                    break
+        lines[lasti] = line
+    return line
+
+
 _SCAN = object()  # naming plan: scan the calling frames (see Trace._name_pending)
 _PLANS: dict = {}  # id(code) -> (code, {offset of the call: plan})
 # what may follow the call that made a value, if the value is bound to no name by it

@@ -25,8 +25,8 @@ import numpy as _np
 
 from . import hooks, memory
 from .errors import InplaceLabError
-from .frames import (_CODE_KIND, _SCAN, _caller, _code_kind, _name_in_frames, _plan, _user_frame,
-                     _where, frame_locals)
+from .frames import (_CODE_KIND, _SCAN, _caller, _code_kind, _line_of, _name_in_frames, _plan,
+                     _user_frame, _where, frame_locals)
 _ndarray = _np.ndarray
 _ref = weakref.ref
 STORAGE_VALUES_LIMIT = 64  # storages up to this many elements keep their values in snapshots
@@ -280,27 +280,28 @@ class Trace:
 
     def _materialize(self) -> None:
         """Turn the recorded tuples into Steps. A record is one of:
-        memory ``(index, event, code, lineno, backward, storage, device, nbytes, memory)``;
-        other ``(index, event, op, kind, code, lineno, ins, outs, ctx, storages, data,
-        backward, memory, bump)``, where ``bump`` (an in-place op's version bump, the step
+        memory ``(index, event, code, lasti, backward, storage, device, nbytes, memory)``;
+        other ``(index, event, op, kind, code, lasti, ins, outs, ctx, storages, data,
+        backward, memory, bump)``, where ``lasti`` is the user frame's ``f_lasti`` (its line
+        is worked out here, see frames._line_of), ``bump`` (an in-place op's version bump, the step
         after it) is ``(before, after, ctx, storages)`` or None, and ``data`` a tuple for a
         ``save`` (the values of ``_SAVE_KEYS``)."""
         raw, self._raw = self._raw, []
         self._rawn = 0
         steps = self._steps
         build = self._build_snap
-        where_of = {}  # (code, lineno) -> the Step fields saying where
+        where_of = {}  # (code, lasti) -> the Step fields saying where
         for rec in raw:
             if len(rec) == 9:
-                index, event, code, lineno, back, sid, dev, nbytes, mem = rec
-                where = _where_cached(where_of, code, lineno)
+                index, event, code, lasti, back, sid, dev, nbytes, mem = rec
+                where = _where_cached(where_of, code, lasti)
                 steps.append(Step(index, event, memory=mem, backward=back,
                                   data={"storage": sid, "device": dev, "nbytes": nbytes},
                                   **where))
                 continue
-            (index, event, op, kind, code, lineno, ins, outs, ctx, storages, data, back,
+            (index, event, op, kind, code, lasti, ins, outs, ctx, storages, data, back,
              mem, bump) = rec
-            where = _where_cached(where_of, code, lineno)
+            where = _where_cached(where_of, code, lasti)
             if type(data) is tuple:
                 data = dict(zip(_SAVE_KEYS, data)) if data else {}
             else:
@@ -334,19 +335,31 @@ class Trace:
         self._busy = True
         try:
             # frame 1 is hooks.emit_op, ours; the walk starts at its caller (frames._caller,
-            # written out: this runs once per op)
-            frame = sys._getframe(2)
-            in_backward = False
+            # written out: this runs once per op). The common case, a library function
+            # called by the user's line, is two look-ups and no loop.
+            frame = sys._getframe(self._op_depth)
             kinds = _CODE_KIND
-            while frame is not None:
-                code = frame.f_code
-                hit = kinds.get(id(code))
-                k = hit[1] if hit is not None and hit[0] is code else _code_kind(code)
-                if k == 0:
-                    break
-                if k == 2:
-                    in_backward = True
+            code = frame.f_code
+            hit = kinds.get(id(code))
+            k = hit[1] if hit is not None and hit[0] is code else _code_kind(code)
+            in_backward = k == 2
+            if k:
                 frame = frame.f_back
+                if frame is not None:
+                    code = frame.f_code
+                    hit = kinds.get(id(code))
+                    k = hit[1] if hit is not None and hit[0] is code else _code_kind(code)
+                    if k:
+                        while frame is not None:
+                            code = frame.f_code
+                            hit = kinds.get(id(code))
+                            k = hit[1] if hit is not None and hit[0] is code else \
+                                _code_kind(code)
+                            if k == 0:
+                                break
+                            if k == 2:
+                                in_backward = True
+                            frame = frame.f_back
             self._in_backward = in_backward
             if self._allocs:  # the allocs of this op's results: the same line as the op
                 self._flush_allocs(frame, in_backward)
@@ -392,7 +405,7 @@ class Trace:
                         else:
                             storages[sid] = self._small_storage(ost, sid, last_storage, out)
                     self._raw.append((at, "op", name, kind, frame.f_code if frame else None,
-                                      frame.f_lineno if frame else 0, ins, outs, (),
+                                      frame.f_lasti if frame else 0, ins, outs, (),
                                       tuple(storages.items()), (), in_backward,
                                       memory._allocated.copy(), None))
                     self._rawn += 1
@@ -406,10 +419,10 @@ class Trace:
                 bctx, bstorages = self._around(outputs[:1], frame, at + 1, dict(storages))
                 bump = (before, after, bctx, bstorages)
             if frame is not None:
-                code, lineno = frame.f_code, frame.f_lineno
+                code, lasti = frame.f_code, frame.f_lasti
             else:
-                code, lineno = None, 0
-            self._raw.append((at, "op", name, kind, code, lineno, ins, outs, ctx, storages, (),
+                code, lasti = None, 0
+            self._raw.append((at, "op", name, kind, code, lasti, ins, outs, ctx, storages, (),
                               in_backward, memory._allocated.copy(), bump))
             self._rawn += 1 if bump is None else 2
             self._pend(outputs, outs, frame, code)
@@ -444,6 +457,11 @@ class Trace:
         self._snapc[tid] = (r, id(gf))
         return r
 
+    # how far up on_op's caller is (hooks.emit_op's caller, the function that emitted) and
+    # on_memory's (Storage's caller); a subclass whose methods call these adds one
+    _op_depth = 2
+    _memory_depth = 2
+
     # allocs wait for the next event and take its frame (the op that made the storage, in
     # the same user line: no user code runs in between), instead of walking the frames
     _defer_allocs = True
@@ -456,9 +474,10 @@ class Trace:
             return
         self._busy = True
         try:
-            # frame 1 is Storage.__init__/__del__, which call the listeners; the walk starts
-            # there (frames._caller, written out: a free is one event per op)
-            frame = sys._getframe(1)
+            # frame 1 is Storage.__init__/__del__ (ours), which call the listeners; the walk
+            # starts at its caller (frames._caller, written out: a free is one event per op),
+            # which is most often the user's line that dropped the last reference
+            frame = sys._getframe(self._memory_depth)
             in_backward = False
             kinds = _CODE_KIND
             while frame is not None:
@@ -477,10 +496,10 @@ class Trace:
             if self._pending:
                 self._name_pending(frame, at)
             if frame is not None:
-                code, lineno = frame.f_code, frame.f_lineno
+                code, lasti = frame.f_code, frame.f_lasti
             else:
-                code, lineno = None, 0
-            self._raw.append((at, what, code, lineno, in_backward, storage_id, dev, nbytes,
+                code, lasti = None, 0
+            self._raw.append((at, what, code, lasti, in_backward, storage_id, dev, nbytes,
                               memory._allocated.copy()))
             self._rawn += 1
         finally:
@@ -493,12 +512,12 @@ class Trace:
         if self._pending:  # (the first of them is the first event after the last step)
             self._name_pending(frame, at)
         if frame is not None:
-            code, lineno = frame.f_code, frame.f_lineno
+            code, lasti = frame.f_code, frame.f_lasti
         else:
-            code, lineno = None, 0
+            code, lasti = None, 0
         raw = self._raw
         for sid, dev, nbytes, mem in allocs:
-            raw.append((at, "alloc", code, lineno, in_backward, sid, dev, nbytes, mem))
+            raw.append((at, "alloc", code, lasti, in_backward, sid, dev, nbytes, mem))
             at += 1
         self._rawn += len(allocs)
 
@@ -519,10 +538,10 @@ class Trace:
             data = (saved.node_name, saved.name, saved.version, saved.is_output,
                     self._saved.setdefault(id(saved), len(self._saved) + 1))
             if frame is not None:
-                code, lineno = frame.f_code, frame.f_lineno
+                code, lasti = frame.f_code, frame.f_lasti
             else:
-                code, lineno = None, 0
-            self._raw.append((at, "save", saved.node_name, "", code, lineno, ins, (), ctx,
+                code, lasti = None, 0
+            self._raw.append((at, "save", saved.node_name, "", code, lasti, ins, (), ctx,
                               storages, data, in_backward, memory._allocated.copy(), None))
             self._rawn += 1
         finally:
@@ -649,10 +668,10 @@ class Trace:
         if event == "error":
             self._errors[id(obj)] = at
         if frame is not None:
-            code, lineno = frame.f_code, frame.f_lineno
+            code, lasti = frame.f_code, frame.f_lasti
         else:
-            code, lineno = None, 0
-        self._raw.append((at, event, op, kind, code, lineno, ins, outs, ctx, storages, data,
+            code, lasti = None, 0
+        self._raw.append((at, event, op, kind, code, lasti, ins, outs, ctx, storages, data,
                           in_backward, memory._allocated.copy(), None))
         self._rawn += 1
         if outputs:
@@ -757,12 +776,13 @@ def trace(namespace: dict | None = None) -> Trace:
 _SAVE_KEYS = ("node", "name", "version", "is_output", "saved")
 
 
-def _where_cached(cache: dict, code, lineno: int) -> dict:
+def _where_cached(cache: dict, code, lasti: int) -> dict:
     if code is None:
         return {}
-    key = (code, lineno)
+    key = (id(code), lasti)  # (the record keeps the code alive; hashing a code object is slow)
     hit = cache.get(key)
     if hit is None:
+        lineno = _line_of(code, lasti)
         fn = code.co_filename
         hit = cache[key] = {"filename": fn, "lineno": lineno,
                             "line": linecache.getline(fn, lineno).strip()}

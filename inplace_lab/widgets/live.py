@@ -39,6 +39,9 @@ class WatchTrace(Trace):
 
     # an alloc is walked at once: the next event this trace keeps may come much later
     _defer_allocs = False
+    # Trace.on_op/on_memory run under this class's methods: their callers are one frame further
+    _op_depth = 3
+    _memory_depth = 3
 
     def __init__(self, tensors, namespace):
         super().__init__(namespace=namespace)
