@@ -28,6 +28,7 @@ from .errors import InplaceLabError
 from .frames import (_CODE_KIND, _SCAN, _caller, _code_kind, _line_of, _name_in_frames, _plan,
                      _user_frame, _where, frame_locals)
 _ndarray = _np.ndarray
+_CO_OPTIMIZED = inspect.CO_OPTIMIZED
 _ref = weakref.ref
 STORAGE_VALUES_LIMIT = 64  # storages up to this many elements keep their values in snapshots
 
@@ -361,8 +362,16 @@ class Trace:
                                 in_backward = True
                             frame = frame.f_back
             self._in_backward = in_backward
-            if self._allocs:  # the allocs of this op's results: the same line as the op
-                self._flush_allocs(frame, in_backward)
+            allocs = self._allocs
+            if allocs:  # the allocs of this op's results: the same line as the op
+                if len(allocs) == 1 and not self._pending and frame is not None:
+                    sid, dev, nbytes, mem = allocs[0]  # (_flush_allocs, written out)
+                    self._allocs = []
+                    self._raw.append((len(self._steps) + self._rawn, "alloc", frame.f_code,
+                                      frame.f_lasti, in_backward, sid, dev, nbytes, mem))
+                    self._rawn += 1
+                else:
+                    self._flush_allocs(frame, in_backward)
             at = len(self._steps) + self._rawn
             if self._pending:  # results of the previous step: their assignment has happened now
                 self._name_pending(frame, at)
@@ -687,6 +696,23 @@ class Trace:
         """
         pending, self._pending = self._pending, []
         at_frame, self._pending_at = self._pending_at, None
+        if len(pending) == 1 and at_frame is not None and frame is not None and \
+                at_frame[0] == id(frame) and at_frame[1] is frame.f_code:
+            plan = at_frame[2]  # one result, same frame (the loop below, written out)
+            if plan is None:
+                return
+            if plan is not _SCAN:
+                ref, tid = pending[0]
+                t = ref()
+                if t is None or tid in self._labels:
+                    return
+                scope = frame.f_locals
+                v = scope.get(plan)
+                if frame.f_code.co_flags & _CO_OPTIMIZED:
+                    scope.clear()  # see frame_locals: the cached dict would keep locals alive
+                if v is t:
+                    self._set_label(tid, plan, at)
+                return
         want = {}
         for ref, tid in pending:
             t = ref()
