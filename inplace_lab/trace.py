@@ -376,7 +376,29 @@ class Trace:
             if self._pending:  # results of the previous step: their assignment has happened now
                 self._name_pending(frame, at)
             snap = self._raw_snap
-            ins = tuple([snap(t, frame, at) for t in inputs]) if inputs else ()
+            if inputs:  # an input unchanged since its last event: its tuple (_raw_snap's
+                ins = []  # first case, written out)
+                ids = self._ids
+                snapc = self._snapc
+                labels = self._labels
+                for t in inputs:
+                    hit = ids.get(id(t))
+                    if hit is not None and hit[0]() is t and (in_backward or hit[1] in labels):
+                        c = snapc.get(hit[1])
+                        if c is not None:
+                            r = c[0]
+                            st = t._storage
+                            if (t._vc.version == r[8] and t._shape is r[1] and
+                                    t._strides is r[2] and t._offset == r[3] and
+                                    st.id == r[4] and st.data.size == r[5] and
+                                    t._requires_grad is r[9] and id(t._grad_fn) == c[1] and
+                                    t._name is r[14] and r[12] is None and t._base is None):
+                                ins.append(r)
+                                continue
+                    ins.append(snap(t, frame, at))
+                ins = tuple(ins)
+            else:
+                ins = ()
             if kind == "inplace" or kind == "out":
                 snapc = self._snapc
                 for t in outputs:  # written: look at every field again
