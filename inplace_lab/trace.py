@@ -419,7 +419,17 @@ class Trace:
                         sid = st.id
                         got = storages.get(sid)
                         if got is None:
-                            storages[sid] = self._small_storage(st, sid, last_storage, t)
+                            a = st.data
+                            if type(a) is _ndarray and a.size <= STORAGE_VALUES_LIMIT:
+                                raw = a.tobytes()  # (_small_storage, written out)
+                                got = last_storage.get(sid)
+                                if got is None or got[4] != raw or got[0] != a.size:
+                                    got = last_storage[sid] = (
+                                        a.size, st.dtype.name, st.device.key, a.nbytes, raw,
+                                        a.dtype)
+                                storages[sid] = got
+                            else:
+                                storages[sid] = self._small_storage(st, sid, last_storage, t)
                         elif type(got) is dict and type(got["values"]) is dict:
                             got["values"] = _sampled_values(st, t, got["values"])  # its cells too
                     sid = ost.id
@@ -440,7 +450,14 @@ class Trace:
                                       tuple(storages.items()), (), in_backward,
                                       memory._allocated.copy(), None))
                     self._rawn += 1
-                    self._pend(outputs, outs, frame, frame.f_code if frame else None)
+                    # (_pend, written out: the one result, named at the next event)
+                    tid = outs[0][0]
+                    if tid not in self._labels and not (out._name and not _is_anon(out._name)):
+                        hit = self._ids.get(id(out))
+                        self._pending = [(hit[0] if hit is not None and hit[1] == tid
+                                          else _ref(out), tid)]
+                        self._pending_at = (id(frame), frame.f_code, _plan(frame)) \
+                            if frame is not None else None
                     return
             else:
                 outs = tuple([snap(t, frame, at, True) for t in outputs])
