@@ -493,8 +493,13 @@ class Trace:
         gf = t._grad_fn
         st = t._storage
         vc = t._vc
-        hit = self._counters.get(id(vc))
-        cid = hit[1] if hit is not None and hit[0]() is vc else self._counter(vc)
+        counters = self._counters
+        hit = counters.get(id(vc))
+        if hit is not None and hit[0]() is vc:
+            cid = hit[1]
+        else:  # (_counter, written out: most results have a new counter)
+            cid = len(counters) + 1
+            counters[id(vc)] = (_ref(vc), cid)
         rg = t._requires_grad
         r = (tid, t._shape, t._strides, t._offset, st.id, st.data.size, t._dtype.name,
              st.device.key, vc.version, rg, gf is None or not rg,
