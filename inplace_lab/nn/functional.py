@@ -10,11 +10,13 @@ the rest are compositions of table ops with PyTorch's node names (``linear`` is
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import inplace_lab as _il
 from ..autograd import no_grad
 from ..ops import dispatch as _dispatch
+from ..ops.elementwise import SCALAR as _SCALAR
 from ..ops.table import OPS as _OPS
 
 
@@ -58,6 +60,18 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
     return _il.hardtanh_(input, min_val, max_val)
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """``x if x > threshold else value``: the table's ``threshold`` op (ThresholdBackward0);
+    ``inplace=True`` is ``threshold_`` (ThresholdBackward1, one version bump, leaf rule)."""
+    return (_il.threshold_ if inplace else _il.threshold)(input, threshold, value)
+
+
+def threshold_(input, threshold: float, value: float):
+    """In place through the dispatcher's ``call_inplace``: it saves the input, so the old
+    value is cloned before the overwrite (as PyTorch's codegen does)."""
+    return _il.threshold_(input, threshold, value)
 
 
 def sigmoid(input):
@@ -167,9 +181,21 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` (EmbeddingBackward0, which saves only the indices).
+
+    ``max_norm``: first, as PyTorch, the looked-up rows whose ``norm_type``-norm exceeds it
+    are scaled down *in the weight itself*, by the in-place table op ``embedding_renorm``
+    under no_grad: the weight's ``_version`` goes up by one (even when no row changes) and
+    no node is recorded, so the gradient is that of a plain lookup of the new rows.
+    """
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return _op("_embedding", input, weight, padding_idx, max_norm, norm_type,
+    if max_norm is not None:
+        input = input.contiguous()
+        with no_grad():
+            _dispatch.call_inplace(_OPS["embedding_renorm"], (weight, input),
+                                   {"max_norm": max_norm, "norm_type": norm_type})
+    return _op("_embedding", input, weight, padding_idx, None, norm_type,
                scale_grad_by_freq, sparse)
 
 
@@ -219,31 +245,35 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     return _op("_nll_loss", input, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
+def _scalar(name, t, number):
+    """ATen's ``at::<name>(t, number)``: the Scalar overload (``DivBackward1`` ...), no edge for
+    the number, as PyTorch's C++ composites record it (Python's ``t / 2`` is DivBackward0)."""
+    return _dispatch.call(_SCALAR[name], (t, number), {})
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
                   reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
-    """``nll_loss(log_softmax(input, 1), target)``; float targets are class probabilities."""
+    """PyTorch's ``cross_entropy_loss``: a target of the input's shape holds class
+    probabilities (``_cross_entropy_probs``); otherwise class indices,
+    ``nll_loss(log_softmax(input, 1), target)`` (plus the smoothing term)."""
     reduction = _legacy(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     dim = 0 if input.ndim == 1 else 1
+    if tuple(target.shape) == tuple(input.shape):
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, "
+                               f"got {target._dtype.torch_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, dim)
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     logp = _il.log_softmax(input, dim)
     c = input.shape[dim]
     wshape = [1] * input.ndim
     wshape[dim] = c
-    if target.is_floating_point():  # probabilities
-        if target.shape != input.shape:
-            raise RuntimeError("Expected floating point type target to have the same shape as "
-                               f"input, got {list(target.shape)} and {list(input.shape)}")
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / c
-        prod = logp * target if weight is None else logp * target * weight.reshape(wshape)
-        loss = -prod.sum(dim)
-        if reduction == "mean":
-            return loss.sum() / (input.shape[0] if input.ndim > 1 else 1)
-        return loss.sum() if reduction == "sum" else loss
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing == 0.0:
+    if label_smoothing <= 0.0:
         return nll
     keep = target != ignore_index
     lp = logp if weight is None else logp * weight.reshape(wshape)
@@ -257,6 +287,40 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     elif reduction == "sum":
         smooth = smooth.sum()
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, dim):
+    """ATen's ``cross_entropy_loss_prob_target``, op for op, so the graph is PyTorch's:
+    ``-(log_softmax(input) * target [* weight]).sum() / (numel / C)``. The smoothing
+    ``target * (1 - ls) + ls / C`` and the mean's division take a C++ Scalar
+    (MulBackward1, AddBackward1, DivBackward1); the mean divides by every position's
+    count (N * d1 * ...), not by N."""
+    c = input.shape[dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != c):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = _il.log_softmax(input, dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = _scalar("add", _scalar("mul", target, 1 - label_smoothing), label_smoothing / c)
+    prod = logp * target
+    if weight is not None:
+        w = weight
+        if input.ndim > 1:
+            wshape = [1] * input.ndim
+            wshape[1] = c
+            w = weight.view(wshape)
+        prod = prod * w
+    if reduction == "none":
+        return -prod.sum(dim)
+    total = prod.sum()
+    if reduction == "sum":
+        return -total
+    if input.numel() == 0:
+        return -total.fill_(math.nan)
+    return _scalar("div", -total, input.numel() // c)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,

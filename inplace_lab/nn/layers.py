@@ -269,6 +269,21 @@ class Hardtanh(Module):
             (", inplace=True" if self.inplace else "")
 
 
+class Threshold(Module):
+    """``x if x > threshold else value``; ``inplace=True`` overwrites the input (threshold_)."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + \
+            (", inplace=True" if self.inplace else "")
+
+
 class Sigmoid(Module):
     def forward(self, input):
         return F.sigmoid(input)
@@ -338,7 +353,15 @@ class Embedding(Module):
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        return s + (", sparse=True" if self.sparse else "")
 
 
 class Sequential(Module):

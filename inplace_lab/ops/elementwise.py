@@ -20,7 +20,7 @@ import math
 from .. import dtypes
 from ..backend import special_for
 from .dispatch import result_dtype
-from .table import OpSpec, register
+from .table import OPS, OpSpec, register
 
 LN2 = math.log(2.0)
 
@@ -324,6 +324,15 @@ DIV = binary("div", _div_fwd, _div_bw, saves=("self", "other"), save_if={"self":
              ufunc="true_divide")  # (select: DivBackward2 only with a rounding_mode)
 _DIV2 = overload(DIV, "DivBackward2")  # the rounding_mode overload, even with None
 DIV.select = lambda args, kw: _DIV2 if len(args) > 2 or "rounding_mode" in kw else None
+
+# PyTorch's C++ Scalar overloads (add.Scalar, sub.Scalar, mul.Scalar, div.Scalar): what
+# ``at::div(t, 2)`` records inside an ATen composite (cross_entropy's mean is DivBackward1,
+# its label smoothing MulBackward1 then AddBackward1). Python never reaches them: ``t / 2``
+# wraps the 2 into a tensor (div.Tensor: DivBackward0, with a (None, 0) edge for the number),
+# so no select picks them; a composite that follows ATen's code calls them through
+# ``SCALAR``. Same kernels and formulas; the number gets no edge.
+SCALAR = {_n: overload(OPS[_n], _n.capitalize() + "Backward1", scalar_edges=False)
+          for _n in ("add", "sub", "mul", "div")}
 
 
 # ---- pow, float_power ---------------------------------------------------------------------------

@@ -492,3 +492,5 @@ register(OpSpec(name="matmul", forward=matmul, kind="composite", args=("self", "
                 doc=matmul.__doc__))
 register(OpSpec(name="outer", forward=outer, kind="composite", args=("self", "vec2"),
                 aliases=("ger",), doc=outer.__doc__))
+
+from . import linalg_norm  # noqa: E402,F401  (matrix norms, svdvals, the public norm front)

@@ -299,21 +299,46 @@ register(OpSpec(name="renorm", forward=_renorm_fwd, backward=_renorm_bw,
 
 # ---- embedding_renorm ---------------------------------------------------------------------------
 
-def _embedding_renorm_fwd(xp, w, index, out=None, dt=None, max_norm=1.0, norm_type=2.0):
+def _embedding_renorm_rule(spec, ins, params):
+    """PyTorch's checks (embedding_renorm_cpu_), all before anything is written: a 2-D weight,
+    Long/Int indices, every index a row (negative ones count from the end, as ``select``),
+    a floating weight once a row is read."""
+    w, idx = ins[0], ins[1]
     if w.ndim != 2:
-        raise RuntimeError("embedding_renorm_(): argument 'self' must be a 2-D tensor")
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {w.ndim}-dimensional tensor "
+                           "for argument #1 'self' (while checking arguments for embedding_renorm_)")
+    if idx._dtype.torch_name not in ("Long", "Int"):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got torch.{idx._dtype.torch_name}Tensor "
+                           "instead (while checking arguments for embedding_renorm_)")
+    if idx.numel():
+        n = w.shape[0]
+        rows = sorted({int(i) for i in idx._a.reshape(-1).tolist()})
+        bad = [i for i in rows if not -n <= i < n]
+        if bad:  # torch walks the sorted indices: the smallest bad one is reported
+            raise IndexError(f"select(): index {bad[0]} out of range for tensor of size "
+                             f"{list(w.shape)} at dimension 0")
+        if not w._dtype.is_floating_point:
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                               f"Got {w._dtype.torch_name} instead.")
+    return w._dtype
+
+
+def _embedding_renorm_fwd(xp, w, index, out=None, dt=None, max_norm=1.0, norm_type=2.0):
     target = out if out is not None else w.copy()
-    rows = xp.unique(index.reshape(-1))
+    rows = xp.unique(index.reshape(-1) % w.shape[0])  # -1 is the last row, as torch's select
     if rows.size:
         sel = target[rows]
-        norm = _slice_norms(xp, sel, float(norm_type), (1,))
+        # torch: the row's norm read as a double, scale = max_norm / (norm + 1e-7) in double,
+        # then ``row *= scale`` in the row's dtype
+        norm = _slice_norms(xp, sel, float(norm_type), (1,)).astype("float64")
         scale = xp.where(norm > max_norm, max_norm / (norm + 1e-7), 1.0)
         target[rows] = sel * scale.astype(target.dtype)
     return target
 
 
 register(OpSpec(name="embedding_renorm", forward=_embedding_renorm_fwd, args=("self", "index"),
-                params={"max_norm": 1.0, "norm_type": 2.0}, dtype_rule="self", inplace=True,
+                params={"max_norm": 1.0, "norm_type": 2.0}, dtype_rule=_embedding_renorm_rule, inplace=True,
                 torch_inplace=True, paddle_inplace=True, method=False, function=False, out=False,
                 inplace_check=lambda t, ins, p: None, internal_overlap_ok=True,
                 doc="torch.embedding_renorm_(weight, indices, max_norm, norm_type): rows used by "

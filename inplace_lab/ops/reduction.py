@@ -501,9 +501,12 @@ def _norm_dtype(spec, ins, params):
     return dt
 
 
+# The public norm (torch.norm, Tensor.norm) is the composite front in linalg_norm.py: a
+# string p such as 'nuc' is a matrix norm there; this entry stays the vector norm.
 register(OpSpec(name="norm", forward=_norm_fwd, backward=_norm_bw, dtype_rule=_norm_dtype,
                 params={"p": "fro", "dim": None, "keepdim": False, "dtype": None},
-                saves=("self", "result"), node_name="LinalgVectorNormBackward0"))
+                saves=("self", "result"), node_name="LinalgVectorNormBackward0",
+                method=False, function=False))
 
 
 # ---- all / any / count_nonzero ------------------------------------------------------------------

@@ -92,7 +92,7 @@ from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled, 
                                   no_grad, set_grad_enabled)
 from inplace_lab.backend import device  # noqa: E402,F401
 
-from . import autograd, cuda, nn  # noqa: E402,F401
+from . import autograd, cuda, linalg, nn  # noqa: E402,F401
 from inplace_lab import multiprocessing, optim, utils  # noqa: E402,F401
 from inplace_lab.io import load as _load, save  # noqa: E402,F401
 

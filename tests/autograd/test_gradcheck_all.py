@@ -85,6 +85,9 @@ CASES = {
     "var": lambda r: C([r(2, 3)], {"dim": 1}),
     "std": lambda r: C([r(2, 3)], {"dim": 0, "correction": 0}),
     "norm": lambda r: C([r(2, 3)], {"p": 3, "dim": 1}),
+    # S of the reduced SVD (its U and Vh are saved, not differentiated): batched, wide
+    "_linalg_svd": lambda r: C([r(2, 2, 3)], fn=lambda a: dispatch.call(OPS["_linalg_svd"],
+                                                                        (a,), {}).S),
     "cumsum": lambda r: C([r(2, 3)], {"dim": 1}),
     "cumprod": lambda r: C([r(2, 3, lo=0.5, hi=1.5)], {"dim": 1}),
     "sum_to_size": lambda r: C([r(2, 3)], {"size": (1, 3)}),

@@ -11,9 +11,9 @@ from inplace_lab.ops import dispatch as _dispatch
 
 from .. import api_names as _api
 
-# PyTorch's functional names whose table op has another name (threshold is thresholded_relu
-# with PyTorch's argument names: threshold, value).
-_RENAMES = {"threshold": "thresholded_relu"}
+# PyTorch's functional names whose table op has another name (none now: F.threshold is the
+# table's own ``threshold`` op, ThresholdBackward0/1; thresholded_relu is Paddle's).
+_RENAMES: dict = {}
 
 
 def _functional(name, spec):
