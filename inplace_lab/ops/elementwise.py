@@ -463,16 +463,43 @@ def _rounded_quotient_bw(rounder):
 
 
 def _tensor_overload(spec, node_name, backward, saves):
-    """Tensor-other variant of an op whose number-other form saves nothing (remainder, fmod)."""
-    variant = overload(spec, node_name, backward=backward, saves=saves)
+    """Tensor-other variant of an op whose number-other form saves nothing (remainder, fmod).
+
+    PyTorch's formula for ``other`` is ``-grad * self.div(other, rounding_mode)``, so both
+    are saved only when ``other`` requires grad (else ``_saved_self`` is None, and changing
+    ``self`` in place afterwards does not break backward).
+    """
+    variant = overload(spec, node_name, backward=backward, saves=saves,
+                       save_if={s: "other" for s in saves}, nondiff=None, scalar_edges=False)
     spec.select = lambda args, kw: variant if is_tensor(arg(args, kw, 1, "other")) else None
+
+
+def _number_other_rule(spec, ins, params):
+    """Promotion, after PyTorch's Scalar conversion of a Python int ``other``.
+
+    The number of ``fmod(x, 2)`` is no edge of the node (``nondiff`` below), so the
+    dispatcher's per-edge conversion check does not see it: checked here, before any write.
+    """
+    from . import dispatch
+
+    v = ins[1] if len(ins) > 1 else None
+    if v.__class__ is int and not -2 ** 63 <= v < 2 ** 64:
+        dispatch._int_overflow(v, ins)
+    return promote(ins)
+
+
+_number_other_rule.plain_dtype = lambda dt: dt  # the fast path's numbers are in range already
 
 
 for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")),
                         ("fmod", "fmod", "trunc", ())]:
-    # scalar_edges=False: PyTorch's Scalar overloads give a number no edge
+    # PyTorch's Scalar overloads (FmodBackward0, RemainderBackward0) give the number no edge
+    # and save nothing: ``grad_fn._saved_other`` is an AttributeError there. nondiff keeps the
+    # number off the edges; scalar_edges=True makes ``Node.__getattr__`` treat it as an operand
+    # that is exposed only when listed in ``saves`` (it is not), not as a saved Scalar param.
     _s = binary(_n, int_div_checked(_f), lambda c, g: (red(c, 0, g), None), p=_n == "remainder",
-                aliases=_al, scalar_edges=False, out_direct=True)
+                aliases=_al, scalar_edges=True, nondiff=("other",), out_direct=True,
+                dtype_rule=_number_other_rule)
     _tensor_overload(_s, _n.capitalize() + "Backward1", _rounded_quotient_bw(_r), ("self", "other"))
 
 binary("floor_divide", int_div_checked("floor_divide"), None, p=True, out_direct=True)
