@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from . import functional, init  # noqa: F401
 from .layers import (ELU, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Embedding,  # noqa: F401
-                     Flatten, Hardtanh, Identity, LeakyReLU, Linear, LogSoftmax, MaxPool2d,
-                     ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh, Threshold)
+                     Flatten, GroupNorm, Hardtanh, Identity, LayerNorm, LeakyReLU, Linear,
+                     LogSoftmax, MaxPool2d, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh,
+                     Threshold)
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss  # noqa: F401
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401

@@ -161,6 +161,17 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return y
 
 
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims (NativeLayerNormBackward0)."""
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    return _op("_layer_norm", input, weight, bias, normalized_shape=ns, eps=eps)
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+    """Normalise each group of channels of each sample (NativeGroupNormBackward0)."""
+    return _op("_group_norm", input, weight, bias, num_groups=num_groups, eps=eps)
+
+
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
 

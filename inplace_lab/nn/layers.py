@@ -1,4 +1,5 @@
-"""Layers: Linear, Conv2d, MaxPool2d, BatchNorm1d/2d, Dropout, activations, Flatten, Embedding.
+"""Layers: Linear, Conv2d, MaxPool2d, BatchNorm1d/2d, LayerNorm, GroupNorm, Dropout, activations,
+Flatten, Embedding.
 
 Initialisation follows PyTorch (``kaiming_uniform_(a=sqrt(5))`` for weights, a
 fan-in uniform for biases), in place under no_grad. Activations with ``inplace=True``
@@ -202,6 +203,79 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class LayerNorm(Module):
+    """Normalise the trailing ``normalized_shape`` dims; affine weight/bias start at 1/0."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
+        fk = _factory(device, dtype)
+        if elementwise_affine:
+            self.weight = Parameter(creation.empty(*self.normalized_shape, **fk))
+            if bias:
+                self.bias = Parameter(creation.empty(*self.normalized_shape, **fk))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, " \
+               f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+
+
+class GroupNorm(Module):
+    """Normalise groups of channels per sample; per-channel affine weight/bias at 1/0."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = \
+            num_groups, num_channels, eps, affine
+        fk = _factory(device, dtype)
+        if affine:
+            self.weight = Parameter(creation.empty(num_channels, **fk))
+            if bias:
+                self.bias = Parameter(creation.empty(num_channels, **fk))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, " \
+               f"bias={self.bias is not None}"
 
 
 class Dropout(Module):

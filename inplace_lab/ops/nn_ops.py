@@ -568,3 +568,5 @@ register(OpSpec(name="_bce_with_logits", forward=_bce_fwd, backward=_bce_bw,
 
 NN_OPS = {n: OPS[n] for n in ("_conv2d", "_max_pool2d", "_batch_norm", "_embedding", "_nll_loss",
                               "_mse_loss", "_bce_with_logits")}
+
+from . import nn_norm_ops  # noqa: E402,F401  (_layer_norm, _group_norm)

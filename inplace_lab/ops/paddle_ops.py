@@ -313,14 +313,14 @@ def _embedding_renorm_rule(spec, ins, params):
                            "instead (while checking arguments for embedding_renorm_)")
     if idx.numel():
         n = w.shape[0]
-        rows = sorted({int(i) for i in idx._a.reshape(-1).tolist()})
-        bad = [i for i in rows if not -n <= i < n]
-        if bad:  # torch walks the sorted indices: the smallest bad one is reported
-            raise IndexError(f"select(): index {bad[0]} out of range for tensor of size "
-                             f"{list(w.shape)} at dimension 0")
-        if not w._dtype.is_floating_point:
-            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                               f"Got {w._dtype.torch_name} instead.")
+        floating = w._dtype.is_floating_point
+        for i in sorted({int(i) for i in idx._a.reshape(-1).tolist()}):  # torch's walk
+            if not -n <= i < n:
+                raise IndexError(f"select(): index {i} out of range for tensor of size "
+                                 f"{list(w.shape)} at dimension 0")
+            if not floating:  # the first row read is the first norm taken
+                raise RuntimeError("norm(): input dtype should be either floating point or "
+                                   f"complex. Got {w._dtype.torch_name} instead.")
     return w._dtype
 
 

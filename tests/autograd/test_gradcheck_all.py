@@ -224,6 +224,8 @@ CASES = {
     "_batch_norm": lambda r: C([r(4, 3, lo=-1, hi=1), r(3), r(3), None, None],
                                {"training": True}),
     "_embedding": lambda r: C([il.tensor([[0, 2], [2, 4]]), r(5, 3)]),
+    "_layer_norm": lambda r: C([r(2, 3, 4), r(3, 4), r(3, 4)], {"normalized_shape": (3, 4)}),
+    "_group_norm": lambda r: C([r(2, 4, 3), r(4), r(4)], {"num_groups": 2}),
     "_mse_loss": lambda r: C([r(2, 3), r(2, 3)]),
     "_nll_loss": lambda r: C([r(3, 4, lo=-2, hi=0), idx(1, 0, 3), r(4, grad=False)]),
     "_bce_with_logits": lambda r: C([r(2, 3, lo=-2, hi=2), r(2, 3), None, None]),
