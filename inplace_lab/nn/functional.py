@@ -14,6 +14,7 @@ import math
 import warnings
 
 import inplace_lab as _il
+
 from ..autograd import no_grad
 from ..ops import dispatch as _dispatch
 from ..ops.elementwise import SCALAR as _SCALAR

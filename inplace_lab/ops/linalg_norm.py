@@ -24,10 +24,11 @@ from __future__ import annotations
 import math
 
 from .. import dtypes, layout
-from . import dispatch
-from . import reduction  # noqa: F401  (registers "norm" first: op_index keeps it for "norm")
+from . import (
+    dispatch,
+    reduction,  # noqa: F401  (registers "norm" first: op_index keeps it for "norm")
+)
 from .table import OPS, OpSpec, register
-
 
 # ---- the SVD: S with U and Vh saved for the backward --------------------------------------------
 

@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import inplace_lab.torch as it  # noqa: E402
+import inplace_lab.torch as it
 
 LIBS = {"torch": torch, "il": it}
 rng = np.random.default_rng(7)
