@@ -10,8 +10,10 @@ What the backwards save is what decides the in-place story, as everywhere:
 
 - ``fill_diagonal`` and ``fill_diagonal_tensor`` save nothing: the gradient is the
   incoming one with the filled cells zeroed, so filling in place is free.
-- ``put_along_axis`` saves only its index (like scatter): ``y.put_along_axis_(i, v, 1)``
-  keeps backward working; ``i.add_(1)`` afterwards breaks it.
+- ``put_along_axis`` saves arr, its index and the result (as Paddle's node): so
+  ``y.put_along_axis_(i, v, 1)`` clones y first and keeps backward working, while writing
+  to arr or the result afterwards breaks it. mul/amax/amin also save the values. (Paddle
+  checks neither the index's version nor the values'; a write to them is caught here.)
 - ``renorm`` saves its input (the norm of each slice is differentiated), so
   ``y.renorm_(...)`` clones y before overwriting it.
 
@@ -22,6 +24,7 @@ What the backwards save is what decides the in-place story, as everywhere:
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -195,28 +198,83 @@ def _put_along_axis_fwd(xp, a, index, src, out=None, dt=None, dim=0, reduce="ass
 
 
 def _put_along_axis_bw(c, g):
-    reduce = c["reduce"]
-    if reduce not in ("assign", "add"):
-        raise NotImplementedError(
-            f"put_along_axis(reduce={reduce!r}): inplace_lab differentiates only 'assign' and "
-            "'add'; use them, or detach the values")
-    index = c["index"]
-    shape, d = c.input_meta[0][0], layout.wrap_dim(c["dim"], len(c.input_meta[0][0]))
-    from .. import backend
+    """Paddle 3.3.1's put_along_axis_grad, reduction by reduction (checked against paddle).
 
+    For ``arr``: cells no index reaches pass ``g`` through. A reached cell gets nothing when
+    ``include_self=False`` or ``reduce="assign"``; else ``g`` (add), ``g / count`` (mean,
+    count = 1 + the values that reached it), ``g * out / arr`` (mul: Paddle divides, so a
+    zero gives nan) or ``g / ties`` where ``arr == out`` (amax/amin: the gradient is shared
+    by every element equal to the result, the cell's own value counted even when
+    ``include_self=False``). For ``values`` (read back with the index, as gather):
+    assign gives ``g`` to the last value written into a cell only; add ``g``; mean
+    ``g / count``; mul ``g * out / value``; amax/amin ``g / ties`` where ``value == out``.
+    """
+    reduce, inc = c["reduce"], c["include_self"]
+    x, out = c["self"]._a, c["result"]._a  # unpacked always: Paddle checks every saved version
+    shape = c.input_meta[0][0]
+    d = layout.wrap_dim(c["dim"], len(shape))
     xp = backend.xp_of(g.device)
     vshape = c.input_meta[2][0] if c.input_meta[2] is not None else ()
-    ix_arr, _ = _put_prepare(xp, shape, index._a, xp.zeros(vshape), d, c["broadcast"])
-    ix = Tensor._wrap(xp.ascontiguousarray(ix_arr), g.device)
-    gx = None
+    reads_values = reduce in ("mul", "multiply", "amax", "amin")
+    src = c["src"] if reads_values else xp.zeros(vshape)  # a saved tensor or a number
+    ix_arr, vals = _put_prepare(xp, shape, c["index"]._a, src._a if isinstance(src, Tensor)
+                                else src, d, c["broadcast"])
+    ix_arr = xp.ascontiguousarray(ix_arr)
+    grid = _grid(ix_arr, d, xp)
+    ix = Tensor._wrap(ix_arr, g.device)
+    hits = xp.zeros(shape, dtype=np.int64)
+    backend.add_at(xp, hits, grid, xp.ones(ix_arr.shape, dtype=np.int64))
+    touched = hits > 0
+    dt = g._dtype.np
+
+    def const(a):
+        return Tensor._wrap(xp.ascontiguousarray(xp.asarray(a, dtype=dt)), g.device)
+
+    ties = None
+    if reduce in ("amax", "amin"):
+        ties = (x == out).astype(np.int64)
+        backend.add_at(xp, ties, grid, (vals == out[grid]).astype(np.int64))
+    gx = gv = None
     if c.needs_input_grad[0]:
-        gx = g if reduce == "add" else g.scatter(d, ix, 0.0)
-    gv = None
+        if reduce == "add" and inc:
+            gx = g
+        elif not inc or reduce == "assign":
+            gx = g * const(~touched)
+        elif reduce == "mean":
+            gx = g / const(hits + 1)
+        elif reduce in ("mul", "multiply"):
+            gx = g * const(xp.where(touched, out, 1)) / const(xp.where(touched, x, 1))
+        else:  # amax / amin
+            gx = g * const(~touched | (x == out)) / const(xp.where(touched, ties, 1))
     if c.needs_input_grad[2]:
-        gv = g.gather(d, ix)
+        gg = g.gather(d, ix)
+        if reduce == "assign":
+            gv = gg * const(_last_writes(xp, ix_arr, grid, shape, d))
+        elif reduce == "add":
+            gv = gg
+        elif reduce == "mean":
+            gv = gg / const((hits + (1 if inc else 0))[grid])
+        elif reduce in ("mul", "multiply"):
+            gv = gg * const(out[grid]) / const(vals)
+        else:
+            gv = gg * const(vals == out[grid]) / const(ties[grid])
         if tuple(gv.shape) != tuple(vshape):
-            gv = gv.sum_to_size(vshape)
+            if c["broadcast"] or layout.numel(vshape) == 1:
+                gv = gv.sum_to_size(vshape)
+            else:  # broadcast=False used the values' leading block: the rest gets zeros
+                full = xp.zeros(vshape, dtype=dt)
+                full[tuple(slice(0, n) for n in gv.shape)] = gv._a
+                gv = Tensor._wrap(full, g.device)
     return (gx, None, gv)
+
+
+def _last_writes(xp, ix_arr, grid, shape, d):
+    """Which index entries write last into their cell (``assign``: the one that stays)."""
+    pos = xp.broadcast_to(xp.arange(ix_arr.shape[d]).reshape(
+        [-1 if i == d else 1 for i in range(ix_arr.ndim)]), ix_arr.shape)
+    last = np.full(shape, -1, dtype=np.int64)
+    np.maximum.at(last, tuple(backend.to_numpy(a) for a in grid), backend.to_numpy(pos))
+    return pos == xp.asarray(last)[grid]
 
 
 def _put_along_axis_check(target, ins, params):
@@ -224,13 +282,28 @@ def _put_along_axis_check(target, ins, params):
         raise TypeError("put_along_axis(): indices must be an integer tensor")
 
 
-register(OpSpec(name="put_along_axis", forward=_put_along_axis_fwd, backward=_put_along_axis_bw,
-                args=("self", "index", "src"),
-                params={"dim": 0, "reduce": "assign", "include_self": True, "broadcast": True},
-                saves=("index",), dtype_rule="self", inplace=True, torch_inplace=False,
-                paddle_inplace=True, out=False, inplace_check=_put_along_axis_check,
-                doc="Paddle's put_along_axis(arr, indices, values, axis, reduce, include_self, "
-                    "broadcast); saves its index."))
+# What PutAlongAxisGradNode keeps: arr, index and the result for every reduction (changing
+# arr or the result afterwards breaks backward, as in Paddle); the values only where the
+# formula reads them (mul, amax, amin). Paddle keeps its own broadcast copy of the values,
+# so a later in-place write to them goes unnoticed there; here it is caught at backward.
+PUT_ALONG_AXIS = register(OpSpec(
+    name="put_along_axis", forward=_put_along_axis_fwd, backward=_put_along_axis_bw,
+    args=("self", "index", "src"),
+    params={"dim": 0, "reduce": "assign", "include_self": True, "broadcast": True},
+    saves=("self", "index", "result"), dtype_rule="self", inplace=True, torch_inplace=False,
+    paddle_inplace=True, out=False, inplace_check=_put_along_axis_check,
+    doc="Paddle's put_along_axis(arr, indices, values, axis, reduce, include_self, "
+        "broadcast); saves arr, its index and the result (and the values for mul/amax/amin)."))
+_PUT_READS_VALUES = dataclasses.replace(PUT_ALONG_AXIS, select=None,
+                                        saves=("self", "index", "src", "result"))
+
+
+def _put_select(args, kw):
+    reduce = args[4] if len(args) > 4 else kw.get("reduce", "assign")
+    return _PUT_READS_VALUES if reduce in ("mul", "multiply", "amax", "amin") else None
+
+
+PUT_ALONG_AXIS.select = _put_select
 
 
 # ---- renorm ---------------------------------------------------------------------------------------
