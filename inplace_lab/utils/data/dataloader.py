@@ -6,6 +6,13 @@ seed gives the same batches. ``pin_memory=True`` copies each batch into page-loc
 host memory (cupy's pinned allocator) when a real GPU is present, so
 ``batch.to("cuda", non_blocking=True)`` can overlap; without one it is a no-op with
 PyTorch's warning.
+
+``num_workers=N`` loads batches in N worker processes (``pool.py``, ``worker.py``): the
+same batches in the same order as ``num_workers=0``, ``worker_init_fn``,
+``get_worker_info()``, ``prefetch_factor``, ``persistent_workers`` and ``timeout`` as
+torch has them, and a worker's exception re-raised here with torch's wrapper text.
+As in torch, every epoch first draws a base seed from the loader's generator (or the
+global one), then the shuffle permutation: worker ``i`` seeds with ``base_seed + i``.
 """
 from __future__ import annotations
 
@@ -15,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from ... import backend, creation
 from ...tensor import Tensor
+from .worker import fetch
 
 
 class Generator:
@@ -36,12 +44,13 @@ class Generator:
         return self._rng.permutation(n)
 
 
-def _permutation(n, generator):
+def _rng_of(generator):
+    """The numpy generator behind a loader's ``generator`` (None: the global one)."""
     if generator is None:
-        return creation.randperm(n).tolist()
+        return creation.generator()
     if isinstance(generator, numbers.Integral):
-        return Generator().manual_seed(generator).randperm(n).tolist()
-    return list(generator.randperm(n))
+        return Generator().manual_seed(generator)._rng
+    return generator._rng
 
 
 def default_collate(batch):
@@ -98,10 +107,25 @@ def _can_pin() -> bool:
 class DataLoader:
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
-                 worker_init_fn=None, generator=None, **kwargs):
-        if num_workers:
-            raise ValueError("num_workers > 0 is not supported here; data loads in the main "
-                             "process (see inplace_lab.multiprocessing for shared tensors)")
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor=None, persistent_workers=False, **kwargs):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                             "disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing, otherwise set "
+                             "prefetch_factor to None.")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self.num_workers, self.timeout, self.worker_init_fn = num_workers, timeout, worker_init_fn
+        self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None \
+            else prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._pool = None  # persistent_workers: the pool kept across epochs
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
                                           or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
@@ -118,17 +142,17 @@ class DataLoader:
                           "device pinned memory won't be used.", UserWarning, stacklevel=2)
             self.pin_memory = False  # a no-op without a real GPU: plain host memory
 
-    def _indices(self):
+    def _indices(self, rng):
         if self.sampler is not None:
             return list(iter(self.sampler))
         n = len(self.dataset)
-        return _permutation(n, self.generator) if self.shuffle else list(range(n))
+        return rng.permutation(n).tolist() if self.shuffle else list(range(n))
 
-    def _batches(self):
+    def _batches(self, rng):
         if self.batch_sampler is not None:
             yield from self.batch_sampler
             return
-        idx = self._indices()
+        idx = self._indices(rng)
         if self.batch_size is None:
             yield from ([i] for i in idx)
             return
@@ -139,12 +163,32 @@ class DataLoader:
             yield b
 
     def __iter__(self):
-        for b in self._batches():
-            if self.batch_size is None and self.batch_sampler is None:
-                out = self.dataset[b[0]]
-            else:
-                out = self.collate_fn([self.dataset[i] for i in b])
-            yield _pin(out) if self.pin_memory else out
+        rng = _rng_of(self.generator)
+        base_seed = int(rng.integers(0, 2 ** 63 - 1))  # torch draws it first, every epoch
+        if self.num_workers == 0:
+            return self._single_process(rng)
+        from .pool import MultiProcessingIter, WorkerPool
+
+        pool = self._pool
+        if pool is None or not pool.alive:
+            pool = WorkerPool(self, base_seed)
+            if self.persistent_workers:
+                self._pool = pool
+        return MultiProcessingIter(self, pool, self._batches(rng))
+
+    def _single_process(self, rng):
+        auto_collation = not (self.batch_size is None and self.batch_sampler is None)
+        for b in self._batches(rng):
+            yield self._finish_batch(fetch(self.dataset, b, auto_collation, self.collate_fn))
+
+    def _finish_batch(self, out):
+        """What the main process does to every batch: pin it when asked."""
+        return _pin(out) if self.pin_memory else out
+
+    def __del__(self):
+        pool = self.__dict__.get("_pool")
+        if pool is not None:
+            pool.shutdown()
 
     def __len__(self):
         if self.batch_sampler is not None:
