@@ -177,3 +177,39 @@ def test_put_along_axis_writing_arr_or_result_afterwards_breaks_backward_as_padd
     assert got[paddle][0] == got[ip][0] == "RuntimeError"
     assert got[ip][1].startswith("(PermissionDenied) Tensor '' used in gradient computation "
                                  "has been modified by an inplace")
+
+
+# ---- inference tensors used outside inference_mode ---------------------------------------------
+
+def _inference_program(lib):
+    """Everything torch answers about an inference tensor made with requires_grad=True."""
+    out = []
+    with lib.inference_mode():
+        a = lib.ones(2, requires_grad=True)
+        b = lib.ones(2)
+        out.append((a.requires_grad, a.is_inference(), a.is_leaf, a.grad_fn is None))
+        out.append(((a * 2).requires_grad, (a * 2).is_inference()))  # nothing recorded inside
+        out.append(_outcome(lambda: b.requires_grad_().requires_grad))  # allowed inside
+    c = lib.ones(2)
+    with lib.inference_mode():
+        d = lib.ones(2)
+    w = lib.ones(2, requires_grad=True)
+    out.append((a.requires_grad, a.is_inference()))
+    y = a * 2  # the number is wrapped into a normal tensor: recorded, with an edge to a
+    out.append((y.requires_grad, y.grad_fn.name(), y.is_inference()))
+    y.sum().backward()
+    out.append(a.grad.tolist())
+    out.append(_outcome(lambda: d.requires_grad_()))
+    out.append(_outcome(lambda: setattr(d, "requires_grad", True)))
+    out.append(_outcome(lambda: (w * d).grad_fn.name()))  # mul would save d for backward
+    out.append(_outcome(lambda: (w + d).grad_fn.name()))  # add saves nothing
+    out.append(_outcome(lambda: (a * w).sum().backward()))  # mul would save a
+    out.append(_outcome(lambda: d.add_(1)))
+    out.append(_outcome(lambda: d._version))
+    out.append((d.clone().is_inference(), d.detach().is_inference(), c.is_inference()))
+    return out
+
+
+def test_inference_tensors_outside_the_mode_match_torch():
+    got, want = _inference_program(il), _inference_program(torch)
+    assert got == want
