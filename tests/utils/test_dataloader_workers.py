@@ -54,8 +54,8 @@ def _both(**kw):
     return want, got
 
 
-@pytest.mark.parametrize("kw", [dict(batch_size=2), dict(batch_size=3, drop_last=True),
-                                dict(batch_size=None), dict(batch_size=2, prefetch_factor=1)])
+@pytest.mark.parametrize("kw", [{"batch_size": 2}, {"batch_size": 3, "drop_last": True},
+                                {"batch_size": None}, {"batch_size": 2, "prefetch_factor": 1}])
 def test_worker_batches_are_torchs_batches_in_order(kw):
     want, got = _both(num_workers=2, **kw)
     assert got == want
@@ -211,8 +211,8 @@ def test_spawn_context_works_with_picklable_arguments():
     assert [b.tolist() for b in dl] == [[0, 1], [2, 3], [4]]
 
 
-@pytest.mark.parametrize("kw", [dict(num_workers=-1), dict(prefetch_factor=2),
-                                dict(persistent_workers=True), dict(timeout=-1)])
+@pytest.mark.parametrize("kw", [{"num_workers": -1}, {"prefetch_factor": 2},
+                                {"persistent_workers": True}, {"timeout": -1}])
 def test_invalid_worker_options_raise_torchs_errors(kw):
     with pytest.raises(ValueError) as want:
         tud.DataLoader(range(4), **kw)

@@ -87,7 +87,7 @@ class WorkerPool:
         for iq in self.index_queues:
             try:
                 iq.put(None)
-            except Exception:  # pragma: no cover - a queue already torn down
+            except (OSError, ValueError):  # a queue already closed by its finaliser
                 pass
         for w in self.workers:
             w.join(_JOIN_TIMEOUT)

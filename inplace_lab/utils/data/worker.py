@@ -24,7 +24,7 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 # How often (seconds) a worker waiting for indices checks the done event and that its
 # parent is still alive (torch waits MP_STATUS_CHECK_INTERVAL = 5 s; shorter here so a
@@ -44,10 +44,10 @@ class WorkerInfo:
     dataset: Any
 
 
-_worker_info: Optional[WorkerInfo] = None
+_worker_info: WorkerInfo | None = None
 
 
-def get_worker_info() -> Optional[WorkerInfo]:
+def get_worker_info() -> WorkerInfo | None:
     """This worker's ``WorkerInfo``; ``None`` in the main process (torch's answer)."""
     return _worker_info
 
@@ -76,7 +76,7 @@ class ExceptionWrapper:
             msg = KeyErrorMessage(msg)
         try:
             exception = self.exc_type(msg)
-        except Exception:  # an exception class whose constructor wants other arguments
+        except Exception:  # noqa: BLE001 - a class whose constructor wants other arguments
             raise RuntimeError(msg) from None
         raise exception
 
@@ -109,7 +109,7 @@ def worker_loop(dataset, index_queue, data_queue, done_event, collate_fn, auto_c
         try:
             if init_fn is not None:
                 init_fn(worker_id)
-        except Exception:
+        except Exception:  # noqa: BLE001 - any error is the user's, reported in the main process
             init_error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         while True:
             try:
@@ -126,11 +126,11 @@ def worker_loop(dataset, index_queue, data_queue, done_event, collate_fn, auto_c
             else:
                 try:
                     data = fetch(dataset, indices, auto_collation, collate_fn)
-                except Exception:
+                except Exception:  # noqa: BLE001 - reported in the main process
                     data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             try:
                 payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:  # the batch itself does not pickle: say so in the main process
+            except Exception:  # noqa: BLE001 - the batch does not pickle: say so in the main one
                 payload = pickle.dumps(ExceptionWrapper(
                     where=f"in DataLoader worker process {worker_id}"))
             del data
