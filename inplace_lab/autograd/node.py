@@ -124,8 +124,8 @@ class Node:
     def _saveable_names(self) -> tuple:
         return ()
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+    def __repr__(self) -> str:  # PyTorch's: <MulBackward0 object at 0x...>
+        return f"<{self.name().rsplit('::', 1)[-1]} object at {hex(id(self))}>"
 
     # -- engine interface -------------------------------------------------------------------
     def apply(self, grads: tuple) -> tuple:
@@ -282,3 +282,18 @@ class OpNode(Node):
         if len(keep) != len(out):
             out = tuple(out[i] if i < len(out) else None for i in keep)
         return out
+
+
+_NODE_CLASSES: dict = {}
+
+
+def node_class(spec) -> type:
+    """The OpNode subclass named after ``spec``'s node, as PyTorch's: ``type(y.grad_fn).__name__``
+    is ``MulBackward0`` (``torch::autograd::CopyBackwards`` -> ``CopyBackwards``). One per name,
+    adding nothing to OpNode."""
+    name = spec.node_name
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        short = name.rsplit("::", 1)[-1]
+        cls = _NODE_CLASSES[name] = type(short, (OpNode,), {"__slots__": (), "__module__": __name__})
+    return cls

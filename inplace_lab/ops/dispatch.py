@@ -18,7 +18,7 @@ from __future__ import annotations
 from .. import backend, dtypes, errors, hooks, layout, policy
 from ..autograd import grad_mode
 from ..autograd import views as _views
-from ..autograd.node import OpNode, edge_of
+from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
 from ..tensor import Tensor, _c_strides, fresh
 
@@ -285,12 +285,21 @@ def check_overlap(target, others, internal_ok=False):
 # ---- 5. record ----------------------------------------------------------------------------
 
 def _needs_grad(spec, ins):
+    """Grad mode on, a differentiable op, an input that requires grad, and PyTorch's rule for
+    inference tensors: an op whose tensors are all inference tensors is not recorded (they
+    skip autograd), unless a number becomes a normal tensor argument (``a * 2``)."""
     if not _gm.enabled or spec.backward is None:
         return False
-    for x in ins:
-        if isinstance(x, Tensor) and x._requires_grad:
-            return True
-    return False
+    rg = normal = False
+    for i, x in enumerate(ins):
+        if isinstance(x, Tensor):
+            if x._requires_grad:
+                rg = True
+            if not x._vc.inference:
+                normal = True
+        elif x is not None and spec.scalar_edges and i in spec.edge_args:
+            normal = True
+    return rg and normal
 
 
 def make_node(spec, ins, params, pol):
@@ -304,10 +313,10 @@ def make_node(spec, ins, params, pol):
         x, y = ins
         if isinstance(x, Tensor) and isinstance(y, Tensor):
             rx, ry = x._requires_grad, y._requires_grad
-            return OpNode(spec, (_edge(x) if rx else _NO_EDGE, _edge(y) if ry else _NO_EDGE),
-                          params, ((x._shape, x._dtype, x._storage.device),
-                                   (y._shape, y._dtype, y._storage.device)),
-                          (rx, ry), edge_args, pol)
+            edges = (_edge(x) if rx else _NO_EDGE, _edge(y) if ry else _NO_EDGE)
+            meta = ((x._shape, x._dtype, x._storage.device),
+                    (y._shape, y._dtype, y._storage.device))
+            return node_class(spec)(spec, edges, params, meta, (rx, ry), edge_args, pol)
     meta, needs, edges, numbers = [], [], [], None
     keep = edge_args if len(ins) == spec.n_args else None  # None: worked out below
     for i, x in enumerate(ins):
@@ -331,7 +340,7 @@ def make_node(spec, ins, params, pol):
     if keep is None:  # an argument without an edge: which ones have one
         keep = tuple([i for i in edge_args if i < len(ins) and
                       (meta[i] is not None or spec.scalar_edges)])
-    return OpNode(spec, tuple(edges), {**params, **numbers} if numbers else params,
+    return node_class(spec)(spec, tuple(edges), {**params, **numbers} if numbers else params,
                   tuple(meta), tuple(needs), keep, pol)
 
 
@@ -475,7 +484,7 @@ def lane(spec, arity=None):
     dts, lane_dtype = _lane_dtypes(spec)
     select, n, params, cpu = spec.select, spec.n_args, spec.params, backend.CPU.type
     classes = Tensor._policy_classes
-    differentiable = spec.backward is not None
+    differentiable, scalar_edges = spec.backward is not None, spec.scalar_edges
 
     def slow(x, r, dev, ins):  # a 0-dim or non C-ordered result: adopted as the full path does
         res = Tensor._wrap(backend.np.asarray(r), dev, x._pol)
@@ -502,7 +511,8 @@ def lane(spec, arity=None):
                         pol = x._pol
                         res = fresh(Tensor if pol is None else classes.get(pol, Tensor), r, dt,
                                     dev, pol)
-                        if x._requires_grad and differentiable and _gm.enabled:
+                        if x._requires_grad and differentiable and _gm.enabled and \
+                                not x._vc.inference:
                             record(spec, [x], params, pol, res)
                         if hooks.active:
                             hooks.emit_op(spec, "normal", [x], res)
@@ -549,7 +559,10 @@ def lane(spec, arity=None):
                             pol = x._pol
                             res = fresh(Tensor if pol is None else classes.get(pol, Tensor), r,
                                         dt, dev, pol)
-                            if (x._requires_grad or yg) and differentiable and _gm.enabled:
+                            if (x._requires_grad or yg) and differentiable and \
+                                    _gm.enabled and (not x._vc.inference or (
+                                        scalar_edges if yc is float or yc is int
+                                        else not y._vc.inference)):  # (_needs_grad's rule)
                                 record(spec, [x, y], params, pol, res)
                             if hooks.active:
                                 hooks.emit_op(spec, "normal", [x, y], res)
