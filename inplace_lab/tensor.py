@@ -104,20 +104,8 @@ class Tensor:
     @classmethod
     def _alias(cls, t):
         """Same storage, same version counter, no autograd history (what ``detach()`` returns)."""
-        a = _new(cls)  # (_make, written out: every saved output makes one)
-        a._storage = t._storage
-        a._shape = t._shape
-        a._strides = t._strides
-        a._offset = t._offset
-        a._dtype = t._dtype
-        a._vc = t._vc
-        a._arr = t._arr
-        a._base = None
-        a._requires_grad = False
-        a._grad_fn = None
-        a._output_nr = 0
-        a._view_meta = None
-        a._pol = None
+        a = blank(cls, t._storage, t._shape, t._strides, t._offset, t._dtype, t._vc, t._arr,
+                  None, None)
         if t._pol is not None:
             a._policy = t._pol
         if t._name is not None:
@@ -512,6 +500,26 @@ class _StorageKeeper:
         import numpy as np
 
         return np.asarray(self)
+
+
+def blank(cls, storage, shape, strides, offset, dt, vc, arr, base, pol):
+    """A ``cls`` tensor without history on ``storage``, every slot written in one frame (an
+    alias, a view: made as often as op results; ``fresh`` writes the same fields inline)."""
+    t = _new(cls)
+    t._storage = storage
+    t._shape = shape
+    t._strides = strides
+    t._offset = offset
+    t._dtype = dt
+    t._vc = vc
+    t._arr = arr
+    t._base = base
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._view_meta = None
+    t._pol = pol
+    return t
 
 
 def fresh(cls, arr, dt, dev, pol):

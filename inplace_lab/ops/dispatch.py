@@ -20,7 +20,7 @@ from ..autograd import grad_mode
 from ..autograd import views as _views
 from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
-from ..tensor import Tensor, _c_strides, fresh
+from ..tensor import Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
 
@@ -851,24 +851,10 @@ def call_view(spec, args, kwargs):
 
 def _view_of(cls, src, root, geo, pol):
     """A view tensor of class ``cls``: ``src``'s storage and counter, the new geometry."""
-    v = _new(cls)  # (Tensor._make, written out: views are made as often as op results)
-    v._storage = src._storage
-    shape, strides, v._offset = geo
-    v._shape = tuple(shape)
-    v._strides = tuple(strides)
-    v._dtype = src._dtype
-    v._vc = src._vc
-    v._arr = None
-    v._base = root
-    v._requires_grad = False
-    v._grad_fn = None
-    v._output_nr = 0
-    v._view_meta = None
-    v._pol = pol
-    return v
+    shape, strides, offset = geo
+    return blank(cls, src._storage, tuple(shape), tuple(strides), offset, src._dtype, src._vc,
+                 None, root, pol)
 
-
-_new = object.__new__
 
 def detach(t):
     d = Tensor._alias(t)
