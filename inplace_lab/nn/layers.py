@@ -205,6 +205,28 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+def _affine_parameters(module, shape, affine, bias, fk) -> None:
+    """A norm layer's weight and bias of ``shape`` (None when not affine, bias None when
+    ``bias=False``), then ``reset_parameters`` (ones_/zeros_: version 1, as in torch)."""
+    if affine:
+        module.weight = Parameter(creation.empty(*shape, **fk))
+        if bias:
+            module.bias = Parameter(creation.empty(*shape, **fk))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
+def _reset_affine(module) -> None:
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise the trailing ``normalized_shape`` dims; affine weight/bias start at 1/0."""
 
@@ -215,23 +237,11 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape, self.eps = tuple(normalized_shape), eps
         self.elementwise_affine = elementwise_affine
-        fk = _factory(device, dtype)
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(*self.normalized_shape, **fk))
-            if bias:
-                self.bias = Parameter(creation.empty(*self.normalized_shape, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias,
+                           _factory(device, dtype))
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -252,23 +262,10 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = \
             num_groups, num_channels, eps, affine
-        fk = _factory(device, dtype)
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, **fk))
-            if bias:
-                self.bias = Parameter(creation.empty(num_channels, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, (num_channels,), affine, bias, _factory(device, dtype))
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

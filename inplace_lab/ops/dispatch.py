@@ -730,17 +730,7 @@ def _call_out(spec, ins, params, out):
         res = xp.asarray(spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params))
         shape = tuple(res.shape)
     if shape != out._shape:
-        if out.numel() != 0:
-            import warnings
-
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._shape)}, which does not match the required output shape "
-                f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-                "outputs will not be resized unless they have zero elements. You can explicitly "
-                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                UserWarning, stacklevel=3)
-        _resize_out(out, shape)
+        resize_out(out, shape, stacklevel=5)  # (the user's line for a direct call)
     check_overlap(out, tensors)
     if direct:  # check_overlap allows only no overlap or the very same elements: ufunc-safe
         spec.forward(xp, *[_array(x) for x in ins], out=out._a, dt=dt, **params)
@@ -752,9 +742,21 @@ def _call_out(spec, ins, params, out):
     return out
 
 
-def _resize_out(out, shape) -> None:
-    """Resize ``out`` as part of one out= write: no version bump of its own (the write bumps)."""
+def resize_out(out, shape, stacklevel) -> None:
+    """Resize ``out`` as part of one out= write: PyTorch's deprecation warning when it had
+    elements, no version bump of its own (the write bumps)."""
     from .methods import grow_storage
+
+    if out.numel() != 0:
+        import warnings
+
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning, stacklevel=stacklevel)
 
     need = out._offset + layout.numel(shape)
     if need > out._storage.size():

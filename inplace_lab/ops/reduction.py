@@ -326,15 +326,7 @@ def call_out_multi(spec, public, ins, params, outs):
     for o, r in zip(outs, res):
         shape = tuple(r.shape)
         if shape != o._shape:
-            if o.numel() != 0:
-                warnings.warn(
-                    f"An output with one or more elements was resized since it had shape "
-                    f"{list(o._shape)}, which does not match the required output shape "
-                    f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-                    "outputs will not be resized unless they have zero elements. You can "
-                    "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                    "with t.resize_(0).", UserWarning, stacklevel=5)
-            dispatch._resize_out(o, shape)
+            dispatch.resize_out(o, shape, stacklevel=6)
         o._a[...] = r
         o._vc.bump()
     if hooks.active:
