@@ -131,15 +131,18 @@ def _counter_of(step):
     return snaps[0].counter if snaps else None
 
 
+_LEGEND = ("one lane per version counter (a base and its views share one) · "
+           "◆ saved for backward · | bump · ● check at backward")
+
+
 def render(model: TimelineModel, title: str = "") -> str:
     ncols = max(len(model.columns), 1)
     width = LABEL_W + ncols * COL_W + 24
     height = TOP + max(len(model.lanes), 1) * LANE_H + 30
-    svg = SVG(max(width, 460), height, title or "version timeline")
+    svg = SVG(max(width, int(len(_LEGEND) * 6.3) + 32), height, title or "version timeline")
     svg.rect(0, 0, svg.width, svg.height, fill=ROLE["paper"])
     svg.text(16, 22, title or "Version counters over time", 15, font_weight="bold", fill=ROLE["ink"])
-    svg.text(16, 40, "one lane per version counter (a base and its views share one) · "
-             "◆ saved for backward · | bump · ● check at backward", 11, fill=ROLE["muted"])
+    svg.text(16, 40, _LEGEND, 11, fill=ROLE["muted"])  # (the picture is at least as wide)
     x_of = lambda c: LABEL_W + c * COL_W + COL_W / 2  # noqa: E731
     if model.backward_cols:  # shade the backward pass
         a, b = min(model.backward_cols), max(model.backward_cols)
