@@ -45,13 +45,21 @@ def _value_fits(v, dt) -> bool:
     return True
 
 
+I64_MIN, U64_END = -2 ** 63, 2 ** 64  # a Python int PyTorch takes as a Scalar: int64 or uint64
+
+
+def int_overflow(v) -> OverflowError:
+    """PyTorch's error for a Python int outside int64/uint64 (``not I64_MIN <= v < U64_END``)."""
+    return OverflowError("can't convert negative int to unsigned" if v < 0 else
+                         "int too big to convert")
+
+
 def check_value(v, a):
     """A Python number written into ``a`` (an array, or a numpy dtype) must fit its dtype."""
     if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
         return
-    if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 64:  # (no int64/uint64 Scalar holds it)
-        raise OverflowError("can't convert negative int to unsigned" if v < 0 else
-                            "int too big to convert")
+    if isinstance(v, int) and not I64_MIN <= v < U64_END:
+        raise int_overflow(v)
     dt = a if isinstance(a, np.dtype) else a.dtype
     if not _value_fits(v, dt):
         name = dtypes.from_numpy_dtype(dt).torch_name

@@ -20,6 +20,7 @@ from ..autograd import grad_mode
 from ..autograd import views as _views
 from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
+from ..scalars import I64_MIN as _I64_MIN, U64_END as _U64_END, int_overflow
 from ..tensor import Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
@@ -163,11 +164,9 @@ def _int_overflow(v, ins):
     t = next((x for x in ins if isinstance(x, Tensor)), None)
     if t is not None and policy.is_paddle(policy.policy_of(t)):
         return
-    raise OverflowError("can't convert negative int to unsigned" if v < 0 else
-                        "int too big to convert")
+    raise int_overflow(v)
 
 
-_I64_MIN, _U64_END = -2 ** 63, 2 ** 64
 _SCALAR_PARAMS = ("alpha", "beta", "value")
 
 
