@@ -96,6 +96,10 @@ class Trace:
         self._ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid); tensors' == is elementwise
         self._counters: dict[int, tuple] = {}  # id(VersionCounter) -> (weakref, small id)
         self._saved: dict[int, int] = {}  # id(SavedTensor) -> small id (save and check events)
+        # last small ids handed out: counters and saved tensors die and CPython reuses their
+        # ids, so a dict's length is not a fresh number (two counters once shared an id)
+        self._ncounters = 0
+        self._nsaved = 0
         self._errors: dict[int, int] = {}  # id(error) -> index of its step
         self._busy = False
         self._in_backward = False  # the event being recorded comes from inside backward()
@@ -217,9 +221,16 @@ class Trace:
         hit = self._counters.get(id(vc))
         if hit is not None and hit[0]() is vc:
             return hit[1]
-        cid = len(self._counters) + 1
+        cid = self._ncounters = self._ncounters + 1
         self._counters[id(vc)] = (weakref.ref(vc), cid)
         return cid
+
+    def _new_saved(self, saved) -> int:
+        """A small id for a SavedTensor just made (``saved``: it or its id): a fresh number,
+        since a dead one's id may be reused."""
+        sid = self._nsaved = self._nsaved + 1
+        self._saved[saved if type(saved) is int else id(saved)] = sid
+        return sid
 
     def _label(self, t, frame, at: int) -> str:
         tid = self._seen_tid(t, frame, at)
@@ -498,7 +509,7 @@ class Trace:
         if hit is not None and hit[0]() is vc:
             cid = hit[1]
         else:  # (_counter, written out: most results have a new counter)
-            cid = len(counters) + 1
+            cid = self._ncounters = self._ncounters + 1
             counters[id(vc)] = (_ref(vc), cid)
         rg = t._requires_grad
         r = (tid, t._shape, t._strides, t._offset, st.id, st.data.size, t._dtype.name,
@@ -589,7 +600,7 @@ class Trace:
             ins = (self._raw_snap(t, frame, at),)
             ctx, storages = self._around([t], frame, at)
             data = (saved.node_name, saved.name, saved.version, saved.is_output,
-                    self._saved.setdefault(id(saved), len(self._saved) + 1))
+                    self._new_saved(saved))
             if frame is not None:
                 code, lasti = frame.f_code, frame.f_lasti
             else:
@@ -714,7 +725,7 @@ class Trace:
         ctx, storages = self._around(list(inputs) + list(outputs), frame, at)
         if "saved" in data:  # a small stable id joins a save to its check
             data = dict(data)
-            data["saved"] = self._saved.setdefault(data["saved"], len(self._saved) + 1)
+            data["saved"] = self._saved.get(data["saved"]) or self._new_saved(data["saved"])
         elif event == "bump" and outputs:
             data = dict(data)
             data["counter"] = self._counter(outputs[0]._vc)
