@@ -25,11 +25,12 @@ import numpy as _np
 
 from . import hooks, memory
 from .errors import InplaceLabError
-from .frames import (_CODE_KIND, _SCAN, _caller, _code_kind, _line_of, _name_in_frames, _plan,
-                     _user_frame, _where, frame_locals)
+from .frames import (_CODE_KIND, _PLANS, _SCAN, _caller, _code_kind, _line_of, _name_in_frames,
+                     _plan, _user_frame, _where, frame_locals)
 _ndarray = _np.ndarray
 _CO_OPTIMIZED = inspect.CO_OPTIMIZED
 _ref = weakref.ref
+_allocated = memory._allocated  # live bytes per device (memory's own dict, never rebound)
 STORAGE_VALUES_LIMIT = 64  # storages up to this many elements keep their values in snapshots
 
 
@@ -93,7 +94,10 @@ class Trace:
         self._raw: list[tuple] = []  # recorded events not yet turned into Steps
         self._rawn = 0  # how many steps those records make (an in-place op's makes two)
         self._closed = False  # after __exit__: unnamed snapshots take the names found at the end
-        self._ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid); tensors' == is elementwise
+        # id(tensor) -> (weakref, tid, its latest raw snapshot or None, id(grad_fn) or -1):
+        # the snapshot is shared by the next events while unchanged, and taken as it is while
+        # the fields that decide it are (tensors' == is elementwise, hence ids)
+        self._ids: dict[int, tuple] = {}
         self._counters: dict[int, tuple] = {}  # id(VersionCounter) -> (weakref, small id)
         self._saved: dict[int, int] = {}  # id(SavedTensor) -> small id (save and check events)
         # last small ids handed out: counters and saved tensors die and CPython reuses their
@@ -106,9 +110,9 @@ class Trace:
         self._pending: list = []  # (weakref, tid) of results not named yet
         self._pending_at: tuple | None = None  # (id(frame), code, naming plan) of those results
         self._last_storage: dict = {}  # storage id -> its latest raw small-storage snapshot
-        # tid -> (its latest raw snapshot, id(grad_fn)): shared while unchanged, and taken
-        # as it is while the fields that decide it are
-        self._snapc: dict = {}
+        # the latest copy of memory's live bytes per device, shared by the records that saw the
+        # same figures (each step gets its own dict when built)
+        self._mem = None
         self._allocs: list = []  # allocs not recorded yet: they take the next event's frame
         self._labels: dict[int, str] = {}
         self._label_step: dict[int, int] = {}  # tid -> step index its label was found at
@@ -197,7 +201,7 @@ class Trace:
             return hit[1]
         tid = self._next
         self._next += 1
-        self._ids[id(t)] = (weakref.ref(t), tid)
+        self._ids[id(t)] = (weakref.ref(t), tid, None, -1)
         return tid
 
     def _seen_tid(self, t, frame, at: int, fresh: bool = False) -> int:
@@ -238,38 +242,39 @@ class Trace:
 
     def _raw_snap(self, t, frame, at: int, fresh: bool = False) -> tuple:
         """What a TensorSnapshot needs that cannot be recovered later (see _build_snap)."""
-        hit = self._ids.get(id(t))
+        ids = self._ids
+        hit = ids.get(id(t))
         if hit is not None and hit[0]() is t and (fresh or self._in_backward or
                                                   hit[1] in self._labels):
             tid = hit[1]  # the common case, without _seen_tid's call
-            c = self._snapc.get(tid)
-            if c is not None:  # still true? (every field a snapshot shows, or what decides it)
-                r = c[0]
+            r = hit[2]
+            if r is not None:  # still true? (every field a snapshot shows, or what decides it)
                 st = t._storage
                 if (t._vc.version == r[8] and t._shape is r[1] and t._strides is r[2] and
                         t._offset == r[3] and st.id == r[4] and st.data.size == r[5] and
-                        t._requires_grad is r[9] and id(t._grad_fn) == c[1] and
+                        t._requires_grad is r[9] and id(t._grad_fn) == hit[3] and
                         t._name is r[14] and r[12] is None and t._base is None):
                     return r
         else:
             tid = self._seen_tid(t, frame, at, fresh)
+            hit = ids[id(t)]
         gf = t._grad_fn
         base = t._base
         st = t._storage
         vc = t._vc
-        hit = self._counters.get(id(vc))
-        cid = hit[1] if hit is not None and hit[0]() is vc else self._counter(vc)
+        ch = self._counters.get(id(vc))
+        cid = ch[1] if ch is not None and ch[0]() is vc else self._counter(vc)
         rg = t._requires_grad
         r = (tid, t._shape, t._strides, t._offset, st.id, st.data.size, t._dtype.name,
              st.device.key, vc.version, rg, gf is None or not rg,
              gf.name() if gf is not None else "",
              self._seen_tid(base, frame, at) if base is not None else None,
              cid, t._name, base._name if base is not None else None)
-        c = self._snapc.get(tid)  # unchanged since its last event: keep one tuple
-        if c is not None and c[0] == r:
-            r = c[0]
+        c = hit[2]  # unchanged since its last event: keep one tuple
+        if c is not None and c == r:
+            r = c
         # (a view's snapshot also looks its base's name up: never taken from the cache)
-        self._snapc[tid] = (r, id(gf) if base is None else -1)
+        ids[id(t)] = (hit[0], tid, r, id(gf) if base is None else -1)
         return r
 
     def _label_at(self, tid: int, name, at: int) -> str:
@@ -294,10 +299,13 @@ class Trace:
         """Turn the recorded tuples into Steps. A record is one of:
         memory ``(index, event, code, lasti, backward, storage, device, nbytes, memory)``;
         other ``(index, event, op, kind, code, lasti, ins, outs, ctx, storages, data,
-        backward, memory, bump)``, where ``lasti`` is the user frame's ``f_lasti`` (its line
-        is worked out here, see frames._line_of), ``bump`` (an in-place op's version bump, the step
-        after it) is ``(before, after, ctx, storages)`` or None, and ``data`` a tuple for a
-        ``save`` (the values of ``_SAVE_KEYS``)."""
+        backward, memory, bump, allocs)``, where ``lasti`` is the user frame's ``f_lasti`` (its
+        line is worked out here, see frames._line_of), ``storages`` pairs or a dict,
+        ``bump`` (an in-place op's version bump, the step after it) is
+        ``(before, after, ctx, storages)`` or None, ``allocs`` (the allocations of an op's
+        results, the steps just before it, same line) ``(storage, device, nbytes, memory)``
+        each or None, and ``data`` a tuple for a ``save`` (the values of ``_SAVE_KEYS``).
+        Records may share their ``memory`` dict; each step gets its own."""
         raw, self._raw = self._raw, []
         self._rawn = 0
         steps = self._steps
@@ -307,13 +315,22 @@ class Trace:
             if len(rec) == 9:
                 index, event, code, lasti, back, sid, dev, nbytes, mem = rec
                 where = _where_cached(where_of, code, lasti)
-                steps.append(Step(index, event, memory=mem, backward=back,
+                steps.append(Step(index, event, memory=dict(mem), backward=back,
                                   data={"storage": sid, "device": dev, "nbytes": nbytes},
                                   **where))
                 continue
             (index, event, op, kind, code, lasti, ins, outs, ctx, storages, data, back,
-             mem, bump) = rec
+             mem, bump, allocs) = rec
             where = _where_cached(where_of, code, lasti)
+            if allocs:
+                i = index - len(allocs)
+                for sid, dev, nbytes, amem in allocs:
+                    steps.append(Step(i, "alloc", memory=dict(amem), backward=back,
+                                      data={"storage": sid, "device": dev, "nbytes": nbytes},
+                                      **where))
+                    i += 1
+            if type(storages) is dict:
+                storages = storages.items()
             if type(data) is tuple:
                 data = dict(zip(_SAVE_KEYS, data)) if data else {}
             else:
@@ -322,7 +339,7 @@ class Trace:
                 index, event, op=op, kind=kind,
                 inputs=[build(r, index) for r in ins],
                 outputs=[build(r, index) for r in outs],
-                memory=mem, storages={k: _build_storage(v) for k, v in storages},
+                memory=dict(mem), storages={k: _build_storage(v) for k, v in storages},
                 data=data, backward=back,
                 context=[build(r, index) for r in ctx], **where))
             if bump is not None:
@@ -373,56 +390,76 @@ class Trace:
                                 in_backward = True
                             frame = frame.f_back
             self._in_backward = in_backward
-            allocs = self._allocs
-            if allocs:  # the allocs of this op's results: the same line as the op
-                if len(allocs) == 1 and not self._pending and frame is not None:
-                    sid, dev, nbytes, mem = allocs[0]  # (_flush_allocs, written out)
-                    self._allocs = []
-                    self._raw.append((len(self._steps) + self._rawn, "alloc", frame.f_code,
-                                      frame.f_lasti, in_backward, sid, dev, nbytes, mem))
-                    self._rawn += 1
-                else:
-                    self._flush_allocs(frame, in_backward)
             at = len(self._steps) + self._rawn
-            if self._pending:  # results of the previous step: their assignment has happened now
-                self._name_pending(frame, at)
-            snap = self._raw_snap
+            # the allocs of this op's results: steps of the same line just before the op's,
+            # kept in its record (see _materialize)
+            allocs = self._allocs
+            if allocs:
+                self._allocs = []
+                if self._pending:  # (the first of them is the first event after the last step)
+                    self._name_pending(frame, at)
+                at += len(allocs)
+                self._rawn += len(allocs)
+            else:
+                allocs = None
+                if self._pending:  # results of the previous step: their assignment has happened now
+                    self._name_pending(frame, at)
+            ids = self._ids
             if inputs:  # an input unchanged since its last event: its tuple (_raw_snap's
                 ins = []  # first case, written out)
-                ids = self._ids
-                snapc = self._snapc
                 labels = self._labels
                 for t in inputs:
                     hit = ids.get(id(t))
-                    if hit is not None and hit[0]() is t and (in_backward or hit[1] in labels):
-                        c = snapc.get(hit[1])
-                        if c is not None:
-                            r = c[0]
+                    if hit is not None:
+                        r = hit[2]
+                        if r is not None and hit[0]() is t and (in_backward or hit[1] in labels):
                             st = t._storage
                             if (t._vc.version == r[8] and t._shape is r[1] and
                                     t._strides is r[2] and t._offset == r[3] and
                                     st.id == r[4] and st.data.size == r[5] and
-                                    t._requires_grad is r[9] and id(t._grad_fn) == c[1] and
+                                    t._requires_grad is r[9] and id(t._grad_fn) == hit[3] and
                                     t._name is r[14] and r[12] is None and t._base is None):
                                 ins.append(r)
                                 continue
-                    ins.append(snap(t, frame, at))
+                    ins.append(self._raw_snap(t, frame, at))
                 ins = tuple(ins)
             else:
                 ins = ()
             if kind == "inplace" or kind == "out":
-                snapc = self._snapc
                 for t in outputs:  # written: look at every field again
-                    hit = self._ids.get(id(t))
-                    if hit is not None:
-                        snapc.pop(hit[1], None)
-                outs = tuple([snap(t, frame, at) for t in outputs])
-            elif len(outputs) == 1:
+                    hit = ids.get(id(t))
+                    if hit is not None and hit[2] is not None:
+                        ids[id(t)] = (hit[0], hit[1], None, -1)
+                outs = tuple([self._raw_snap(t, frame, at) for t in outputs])
+            elif len(outputs) == 1 and outputs[0]._base is None:
+                # an op's one new result (_raw_snap(fresh=True) and _around, written out)
                 out = outputs[0]
-                outs = (self._fresh_snap(out),)
-                if out._base is None and _no_base(inputs):  # (_around, written out)
-                    ost = out._storage
-                    data = ost.data
+                hit = ids.get(id(out))
+                if hit is not None and hit[0]() is out:
+                    ref, tid, old = hit[0], hit[1], hit[2]
+                else:
+                    ref, tid, old = _ref(out), self._next, None
+                    self._next = tid + 1
+                gf = out._grad_fn
+                ost = out._storage
+                vc = out._vc
+                counters = self._counters
+                hit = counters.get(id(vc))
+                if hit is not None and hit[0]() is vc:
+                    cid = hit[1]
+                else:  # (_counter, written out: most results have a new counter)
+                    cid = self._ncounters = self._ncounters + 1
+                    counters[id(vc)] = (_ref(vc), cid)
+                rg = out._requires_grad
+                data = ost.data
+                r = (tid, out._shape, out._strides, out._offset, ost.id, data.size,
+                     out._dtype.name, ost.device.key, vc.version, rg, gf is None or not rg,
+                     gf.name() if gf is not None else "", None, cid, out._name, None)
+                if old is not None and old == r:
+                    r = old
+                ids[id(out)] = (ref, tid, r, id(gf))
+                outs = (r,)
+                if _no_base(inputs):
                     storages = {}
                     last_storage = self._last_storage
                     for t in inputs:
@@ -448,30 +485,39 @@ class Trace:
                     if got is not None:
                         if type(got) is dict and type(got["values"]) is dict:
                             got["values"] = _sampled_values(ost, out, got["values"])
+                    elif type(data) is _ndarray and data.size <= STORAGE_VALUES_LIMIT and \
+                            sid not in last_storage:  # a new storage: nothing to compare
+                        storages[sid] = last_storage[sid] = (
+                            data.size, ost.dtype.name, ost.device.key, data.nbytes,
+                            data.tobytes(), data.dtype)
                     else:
-                        if type(data) is _ndarray and data.size <= STORAGE_VALUES_LIMIT and \
-                                sid not in last_storage:  # a new storage: nothing to compare
-                            storages[sid] = last_storage[sid] = (
-                                data.size, ost.dtype.name, ost.device.key, data.nbytes,
-                                data.tobytes(), data.dtype)
-                        else:
-                            storages[sid] = self._small_storage(ost, sid, last_storage, out)
-                    self._raw.append((at, "op", name, kind, frame.f_code if frame else None,
-                                      frame.f_lasti if frame else 0, ins, outs, (),
-                                      tuple(storages.items()), (), in_backward,
-                                      memory._allocated.copy(), None))
+                        storages[sid] = self._small_storage(ost, sid, last_storage, out)
+                    mem = self._mem
+                    if _allocated != mem:
+                        mem = self._mem = _allocated.copy()
+                    if frame is not None:
+                        code = frame.f_code
+                        self._raw.append((at, "op", name, kind, code, frame.f_lasti, ins, outs,
+                                          (), storages, (), in_backward, mem, None, allocs))
+                    else:
+                        self._raw.append((at, "op", name, kind, None, 0, ins, outs, (),
+                                          storages, (), in_backward, mem, None, allocs))
                     self._rawn += 1
                     # (_pend, written out: the one result, named at the next event)
-                    tid = outs[0][0]
                     if tid not in self._labels and not (out._name and not _is_anon(out._name)):
-                        hit = self._ids.get(id(out))
-                        self._pending = [(hit[0] if hit is not None and hit[1] == tid
-                                          else _ref(out), tid)]
-                        self._pending_at = (id(frame), frame.f_code, _plan(frame)) \
-                            if frame is not None else None
+                        self._pending = [(ref, tid)]
+                        if frame is not None:
+                            hit = _PLANS.get(id(code))  # (frames._plan's cache, read here)
+                            plan = hit[1].get(frame.f_lasti, _SCAN) if hit is not None and \
+                                hit[0] is code else _plan(frame)
+                            self._pending_at = (id(frame), code, plan)
+                        else:
+                            self._pending_at = None
                     return
+            elif len(outputs) == 1:  # a new view (its base's name looked up in the namespace)
+                outs = (self._raw_snap(outputs[0], None, 0, True),)
             else:
-                outs = tuple([snap(t, frame, at, True) for t in outputs])
+                outs = tuple([self._raw_snap(t, frame, at, True) for t in outputs])
             ctx, storages = self._around(inputs + outputs if inputs else outputs, frame, at)
             bump = None
             if before is not None:  # the bump step that follows: the written tensor again
@@ -481,45 +527,15 @@ class Trace:
                 code, lasti = frame.f_code, frame.f_lasti
             else:
                 code, lasti = None, 0
+            mem = self._mem
+            if _allocated != mem:
+                mem = self._mem = _allocated.copy()
             self._raw.append((at, "op", name, kind, code, lasti, ins, outs, ctx, storages, (),
-                              in_backward, memory._allocated.copy(), bump))
+                              in_backward, mem, bump, allocs))
             self._rawn += 1 if bump is None else 2
             self._pend(outputs, outs, frame, code)
         finally:
             self._busy = False
-
-    def _fresh_snap(self, t) -> tuple:
-        """``_raw_snap(t, fresh=True)`` for an op's one new result (no base: written out)."""
-        ids = self._ids
-        hit = ids.get(id(t))
-        if hit is not None and hit[0]() is t:
-            tid = hit[1]
-        else:
-            tid = self._next
-            self._next = tid + 1
-            ids[id(t)] = (_ref(t), tid)
-        base = t._base
-        if base is not None:
-            return self._raw_snap(t, None, 0, True)  # (fresh: no name is looked up)
-        gf = t._grad_fn
-        st = t._storage
-        vc = t._vc
-        counters = self._counters
-        hit = counters.get(id(vc))
-        if hit is not None and hit[0]() is vc:
-            cid = hit[1]
-        else:  # (_counter, written out: most results have a new counter)
-            cid = self._ncounters = self._ncounters + 1
-            counters[id(vc)] = (_ref(vc), cid)
-        rg = t._requires_grad
-        r = (tid, t._shape, t._strides, t._offset, st.id, st.data.size, t._dtype.name,
-             st.device.key, vc.version, rg, gf is None or not rg,
-             gf.name() if gf is not None else "", None, cid, t._name, None)
-        c = self._snapc.get(tid)
-        if c is not None and c[0] == r:
-            r = c[0]
-        self._snapc[tid] = (r, id(gf))
-        return r
 
     # how far up on_op's caller is (hooks.emit_op's caller, the function that emitted) and
     # on_memory's (Storage's caller); a subclass whose methods call these adds one
@@ -534,7 +550,10 @@ class Trace:
         if self._busy:
             return
         if what == "alloc" and self._defer_allocs:
-            self._allocs.append((storage_id, dev, nbytes, memory._allocated.copy()))
+            mem = self._mem
+            if _allocated != mem:
+                mem = self._mem = _allocated.copy()
+            self._allocs.append((storage_id, dev, nbytes, mem))
             return
         self._busy = True
         try:
@@ -563,8 +582,10 @@ class Trace:
                 code, lasti = frame.f_code, frame.f_lasti
             else:
                 code, lasti = None, 0
-            self._raw.append((at, what, code, lasti, in_backward, storage_id, dev, nbytes,
-                              memory._allocated.copy()))
+            mem = self._mem  # (what the step shows: live bytes when it is recorded)
+            if _allocated != mem:
+                mem = self._mem = _allocated.copy()
+            self._raw.append((at, what, code, lasti, in_backward, storage_id, dev, nbytes, mem))
             self._rawn += 1
         finally:
             self._busy = False
@@ -605,8 +626,11 @@ class Trace:
                 code, lasti = frame.f_code, frame.f_lasti
             else:
                 code, lasti = None, 0
+            mem = self._mem
+            if _allocated != mem:
+                mem = self._mem = _allocated.copy()
             self._raw.append((at, "save", saved.node_name, "", code, lasti, ins, (), ctx,
-                              storages, data, in_backward, memory._allocated.copy(), None))
+                              storages, data, in_backward, mem, None, None))
             self._rawn += 1
         finally:
             self._busy = False
@@ -735,8 +759,11 @@ class Trace:
             code, lasti = frame.f_code, frame.f_lasti
         else:
             code, lasti = None, 0
+        mem = self._mem
+        if _allocated != mem:
+            mem = self._mem = _allocated.copy()
         self._raw.append((at, event, op, kind, code, lasti, ins, outs, ctx, storages, data,
-                          in_backward, memory._allocated.copy(), None))
+                          in_backward, mem, None, None))
         self._rawn += 1
         if outputs:
             self._pend(outputs, outs, frame, code)
