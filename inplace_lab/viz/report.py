@@ -71,7 +71,7 @@ def _program(trace) -> str:
 def _live_outputs(trace) -> list:
     """Tensors of the trace still alive that have a grad_fn nobody consumed (the outputs)."""
     live = []
-    for ref, _tid in trace._ids.values():
+    for ref, _tid, *_ in trace._ids.values():  # (weakref, tid, snapshot, grad_fn id)
         t = ref()
         if t is not None and t._grad_fn is not None:
             live.append(t)

@@ -79,7 +79,7 @@ def prefix(trace, i: int):
 def live_tensors(trace) -> dict:
     """tid -> the live tensor behind a trace's snapshots (dead ones left out)."""
     out = {}
-    for ref, tid in getattr(trace, "_ids", {}).values():
+    for ref, tid, *_ in getattr(trace, "_ids", {}).values():  # (weakref, tid, snapshot, ...)
         t = ref()
         if t is not None:
             out[tid] = t
