@@ -65,7 +65,7 @@ def save(obj, f) -> None:
                       "requires_grad": bool(t._requires_grad),
                       "parameter": bool(getattr(t, "_is_param", False)),
                       "vc": vcs.setdefault(id(t._vc), len(vcs)), "base": base,
-                      "device": str(t._dev)})
+                      "device": str(t._storage.device)})
         if t._name is not None:  # optional: a named tensor (paddle's names) keeps its name
             table[-1]["name"] = t._name
         return idx

@@ -81,25 +81,16 @@ class StorageRecord:
     simulated: bool = False
 
 
-def _step_of(t) -> int:
-    return t._own
-
-
 def memory_snapshot(device=None) -> list[StorageRecord]:
     """Live storages (all devices, or one) with size, dtype, owner names and allocation step."""
     from .backend import is_simulated
 
     from .storage import Storage
 
-    from .tensor import Tensor
-
     want = None if device is None else _key(device)
     out = []
-    objs = gc.get_objects()
-    for t in sorted((o for o in objs if isinstance(o, Tensor) and o._own), key=_step_of):
-        t._storage  # an op result nothing asked a Storage of yet: made now, in allocation order
     live = [o for o in gc.get_objects() if o.__class__ is Storage]
-    for st in sorted(live, key=lambda st: (st.alloc_step, st.id)):
+    for st in sorted(live, key=lambda st: st.id):
         if not st.counted or (want is not None and st.device.key != want):
             continue
         sid = st.id

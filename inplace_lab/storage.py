@@ -6,9 +6,6 @@ allocation is reported to ``memory`` and so is the free, which happens when the
 last tensor (or numpy array from ``Tensor.numpy()``) referring to it dies: that is
 ``__del__``, which CPython runs at once when the reference count drops to zero
 (cheaper than a ``weakref.finalize`` per storage, which every op result would pay).
-An op's fresh result has no Storage object until something asks for one (a view, an
-alias, ``untyped_storage()``, a listener): ``tensor.fresh`` counts its bytes and
-``Storage.adopt`` takes the count over (see tensor.py, "lazy storage").
 ``resize_`` may give a storage a bigger buffer (``replace_data``); every tensor
 on it keeps working because they hold the Storage object, not the buffer.
 """
@@ -23,7 +20,6 @@ from .dtypes import dtype as _dtype
 _ids = itertools.count(1)
 _DEVICES: dict = {}  # device key -> the device object every storage on that device holds
 _allocated, _peak, _listeners, _seq = memory._allocated, memory._peak, memory._listeners, memory._seq
-_new = object.__new__
 
 
 class Storage:
@@ -62,8 +58,6 @@ class Storage:
         """The one device object for ``dev`` ("cuda" alone: the current device, as PyTorch)."""
         if dev.key == "cuda":  # (plain "cuda" is never a key here: the current device may change)
             dev = backend.concrete(dev)
-        _allocated.setdefault(dev.key, 0)  # (so that counting a fresh result needs no default)
-        _peak.setdefault(dev.key, 0)
         return _DEVICES.setdefault(dev.key, dev)
 
     def __del__(self):
@@ -74,22 +68,6 @@ class Storage:
             if _listeners:
                 for cb in _listeners:
                     cb("free", self.id, k, n)
-
-    @classmethod
-    def adopt(cls, data, dt: _dtype, dev: backend.device, alloc_step: int) -> "Storage":
-        """The storage of a fresh op result whose bytes were already counted (``tensor.fresh``
-        counts them and makes this object only when something needs it): takes the count over,
-        so the free is reported by ``__del__`` as for any storage."""
-        st = _new(cls)
-        st.data = data
-        st.dtype = dt
-        st.device = dev
-        st.id = next(_ids)
-        st.alloc_step = alloc_step
-        st.counted = True
-        st.pinned = False
-        st._owners = None
-        return st
 
     @classmethod
     def allocate(cls, n: int, dt: _dtype, dev: backend.device) -> "Storage":

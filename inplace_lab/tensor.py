@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import weakref
 
-from . import backend, layout, memory
+from . import backend, layout
 from .autograd import grad_mode
 from .dtypes import dtype as _dtype
 from .dtypes import from_numpy_dtype
-from .storage import _DEVICES, Storage
-from .storage import _ids as _storage_ids
+from .storage import Storage
 from .version import InferenceCounter, VersionCounter
 
 
@@ -25,16 +24,10 @@ class Tensor:
     # Slots for what the core sets or reads on every op (a view's base and meta, a recorded
     # result's output number included); the rest are class defaults that a tensor overrides
     # in its __dict__ when it needs to (a leaf's grad and hooks, a name ...), so making an
-    # op's result writes fifteen fields, not twenty.
-    #
-    # Lazy storage: an op's fresh result (``fresh``) leaves ``_storage`` unset, keeps its
-    # device in ``_dev`` and its counted bytes' allocation step in ``_own``; the first read of
-    # ``_storage`` (a view, an alias, a saved-tensor check, a listener) makes the Storage
-    # (``__getattr__``), which takes the count over. A result that dies unseen frees its
-    # count in ``__del__``. Most intermediates of a chain never need a Storage object.
+    # op's result writes thirteen fields, not eighteen.
     __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_vc", "_arr", "_base",
-                 "_requires_grad", "_grad_fn", "_output_nr", "_view_meta", "_pol", "_dev",
-                 "_own", "__weakref__", "__dict__")
+                 "_requires_grad", "_grad_fn", "_output_nr", "_view_meta", "_pol", "__weakref__",
+                 "__dict__")
     _grad = None
     _grad_acc = None
     _hooks = None
@@ -69,8 +62,6 @@ class Tensor:
 
     def _init_from(self, storage, shape, strides, offset, vc=None, base=None):
         self._storage = storage
-        self._dev = storage.device
-        self._own = 0
         self._shape = tuple(shape)
         self._strides = tuple(strides)
         self._offset = offset
@@ -96,7 +87,6 @@ class Tensor:
         """Adopt a fresh backend array (an op's result) as a new tensor with its own storage."""
         dt = from_numpy_dtype(arr.dtype)
         if arr.flags.c_contiguous:  # (a 0-dim array ravels to a 1-element view too)
-            dev = _DEVICES.get(dev.key) or Storage._canonical(dev)
             if policy is not None:  # (as the _policy setter: the facade's class, unless cls is one)
                 pc = Tensor._policy_classes.get(policy)
                 if pc is not None and not issubclass(cls, pc):
@@ -143,8 +133,6 @@ class Tensor:
 
     def _set_geometry(self, shape, strides, offset=None):
         """Change this tensor's metadata in place (t_, transpose_, squeeze_, resize_ ...)."""
-        if self._own:
-            self._storage  # (made now: ``_arr``, which it is made from, is about to go)
         self._shape = tuple(shape)
         self._strides = tuple(strides)
         if offset is not None:
@@ -176,11 +164,11 @@ class Tensor:
 
     @property
     def device(self):
-        return self._dev
+        return self._storage.device
 
     @property
     def is_cuda(self) -> bool:
-        return self._dev.type == "cuda"
+        return self._storage.device.type == "cuda"
 
     @property
     def ndim(self) -> int:
@@ -402,7 +390,7 @@ class Tensor:
     def data(self, other):
         if not isinstance(other, Tensor):
             raise TypeError("data must be a Tensor")
-        set_storage(self, other._storage)
+        self._storage = other._storage
         self._dtype = other._dtype
         self._set_geometry(other._shape, other._strides, other._offset)
 
@@ -482,23 +470,6 @@ class Tensor:
 
         return reduce_tensor(self)
 
-    # ---- lazy storage (see __slots__) ----------------------------------------------------------
-    def __getattr__(self, name):
-        """Reached only for an attribute that is not there: an unset ``_storage`` slot (a
-        fresh result's, made now) or a name no tensor has (Python's own error)."""
-        if name == "_storage" and self._own:
-            st = self._storage = Storage.adopt(self._arr.ravel(), self._dtype, self._dev,
-                                               self._own)
-            self._own = 0
-            return st
-        if name == "_own":  # (a tensor built outside _init_from/blank/fresh owns no count)
-            return 0
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __del__(self):
-        if self._own:  # counted bytes no Storage took over: their free is reported here
-            _free_unadopted(self)
-
 
 _INT_GRAD_TEXT = {
     "method": "only Tensors of floating point dtype can require gradients",
@@ -536,8 +507,6 @@ def blank(cls, storage, shape, strides, offset, dt, vc, arr, base, pol):
     alias, a view: made as often as op results; ``fresh`` writes the same fields inline)."""
     t = _new(cls)
     t._storage = storage
-    t._dev = storage.device
-    t._own = 0
     t._shape = shape
     t._strides = strides
     t._offset = offset
@@ -555,26 +524,13 @@ def blank(cls, storage, shape, strides, offset, dt, vc, arr, base, pol):
 
 def fresh(cls, arr, dt, dev, pol):
     """A new ``cls`` tensor adopting ``arr``, a fresh C-contiguous array of
-    core dtype ``dt`` on ``dev`` (the device's one object, as storages hold): its own
-    storage and version counter, no history.
+    core dtype ``dt`` on ``dev``: its own storage and version counter, no history.
 
     What ``_wrap`` + ``_init_from`` do for an op's result, written out in one frame because
-    every op result is made here (``cls`` is already the facade's class for ``pol``). The
-    bytes are counted here as ``Storage`` counts them; the Storage object itself is made on
-    first need (``Tensor.__getattr__``), or now when memory listeners want its id.
+    every op result is made here (``cls`` is already the facade's class for ``pol``).
     """
     t = _new(cls)
-    if _listeners:
-        t._storage = Storage(arr.ravel(), dt, dev)
-        t._own = 0
-    else:
-        k = dev.key
-        cur = _allocated[k] + arr.nbytes  # (the device's first storage made the entry)
-        _allocated[k] = cur
-        if cur > _peak[k]:
-            _peak[k] = cur
-        t._own = next(_seq)
-    t._dev = dev
+    t._storage = Storage(arr.ravel(), dt, dev)
     shape = t._shape = arr.shape
     st = _C_STRIDES.get(shape)
     t._strides = st if st is not None else _c_strides(shape)
@@ -593,26 +549,6 @@ def fresh(cls, arr, dt, dev, pol):
 
 _new = object.__new__
 _gm_state = grad_mode.state
-_allocated, _peak, _listeners, _seq = memory._allocated, memory._peak, memory._listeners, memory._seq
-
-
-def _free_unadopted(t) -> None:
-    """A fresh result dies before anything made its Storage: report the free of its bytes."""
-    k, n = t._dev.key, t._arr.nbytes
-    _allocated[k] -= n
-    if _listeners:  # (attached after it was made: the free gets a storage id of its own)
-        sid = next(_storage_ids)
-        for cb in _listeners:
-            cb("free", sid, k, n)
-
-
-def set_storage(t, storage) -> None:
-    """Point ``t`` at another storage (``data =``, ``set_``, Paddle's dtype-changing in-place
-    ops); its old bytes, if no Storage took them over yet, get one that reports their free."""
-    if t._own:
-        t._storage  # (made now; released with the last holder, as any storage)
-    t._storage = storage
-    t._dev = storage.device
 
 
 def _flat_buffer(arr):

@@ -225,7 +225,7 @@ def _wrap_outputs(ctx, args, outs, executable):
             continue
         is_input, is_modified = id(o) in inputs, id(o) in dirty
         if executable:
-            ctx.output_meta.append((o._shape, o._dtype, o._dev))
+            ctx.output_meta.append((o._shape, o._dtype, o._storage.device))
         if not diff[nr]:
             if not o._requires_grad:
                 if is_input and not is_modified:
@@ -325,7 +325,7 @@ def once_differentiable(fn):
         for i, v in enumerate(fakes):
             if _is_tensor(v):
                 v = v._alias_with_grad(node, i)
-                node.output_meta.append((v._shape, v._dtype, v._dev))
+                node.output_meta.append((v._shape, v._dtype, v._storage.device))
             wrapped.append(v)
         return wrapped[0] if single else tuple(wrapped)
 

@@ -180,7 +180,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
-        self.output_meta.append((variable._shape, variable._dtype, variable._dev))
+        self.output_meta.append((variable._shape, variable._dtype, variable._storage.device))
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

@@ -193,7 +193,7 @@ def _set_grad_fn(t, node) -> None:
     t._grad_fn = node
     t._output_nr = 0
     t._requires_grad = True
-    node.output_meta[:] = [(t._shape, t._dtype, t._dev)]
+    node.output_meta[:] = [(t._shape, t._dtype, t._storage.device)]
     if old is not None and old._retains.get(nr) is not None and old._retains[nr]() is t:
         node._retains[0] = old._retains.pop(nr)  # retain_grad survives in-place ops
 
@@ -209,7 +209,7 @@ def refresh_view_grad_fn(view) -> None:
         raise _rebase_error(view, vm.creation, "", indirect=True)
     base = view._base
     view._grad_fn = AsStridedBackward0(edge_of(base), _geometry(base), _geometry(view))
-    view._grad_fn.output_meta.append((view._shape, view._dtype, view._dev))
+    view._grad_fn.output_meta.append((view._shape, view._dtype, view._storage.device))
     view._output_nr = 0
     view._requires_grad = True
     vm.inherited = False
@@ -238,8 +238,8 @@ class CopySlices(Node):
         self.base_geo = base_geo
         self.view_geo = view_geo
         self.fn = fn
-        self._base_meta = (base._dtype, base._dev)
-        self.output_meta.append((base._shape, base._dtype, base._dev))
+        self._base_meta = (base._dtype, base._storage.device)
+        self.output_meta.append((base._shape, base._dtype, base._storage.device))
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"

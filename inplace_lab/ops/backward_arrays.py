@@ -93,7 +93,7 @@ def runner(formula, index_args=()):
             g = grads[0]
             if g is None:
                 return None
-            pol, dt, dev, a = g._pol, g._dtype, g._dev, g._arr
+            pol, dt, dev, a = g._pol, g._dtype, g._storage.device, g._arr
             arrays = [a if a is not None else g._a]
         else:
             dt = dev = None
@@ -103,8 +103,8 @@ def runner(formula, index_args=()):
                 if g is None or g._pol is not pol:
                     return None
                 if dt is None:
-                    dt, dev = g._dtype, g._dev
-                elif g._dtype is not dt or g._dev is not dev:
+                    dt, dev = g._dtype, g._storage.device
+                elif g._dtype is not dt or g._storage.device is not dev:
                     return None
                 a = g._arr
                 arrays.append(a if a is not None else g._a)

@@ -72,7 +72,7 @@ def device_of(spec, ins):
     pol = None
     for x in ins:
         if isinstance(x, Tensor):
-            d = x._dev
+            d = x._storage.device
             if x._policy is not None:
                 if pol is not None and pol != x._policy:
                     raise errors.FacadeMismatchError(
@@ -190,7 +190,7 @@ def _resolve_plain(spec, args):
         if isinstance(x, Tensor):
             if x._pol is not None:
                 return None
-            d = x._dev
+            d = x._storage.device
             if dt is None:
                 dt, dev = x._dtype, d
             elif x._dtype is not dt or d is not dev:
@@ -272,7 +272,7 @@ def check_overlap(target, others, internal_ok=False):
             tensor=target)
     geo = (target._shape, target._strides, target._offset)
     for x in others:
-        if not (x._own or target._own) and x._storage is target._storage and x is not target:
+        if x._storage is target._storage and x is not target:
             kind = layout.overlap_kind(geo, (x._shape, x._strides, x._offset))
             if kind == "partial":
                 raise errors.PartialOverlapError(
@@ -313,14 +313,14 @@ def make_node(spec, ins, params, pol):
         if isinstance(x, Tensor) and isinstance(y, Tensor):
             rx, ry = x._requires_grad, y._requires_grad
             edges = (_edge(x) if rx else _NO_EDGE, _edge(y) if ry else _NO_EDGE)
-            meta = ((x._shape, x._dtype, x._dev),
-                    (y._shape, y._dtype, y._dev))
+            meta = ((x._shape, x._dtype, x._storage.device),
+                    (y._shape, y._dtype, y._storage.device))
             return node_class(spec)(spec, edges, params, meta, (rx, ry), edge_args, pol)
     meta, needs, edges, numbers = [], [], [], None
     keep = edge_args if len(ins) == spec.n_args else None  # None: worked out below
     for i, x in enumerate(ins):
         if isinstance(x, Tensor):
-            meta.append((x._shape, x._dtype, x._dev))
+            meta.append((x._shape, x._dtype, x._storage.device))
             rg = x._requires_grad
             needs.append(rg)
             if i in edge_args:
@@ -382,7 +382,7 @@ def set_history(t, node, output_nr=0):
     t._grad_fn = node
     t._output_nr = output_nr
     t._requires_grad = True
-    node.output_meta.append((t._shape, t._dtype, t._dev))
+    node.output_meta.append((t._shape, t._dtype, t._storage.device))
 
 
 # ---- the three paths ------------------------------------------------------------------------
@@ -500,7 +500,7 @@ def lane(spec, arity=None):
                 npd = dts.get(dt)
                 if npd is None:
                     npd = lane_dtype(x)
-                dev = x._dev
+                dev = x._storage.device
                 if npd and dev.type is cpu:
                     a = x._arr
                     r = ufn(a if a is not None else x._a)
@@ -530,14 +530,14 @@ def lane(spec, arity=None):
                 npd = dts.get(dt)
                 if npd is None:
                     npd = lane_dtype(x)
-                dev = x._dev
+                dev = x._storage.device
                 if npd and dev.type is cpu:
                     yc = y.__class__
                     if yc is float or yc is int and _I64_MIN <= y < _U64_END:
                         b = y if npd is not _F16 else None
                         yg = False
                     elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
-                            y._dev is dev:
+                            y._storage.device is dev:
                         b = y._arr
                         if b is None:
                             b = y._a
@@ -610,7 +610,7 @@ def lane_inplace(spec):
                 if npd is None:
                     npd = lane_dtype(x)
                 shape = x._shape
-                if npd and x._dev.type is cpu and \
+                if npd and x._storage.device.type is cpu and \
                         x._strides == _c_strides(shape) and \
                         (x._pol or policy._current) != "paddle-legacy":
                     a = x._arr
@@ -625,8 +625,8 @@ def lane_inplace(spec):
                             b = y if npd is not _F16 else None
                             yg = False
                         elif isinstance(y, Tensor) and y._dtype is dt and y._shape == shape and \
-                                y._pol is x._pol and y._dev is x._dev and \
-                                (y._own or x._own or y._storage is not x._storage or y is x):
+                                y._pol is x._pol and y._storage.device is x._storage.device and \
+                                (y._storage is not x._storage or y is x):
                             b = y._arr
                             if b is None:
                                 b = y._a
@@ -671,7 +671,7 @@ def record(spec, ins, params, pol, result):
         save_inputs(node, spec, ins, pol)
     result._grad_fn = node
     result._requires_grad = True
-    node.output_meta.append((result._shape, result._dtype, result._dev))
+    node.output_meta.append((result._shape, result._dtype, result._storage.device))
     if spec.saves_result:
         node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True, policy=pol,
                                            name="result")
@@ -717,7 +717,7 @@ def _call_out(spec, ins, params, out):
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
             f"{out._dtype.torch_name}", tensor=out, op=spec.name)
-    dev = out._dev
+    dev = out._storage.device
     xp = backend.xp_of(dev)
     tensors = [x for x in ins if isinstance(x, Tensor)]
     # A ufunc kernel writes straight into out (no result-sized temporary) when out has the
@@ -792,7 +792,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
                 cond is None or node.needs_input_grad[spec.args.index(cond)]):
             old = _clone_before_overwrite(target)
         save_inputs(node, spec, ins, pol, replace=old)
-    xp = backend.xp_of(target._dev)
+    xp = backend.xp_of(target._storage.device)
     spec.forward(xp, *[_array(x) for x in ins], out=target._a, dt=dt, **params)
     target._vc.bump()
     if record:

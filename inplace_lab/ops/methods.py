@@ -10,7 +10,7 @@ import gc
 from .. import backend, dtypes, hooks, layout, policy
 from ..autograd import grad_mode
 from ..autograd.node import Node
-from ..tensor import Tensor, set_storage
+from ..tensor import Tensor
 from . import dispatch
 from .table import OPS
 
@@ -328,7 +328,7 @@ def _set_geometry_args(self, source, storage_offset, size, stride):
     if source is None:
         if storage_offset is not None or size is not None or stride is not None:
             raise TypeError(_SET_USAGE.format(got="None, " + got))
-        empty = Storage.allocate(0, self._dtype, self._dev)
+        empty = Storage.allocate(0, self._dtype, self._storage.device)
         return empty, (0,), (1,), 0
     if isinstance(source, Tensor):
         if source._dtype is not self._dtype:
@@ -378,7 +378,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     ``memory_allocated`` shows. Everything is checked before anything changes.
     """
     storage, shape, strides, offset = _set_geometry_args(self, source, storage_offset, size, stride)
-    if storage.device is not self._dev and storage.device != self._dev:
+    if storage.device is not self._storage.device and storage.device != self._storage.device:
         raise RuntimeError(
             f'Attempted to set the storage of a tensor on device "{self.device}" to a storage on '
             f'different device "{storage.device}".  This is no longer allowed; the devices must match.')
@@ -396,7 +396,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     self._vc.bump()  # an inference tensor's counter refuses here, before anything changed
     if need > storage.size():
         grow_storage(storage, need)
-    set_storage(self, storage)
+    self._storage = storage
     self._set_geometry(shape, strides, offset)
     self._arr = None
     if edges is not None:

@@ -26,7 +26,6 @@ from inplace_lab.autograd import grad_mode
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
-from inplace_lab.tensor import set_storage
 
 from . import api_names, version_counts
 
@@ -198,8 +197,7 @@ def _take_result(x, new):
         from inplace_lab import policy
 
         raise policy.leaf_error(x, policy.policy_of(x), op="cast")
-    set_storage(x, new._storage)
-    x._dtype = new._dtype
+    x._storage, x._dtype = new._storage, new._dtype
     x._set_geometry(new._shape, new._strides, new._offset)
     x._vc.bump()
     if new._grad_fn is not None:
@@ -244,8 +242,7 @@ def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
         source = creation.empty((0,), dtype=x._dtype, device=x.device)
     shape = list(source.shape) if shape is None else list(shape)
     stride = list(layout.contiguous_strides(shape)) if stride is None else list(stride)
-    set_storage(x, source._storage)
-    x._dtype = source._dtype
+    x._storage, x._dtype = source._storage, source._dtype
     x._set_geometry(shape, stride, source._offset + offset)
     x._vc.bump()
     return x

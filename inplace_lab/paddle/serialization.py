@@ -59,8 +59,8 @@ def _own_copy(t):
     The name also marks what was saved: a tensor (Paddle's tensors all have a name) loads
     as a Tensor, a numpy array (saved unnamed) loads as an array or a Tensor by Paddle's rule.
     """
-    xp = backend.xp_of(t._dev)
-    c = _Core._wrap(xp.array(t._a, copy=True, order="C"), t._dev)
+    xp = backend.xp_of(t._storage.device)
+    c = _Core._wrap(xp.array(t._a, copy=True, order="C"), t._storage.device)
     name = getattr(t, "name", None)  # paddle.Tensor's name (generated_tensor_N ...)
     c._name = str(name) if name is not None else "generated_tensor"
     return c
