@@ -14,6 +14,7 @@ import os
 import sys
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_CO_OPTIMIZED = inspect.CO_OPTIMIZED
 
 
 def _user_frame(report_backward: bool = False):
@@ -153,16 +154,40 @@ def _where(frame=None, tb_frame=None):
 
 
 def _name_in_frames(t, frame, namespace):
+    """The first name bound to ``t`` (not starting with ``_``) in the locals of ``frame`` and
+    three frames above it, then in ``namespace``.
+
+    The recorder asks this for every tensor it has no name for yet (a result saved for
+    backward before its op returns, a tensor made before the trace), so it is written to be
+    cheap when nothing matches, the common answer: each scope is searched by ``id`` in C
+    first, a scope already searched (a module's globals are often also the namespace) is
+    skipped, and a function's locals are read without the copy ``frame_locals`` makes.
+    """
     f = frame
     depth = 0
+    want = id(t)
+    done = None
     while f is not None and depth < 4:
-        for k, v in frame_locals(f).items():
-            if v is t and not k.startswith("_"):
-                return k
+        scope = f.f_locals
+        if f.f_code.co_flags & _CO_OPTIMIZED:  # (frame_locals without the copy)
+            hit = want in map(id, scope.values()) and _key_of(scope, t)
+            scope.clear()  # see frame_locals: the cached dict would keep locals alive
+        else:  # module level: the globals themselves
+            if done is None:
+                done = []
+            done.append(scope)
+            hit = want in map(id, scope.values()) and _key_of(scope, t)
+        if hit:
+            return hit
         f = f.f_back
         depth += 1
-    if namespace is not None:
-        for k, v in namespace.items():
-            if v is t and not k.startswith("_"):
-                return k
+    if namespace is not None and not (done and any(d is namespace for d in done)):
+        return (want in map(id, namespace.values()) and _key_of(namespace, t)) or None
+    return None
+
+
+def _key_of(scope: dict, t):
+    for k, v in list(scope.items()):
+        if v is t and not k.startswith("_"):
+            return k
     return None

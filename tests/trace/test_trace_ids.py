@@ -25,3 +25,21 @@ def test_saved_ids_are_unique_when_dead_saved_tensors_ids_are_reused():
     assert len({s.data["saved"] for s in saves}) == 40
     checks = tr.of("check")
     assert {c.data["saved"] for c in checks} == {s.data["saved"] for s in saves}
+
+
+def _named_later():
+    y = il.ones(2) * 3  # the result's save (none here) and op see no name yet
+    return y
+
+
+def test_names_found_in_locals_globals_and_namespace_once_each():
+    ns = {"_hidden": None}
+    with trace(namespace=ns) as tr:
+        x = il.ones(2)
+        _private = x  # a name starting with "_" is never a label
+        z = x.exp()
+        out = _named_later()
+    ns["_hidden"] = out
+    assert tr.ops()[1].inputs[0].label == "x"
+    assert tr.ops()[1].outputs[0].label == "z"
+    assert tr.ops()[-1].outputs[0].label == "out"  # bound by the caller after the return
