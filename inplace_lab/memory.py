@@ -12,7 +12,6 @@ the figures PyTorch's ``torch.cuda.memory_allocated`` reports, for every device
 from __future__ import annotations
 
 import gc
-import itertools
 from dataclasses import dataclass
 
 from .backend import device as _device
@@ -22,7 +21,6 @@ _peak: dict[str, int] = {}
 # No registry of live storages: every op result would pay for an entry (a weakref and a
 # dict insert and pop, ~0.15 us of a 1 us small op); memory_snapshot, which is rare, finds
 # them among the objects the garbage collector tracks instead.
-_seq = itertools.count(1)
 _listeners: list = []  # hooks bus subscribes here (alloc/free events)
 
 

@@ -19,14 +19,23 @@ from .dtypes import dtype as _dtype
 
 _ids = itertools.count(1)
 _DEVICES: dict = {}  # device key -> the device object every storage on that device holds
-_allocated, _peak, _listeners, _seq = memory._allocated, memory._peak, memory._listeners, memory._seq
+_allocated, _peak, _listeners = memory._allocated, memory._peak, memory._listeners
 
 
 class Storage:
-    """A flat, typed buffer on one device with a stable id."""
+    """A flat, typed buffer on one device with a stable id.
 
-    __slots__ = ("data", "dtype", "device", "id", "alloc_step", "counted", "pinned", "_owners",
-                 "__weakref__")
+    Ids are given in allocation order, so a counted storage's id is also its place in the
+    allocation sequence (``alloc_step``). Four slots are written per storage; what is rarely
+    not the default (uncounted, pinned, owner names) lives in the class until a storage
+    overrides it in its own ``__dict__``. ``tensor.fresh`` writes the same fields inline
+    for an op's result (the hottest construction of the library).
+    """
+
+    __slots__ = ("data", "dtype", "device", "id", "__weakref__", "__dict__")
+    counted = True  # counted in memory's tables (False: ``from_numpy``'s borrowed buffers)
+    pinned = False  # page-locked host memory (cupy's pinned allocator)
+    _owners = None  # WeakSet of named tensors on this storage, made by the first name
 
     def __init__(self, data, dt: _dtype, dev_arg: backend.device, counted: bool = True,
                  pinned: bool = False):
@@ -36,28 +45,33 @@ class Storage:
         if dev is None:
             dev = self._canonical(dev_arg)
         self.device = dev
-        self.id = next(_ids)
-        self.counted = counted
-        self.pinned = pinned  # page-locked host memory (cupy's pinned allocator)
-        self._owners = None  # WeakSet of named tensors on this storage, made by the first name
-        if counted:  # count it (memory's tables): live bytes, peak, listeners, sequence number
+        self.id = sid = next(_ids)
+        if pinned:
+            self.pinned = True
+        if counted:  # count it (memory's tables): live bytes, peak, listeners
             k, n = dev.key, data.nbytes
-            cur = _allocated.get(k, 0) + n
+            cur = _allocated[k] + n  # (_canonical made the device's entries)
             _allocated[k] = cur
-            if cur > _peak.get(k, 0):
+            if cur > _peak[k]:
                 _peak[k] = cur
             if _listeners:
                 for cb in _listeners:
-                    cb("alloc", self.id, k, n)
-            self.alloc_step = next(_seq)
+                    cb("alloc", sid, k, n)
         else:
-            self.alloc_step = 0
+            self.counted = False
+
+    @property
+    def alloc_step(self) -> int:
+        """When it was allocated, in allocation order (0: not counted)."""
+        return self.id if self.counted else 0
 
     @staticmethod
     def _canonical(dev):
         """The one device object for ``dev`` ("cuda" alone: the current device, as PyTorch)."""
         if dev.key == "cuda":  # (plain "cuda" is never a key here: the current device may change)
             dev = backend.concrete(dev)
+        _allocated.setdefault(dev.key, 0)  # (so that counting needs no default)
+        _peak.setdefault(dev.key, 0)
         return _DEVICES.setdefault(dev.key, dev)
 
     def __del__(self):

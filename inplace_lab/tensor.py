@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import weakref
 
-from . import backend, layout
+from . import backend, layout, memory
 from .autograd import grad_mode
 from .dtypes import dtype as _dtype
 from .dtypes import from_numpy_dtype
-from .storage import Storage
+from .storage import _DEVICES, Storage
+from .storage import _ids as _storage_ids
 from .version import InferenceCounter, VersionCounter
 
 
@@ -87,6 +88,7 @@ class Tensor:
         """Adopt a fresh backend array (an op's result) as a new tensor with its own storage."""
         dt = from_numpy_dtype(arr.dtype)
         if arr.flags.c_contiguous:  # (a 0-dim array ravels to a 1-element view too)
+            dev = _DEVICES.get(dev.key) or Storage._canonical(dev)
             if policy is not None:  # (as the _policy setter: the facade's class, unless cls is one)
                 pc = Tensor._policy_classes.get(policy)
                 if pc is not None and not issubclass(cls, pc):
@@ -524,13 +526,26 @@ def blank(cls, storage, shape, strides, offset, dt, vc, arr, base, pol):
 
 def fresh(cls, arr, dt, dev, pol):
     """A new ``cls`` tensor adopting ``arr``, a fresh C-contiguous array of
-    core dtype ``dt`` on ``dev``: its own storage and version counter, no history.
+    core dtype ``dt`` on ``dev`` (the device's one object, as storages hold): its own
+    storage and version counter, no history.
 
     What ``_wrap`` + ``_init_from`` do for an op's result, written out in one frame because
     every op result is made here (``cls`` is already the facade's class for ``pol``).
     """
     t = _new(cls)
-    t._storage = Storage(arr.ravel(), dt, dev)
+    st = t._storage = _new(Storage)  # (Storage.__init__ written out, counting included)
+    st.data = arr.ravel()
+    st.dtype = dt
+    st.device = dev
+    st.id = sid = next(_storage_ids)
+    k, n = dev.key, arr.nbytes
+    cur = _allocated[k] + n
+    _allocated[k] = cur
+    if cur > _peak[k]:
+        _peak[k] = cur
+    if _listeners:
+        for cb in _listeners:
+            cb("alloc", sid, k, n)
     shape = t._shape = arr.shape
     st = _C_STRIDES.get(shape)
     t._strides = st if st is not None else _c_strides(shape)
@@ -549,6 +564,7 @@ def fresh(cls, arr, dt, dev, pol):
 
 _new = object.__new__
 _gm_state = grad_mode.state
+_allocated, _peak, _listeners = memory._allocated, memory._peak, memory._listeners
 
 
 def _flat_buffer(arr):
