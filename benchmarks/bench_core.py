@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import ladder
 from . import workloads as W
 from .harness import interleaved, peak_extra_bytes, ratio, us
 
@@ -26,6 +27,9 @@ def small_ops(sec, cfg, il, torch):
     t = interleaved(cases, cfg.reps_small, warmup=cfg.warmup)
     _small_results(sec, "forward", t, n, torch is not None)
 
+    if torch is not None:
+        _ladder(sec, cfg, n, cases)
+
     xg, _, _ = W.small_inputs(il, requires_grad=True)
     cases = {"inplace_lab": lambda: W.chain_backward(xg, wi, bi, n)}
     if torch is not None:
@@ -36,6 +40,24 @@ def small_ops(sec, cfg, il, torch):
     sec.notes.append(f"chain of {n} ops (mul, add, tanh, sub) on 8x8 float32; forward+backward "
                      "adds .sum().backward(); torch threads: "
                      f"{torch.get_num_threads() if torch is not None else '-'}")
+
+
+def _ladder(sec, cfg, n, cases):
+    """The cost ladder (benchmarks/ladder.py): the prototype behind the 1.0x target, then each
+    piece of per-op work added, beside inplace_lab and torch in one interleaved run."""
+    runs = {"inplace_lab": cases["inplace_lab"], "torch": cases["torch"]}
+    for name, make in ladder.RUNGS:
+        x, w, b = ladder.inputs(make)
+        runs[name] = lambda x=x, w=w, b=b: W.chain(x, w, b, n)
+    t = interleaved(runs, cfg.reps_small, warmup=cfg.warmup)
+    for name, _ in ladder.RUNGS:
+        sec.add(f"cost ladder: {name} / torch (reported)", ratio(t, name, "torch"),
+                detail={"us_per_op": us(t[name] / n), "torch_us_per_op": us(t["torch"] / n),
+                        "inplace_lab_us_per_op": us(t["inplace_lab"] / n)})
+    sec.notes.append("cost ladder (benchmarks/ladder.py): the 60-line prototype the 1.0x target "
+                     "came from, then the lane's checks, the tensor's fields, a version counter "
+                     "and a storage with exact byte accounting added one at a time, each a "
+                     "minimal real implementation running the same chain")
 
 
 def _small_results(sec, label, t, n, have_torch):
