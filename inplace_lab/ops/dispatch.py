@@ -308,6 +308,9 @@ def make_node(spec, ins, params, pol):
     writes a node's params.)
     """
     edge_args = spec.edge_args
+    cls = spec.node_cls
+    if cls is None:
+        cls = spec.node_cls = node_class(spec)
     if len(ins) == 2 and edge_args == _BOTH:  # binary arithmetic, both tensors: one pass
         x, y = ins
         if isinstance(x, Tensor) and isinstance(y, Tensor):
@@ -316,8 +319,8 @@ def make_node(spec, ins, params, pol):
             mx = (x._shape, x._dtype, x._storage.device)
             my = (y._shape, y._dtype, y._storage.device)
             meta = (_METAS.setdefault(mx, mx), _METAS.setdefault(my, my))
-            return node_class(spec)(spec, edges, params, _METAS.setdefault(meta, meta),
-                                    _NEEDS[rx, ry], edge_args, pol)
+            return cls(spec, edges, params, _METAS.setdefault(meta, meta), _NEEDS[rx, ry],
+                       edge_args, pol)
     meta, needs, edges, numbers = [], [], [], None
     keep = edge_args if len(ins) == spec.n_args else None  # None: worked out below
     for i, x in enumerate(ins):
@@ -342,8 +345,8 @@ def make_node(spec, ins, params, pol):
     if keep is None:  # an argument without an edge: which ones have one
         keep = tuple([i for i in edge_args if i < len(ins) and
                       (meta[i] is not None or spec.scalar_edges)])
-    return node_class(spec)(spec, tuple(edges), {**params, **numbers} if numbers else params,
-                  tuple(meta), tuple(needs), keep, pol)
+    return cls(spec, tuple(edges), {**params, **numbers} if numbers else params, tuple(meta),
+               tuple(needs), keep, pol)
 
 
 _NO_EDGE = (None, 0)

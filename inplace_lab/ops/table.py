@@ -63,6 +63,9 @@ class OpSpec:
     # that ufunc call (uf(name) sets it; add, sub and div name theirs).
     ufunc: str = ""
     doc: str = ""
+    # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
+    # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
+    node_cls: Optional[type] = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if not self.node_name:
