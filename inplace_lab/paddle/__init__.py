@@ -22,9 +22,11 @@ from inplace_lab import autograd as _autograd
 from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
 from inplace_lab.ops import dispatch as _dispatch
+from inplace_lab.tensor import Tensor as _Core
 
 from . import api_names as _api
 from . import inplace as _inplace
+from . import views
 from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                        get_device, is_tensor, linspace, normal, ones, ones_like, rand, randint,
                        randn, randperm, seed, set_device, to_tensor, uniform, zeros, zeros_like)
@@ -66,9 +68,35 @@ def CUDAPlace(index=0):
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """``paddle.grad``: the gradients of ``outputs`` w.r.t. ``inputs`` as a list."""
-    return list(_autograd.grad(outputs, inputs, grad_outputs, retain_graph=retain_graph,
-                               create_graph=create_graph, allow_unused=allow_unused))
+    """``paddle.grad``: the gradients of ``outputs`` w.r.t. ``inputs`` as a list.
+
+    As Paddle: outputs that stop gradient contribute nothing (no error); an input that the
+    outputs do not reach is None with ``allow_unused=True``, else Paddle's ValueError;
+    every gradient is a contiguous tensor of its own.
+    """
+    single = isinstance(outputs, _Core)
+    outs = [outputs] if single else list(outputs)
+    ins = [inputs] if isinstance(inputs, _Core) else list(inputs)
+    gos = None if grad_outputs is None else (
+        [grad_outputs] if isinstance(grad_outputs, _Core) else list(grad_outputs))
+    keep = [i for i, o in enumerate(outs) if o._requires_grad]
+    if keep:
+        res = list(_autograd.grad([outs[i] for i in keep], ins,
+                                  None if gos is None else [gos[i] for i in keep],
+                                  retain_graph=retain_graph, create_graph=create_graph,
+                                  allow_unused=True))
+    else:
+        res = [None] * len(ins)
+    for i, g in enumerate(res):
+        if g is None and not allow_unused:
+            raise ValueError(f"(InvalidArgument) The {i}-th input does not appear in the backward "
+                             "graph. Please check the input tensor or set allow_unused=True to get "
+                             "None result.")
+        if g is not None and not views.is_contiguous(g):
+            res[i] = _Core.contiguous(g)
+        if res[i] is not None:
+            res[i]._policy = POLICY
+    return res
 
 
 def _function(name, spec):
@@ -102,8 +130,29 @@ def _export():
 _export()
 
 
-def reshape(x, shape, name=None):
-    return Tensor.reshape(x, shape)
+from .views import as_strided, broadcast_to, chunk, expand, expand_as, reshape, split, view  # noqa: E402,F401,E501
+
+
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """``paddle.matmul``: ``transpose_x``/``transpose_y`` swap the last two dims first."""
+    if transpose_x and x.ndim >= 2:
+        x = _Core.transpose(x, -1, -2)
+    if transpose_y and y.ndim >= 2:
+        y = _Core.transpose(y, -1, -2)
+    return _Core.matmul(x, y)
+
+
+Tensor.matmul = matmul
+
+
+def assign(x, output=None):
+    """``paddle.assign``: a copy of x (recorded: gradients flow back to x); numbers and
+    arrays become a new tensor; ``output=`` is written in place."""
+    r = _Core.clone(x) if isinstance(x, _Core) else to_tensor(x)
+    if output is None:
+        return r
+    output.copy_(r, False)
+    return output
 
 
 def transpose(x, perm, name=None):

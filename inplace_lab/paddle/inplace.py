@@ -114,12 +114,95 @@ def _generic(pname: str):
         if not spec.inplace:
             raise _not_yet(pname, f"the op {spec.name!r} has no in-place form")
         kw = translate(spec, pname, args, kwargs)
+        y = args[0] if args else kwargs.get("y")
+        if isinstance(y, _Core):
+            _check_operand(pname, x, y)
+            if _promotes(pname, x, y):
+                # x's old values stay what backward saved: x itself moves to the new buffer
+                old = _Core.clone(x) if x._requires_grad and grad_mode.state.enabled else x
+                return _take_result(x, dispatch.call(spec, (old,), kw))
         if _gives_bool(spec) and x._dtype is not dtypes.bool_:
             # Paddle's comparison ops in place turn x into a bool tensor (x.equal_(y))
             return _take_result(x, dispatch.call(spec, (x,), kw))
         return dispatch.call_inplace(spec, (x,), kw)
 
     return fn_
+
+
+# ---- Paddle's Python-side checks of the second operand ----------------------------------------
+
+# In-place ops whose Python wrapper refuses a broadcast that would resize x (paddle/tensor/*.py).
+_BROADCAST_CHECKED = frozenset((
+    "add_", "subtract_", "sub_", "divide_", "div_", "floor_divide_", "remainder_", "mod_",
+    "floor_mod_", "multiply_", "mul_", "lerp_", "gcd_", "bitwise_left_shift_",
+    "bitwise_right_shift_", "copysign_", "logical_and_", "logical_or_", "logical_xor_",
+    "equal_", "greater_equal_", "greater_than_", "less_equal_", "less_than_", "not_equal_",
+    "bitwise_and_", "bitwise_or_", "bitwise_xor_"))
+# Arithmetic whose kernels promote between tensors: int with float is a TypeError, and a
+# lower-precision float x takes the wider dtype of a (non 0-D) y.
+_ARITHMETIC = frozenset(("add_", "subtract_", "sub_", "multiply_", "mul_", "divide_", "div_"))
+
+
+def _is_int(dt) -> bool:
+    return not (dt.is_floating_point or dt.is_complex) and dt is not dtypes.bool_
+
+
+def _check_operand(pname: str, x, y) -> None:
+    """Paddle's checks before an in-place binary kernel runs (nothing is written)."""
+    if pname in _ARITHMETIC and x._dtype is not y._dtype and (
+            (_is_int(x._dtype) and y._dtype.is_floating_point)
+            or (x._dtype.is_floating_point and _is_int(y._dtype))):
+        raise TypeError(
+            "(InvalidType) Type promotion only support calculations between floating-point "
+            "numbers and between complex and real numbers. But got different data type x: "
+            f"{x._dtype.name}, y: {y._dtype.name}.")
+    if pname in _BROADCAST_CHECKED:
+        out = list(layout.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
+        if out != list(x.shape):
+            raise ValueError(f"The shape of broadcast output {out} is different from that of "
+                             f"inplace tensor {x.shape} in the Inplace operation.")
+
+
+def _promotes(pname: str, x, y) -> bool:
+    """float32 ``x.add_(y64)``: Paddle's result is float64 and x becomes it (a 0-D y does not
+    promote, as a Python number does not)."""
+    if pname not in _ARITHMETIC or y.ndim == 0 or x._dtype is y._dtype:
+        return False
+    if not (x._dtype.is_floating_point and y._dtype.is_floating_point):
+        return False
+    return dtypes.promote_types(x._dtype, y._dtype) is not x._dtype
+
+
+def copy_(x, src, blocking=True, name=None):
+    """Paddle's ``x.copy_(src, blocking)``: a raw copy of src's values into x.
+
+    As Paddle 3.3.1's ``Tensor::copy_``: out of band, like a write through ``.numpy()``:
+    no leaf check, no version bump, nothing recorded (x keeps its history and its
+    stop_gradient, and a graph that saved x sees the new values without an error).
+    The dtypes must match; a src of another shape re-shapes x (in x's buffer when it fits,
+    else in a new one).
+    """
+    if src._dtype is not x._dtype:
+        raise RuntimeError(f"(PreconditionNotMet) Tensor {x._name or ''} has different data "
+                           f"type with Tensor {src._name or ''}, Tensor Copy cannot be performed!")
+    from inplace_lab import backend
+
+    xp = backend.xp_of(x.device)
+    if tuple(src.shape) == tuple(x.shape):
+        x._a[...] = xp.asarray(src._a)
+        return x
+    n = src.numel()
+    if x.is_contiguous() and x._offset + n <= x._storage.size():
+        shape = tuple(src.shape)
+        values = xp.asarray(src._a).reshape(-1).copy()
+        x._set_geometry(shape, layout.contiguous_strides(shape), x._offset)
+        x._a.reshape(-1)[...] = values
+        return x
+    with grad_mode.no_grad():
+        new = src.detach().clone()
+    x._storage = new._storage
+    x._set_geometry(new._shape, new._strides, new._offset)
+    return x
 
 
 # ---- handlers for metadata ops and ops that are not table entries ---------------------------
@@ -290,7 +373,7 @@ def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
 
 SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
                                     cast_, apply_, where_, set_, reconstruct_from_, resize_,
-                                    embedding_renorm_)}
+                                    embedding_renorm_, copy_)}
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
 
@@ -354,6 +437,8 @@ def adapter(pname: str):
         spec = op_of(pname)
         fn.__doc__ = f"paddle {pname}: in-place {spec.name if spec else pname[:-1]} (Paddle's " \
                      "signature)."
+    if pname == "copy_":  # out of band: no bump, no leaf check
+        return fn
     if pname in version_counts.BUMPS or pname in version_counts.LOOP:
         return _counted(pname, fn)
     return fn
@@ -367,6 +452,8 @@ def describe(pname: str) -> tuple[bool, Optional[object], str]:
         if pname == "where_":
             spec = OPS.get("where")
             return spec is not None, spec, "where, result copied into x"
+        if pname == "copy_":
+            return True, OPS.get("copy"), "raw copy, out of band (no bump, not recorded)"
         if pname in ("cast_",):
             return True, OPS.get("_to_copy"), "converted storage swapped in"
         if pname == "scatter_":

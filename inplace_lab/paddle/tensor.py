@@ -17,7 +17,7 @@ from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
 
-from . import api_names, inplace
+from . import api_names, inplace, views
 
 _tmp_names = itertools.count()
 _generated_names = itertools.count()
@@ -117,9 +117,23 @@ class Tensor(_Core):
         return self._vc.version
 
     @property
+    def is_leaf(self) -> bool:
+        """Paddle: a tensor with a grad node stays a non-leaf after ``stop_gradient = True``."""
+        return self._grad_fn is None
+
+    @property
     def grad(self):
-        """The accumulated gradient (None before backward; no warning on non-leaves, as Paddle)."""
-        return self._grad
+        """The accumulated gradient, as Paddle hands it out: a new tensor object on the same
+        buffer each time, with ``stop_gradient=False`` and no history (so an in-place op on
+        it, with grad enabled, is the leaf error). None before backward; no warning on
+        non-leaves."""
+        g = self._grad
+        if g is None:
+            return None
+        a = g.detach()
+        a._policy = "paddle"
+        a._requires_grad = True
+        return a
 
     @grad.setter
     def grad(self, value):
@@ -128,7 +142,10 @@ class Tensor(_Core):
     grad_ = grad
 
     def backward(self, grad_tensor=None, retain_graph=False):
-        """Paddle's backward: a non-scalar output gets a gradient of ones."""
+        """Paddle's backward: a non-scalar output gets a gradient of ones; on a tensor that
+        stops gradient it does nothing (no error, as Paddle)."""
+        if not self._requires_grad:
+            return
         _Core.backward(self, grad_tensor, retain_graph=retain_graph)
 
     def clear_gradient(self, set_to_zero=True):
@@ -202,14 +219,48 @@ class Tensor(_Core):
     cast = astype
 
     # ---- Paddle's signatures for methods that differ from PyTorch's ------------------------
-    def reshape(self, shape, name=None):
-        return _Core.reshape(self, list(shape))
+    reshape = views.reshape
+    view = views.view
+    flatten = views.flatten
+    split = views.split
+    chunk = views.chunk
+    expand = views.expand
+    expand_as = views.expand_as
+    broadcast_to = views.broadcast_to
+    as_strided = views.as_strided
 
     def transpose(self, perm, name=None):
         return _Core.permute(self, list(perm))
 
-    def flatten(self, start_axis=0, stop_axis=-1, name=None):
-        return _Core.flatten(self, start_axis, stop_axis)
+    def __getitem__(self, item):
+        """Paddle: an index of whole-dimension slices is the tensor itself; a 0-D tensor
+        refuses an integer index with Paddle's OutOfRange text."""
+        if views.is_whole(item, self._shape):
+            return self
+        if not self._shape and isinstance(item, int) and not isinstance(item, bool):
+            raise IndexError(f"(OutOfRange) The starting index {item} of slice is out of bounds "
+                             "in tensor 0-th axis, it should be in the range of [0, 0).")
+        return _Core.__getitem__(self, item)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Paddle's test: the strides are exactly the row-major ones (size-1 dims included)."""
+        return views.is_contiguous(self)
+
+    @property
+    def strides(self) -> list:
+        return list(self.stride())
+
+    def get_strides(self) -> list:
+        return list(self.stride())
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of the first element in the storage (Paddle's ``Tensor.offset``)."""
+        return self._offset * self._dtype.itemsize
+
+    def _is_shared_buffer_with(self, other) -> bool:
+        """Paddle's test of whether two tensors use one allocation (views, detach, x[:])."""
+        return isinstance(other, _Core) and other._storage is self._storage
 
     def unsqueeze(self, axis, name=None):
         t = self
@@ -221,9 +272,6 @@ class Tensor(_Core):
         if axis is None:
             return _Core.squeeze(self)
         return _Core.squeeze(self, tuple(axis) if isinstance(axis, (list, tuple)) else axis)
-
-    def expand(self, shape, name=None):
-        return _Core.expand(self, list(shape))
 
     def __repr__(self):
         from .printing import paddle_repr

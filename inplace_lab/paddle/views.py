@@ -1,0 +1,184 @@
+"""Which Paddle 3.3.1 shape ops view, which copy, and what a copy still shares.
+
+Measured against paddle 3.3.1 (tests/paddle/test_sweep_regressions.py runs both):
+
+- ``split``/``chunk`` (``num_or_sections`` pieces, or a list of sizes with one -1),
+  ``expand``/``expand_as``/``broadcast_to`` return **copies** (fresh buffer, fresh counter),
+  where PyTorch returns views.
+- ``reshape``/``flatten`` of a tensor that cannot be viewed (a transpose, a 0-D tensor)
+  copy the data but **keep the source's version counter** (an in-place op on either moves
+  both); ``reshape`` to the tensor's own shape, written out, returns the tensor itself.
+- ``view`` never copies: a non-viewable input (or a 0-D one) is a ValueError.
+- ``x[:]``, ``x[:, 0:n]``, ``x[...]``: an index made only of whole-dimension slices is
+  the tensor itself (a leaf stays a leaf, so writing to it is the leaf error).
+- ``as_strided``'s offset counts **bytes** from the start of the storage.
+- ``is_contiguous()`` is true only when the strides are exactly the row-major ones
+  (a size-1 dimension with another stride counts, unlike PyTorch).
+"""
+from __future__ import annotations
+
+from inplace_lab import layout
+from inplace_lab.tensor import Tensor as _Core
+
+
+def _copy(t):
+    """A contiguous copy with its own buffer and counter (recorded as a clone)."""
+    return _Core.clone(t)
+
+
+def _sizes(n: int, num_or_sections, dim: int, shape) -> list:
+    if isinstance(num_or_sections, _Core):
+        num_or_sections = num_or_sections.tolist()
+    if isinstance(num_or_sections, int):
+        k = num_or_sections
+        if k <= 0 or n % k:
+            raise ValueError(
+                "(InvalidArgument) The input's size along the split dimension must be evenly "
+                "divisible by Attr(num_or_sections). But received Attr(num_or_sections) = "
+                f"{k}, input(X)'s shape = {list(shape)}, Attr(dim) = {dim}.")
+        return [n // k] * k
+    sizes = [int(s.item()) if isinstance(s, _Core) else int(s) for s in num_or_sections]
+    if sizes.count(-1) == 1:
+        sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+    if sum(sizes) != n or any(s < 0 for s in sizes):
+        raise ValueError(
+            "(InvalidArgument) The sum of Attr(num_or_sections) must be equal to the input's "
+            f"size along the split dimension. But received Attr(num_or_sections) = {sizes}, "
+            f"input(X)'s shape = {list(shape)}, Attr(dim) = {dim}.")
+    return sizes
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    """``paddle.split``: a list of copies (PyTorch's split returns views)."""
+    if isinstance(axis, _Core):
+        axis = int(axis.item())
+    dim = layout.wrap_dim(axis, x.ndim)
+    sizes = _sizes(x.shape[dim], num_or_sections, dim, x.shape)
+    return [_copy(p) for p in _Core.split(x, sizes, dim)]
+
+
+def chunk(x, chunks, axis=0, name=None):
+    return split(x, chunks, axis)
+
+
+def expand(x, shape, name=None):
+    """``paddle.expand``: the broadcast values in a new buffer (writable, own counter)."""
+    if isinstance(shape, _Core):
+        shape = shape.tolist()
+    shape = [int(s.item()) if isinstance(s, _Core) else int(s) for s in shape]
+    return _copy(_Core.expand(x, shape))
+
+
+def expand_as(x, y, name=None):
+    return expand(x, list(y.shape))
+
+
+broadcast_to = expand
+
+
+def _shared_counter_copy(x, shape):
+    """Paddle's copying reshape: new buffer, the source's version counter."""
+    r = _copy(x).reshape(shape) if x.ndim else _Core.reshape(_copy(x), shape)
+    r._vc = x._vc
+    return r
+
+
+def _shape_list(shape):
+    if isinstance(shape, _Core):
+        shape = shape.tolist()
+    return [int(s.item()) if isinstance(s, _Core) else int(s) for s in shape]
+
+
+def _size_error(x, shape):
+    n = layout.numel(x.shape)
+    cap = 1
+    for s in shape:
+        cap *= s
+    return ValueError(
+        "(InvalidArgument) The 'shape' in ReshapeOp is invalid. The input tensor X'size must be "
+        f"equal to the capacity of 'shape'. But received X's shape = {list(x.shape)}, X's size = "
+        f"{n}, 'shape' is {shape}, the capacity of 'shape' is {cap}.")
+
+
+def _target(x, shape):
+    try:
+        return list(layout.infer_size(tuple(shape), layout.numel(x.shape)))
+    except (RuntimeError, ValueError):
+        raise _size_error(x, shape) from None
+
+
+def reshape(x, shape, name=None):
+    shape = _shape_list(shape)
+    if shape == list(x.shape):
+        return x
+    target = _target(x, shape)
+    if x.ndim == 0 and target:
+        return _shared_counter_copy(x, target)
+    r = _Core.reshape(x, target)
+    if r._storage is not x._storage:
+        r._vc = x._vc
+    return r
+
+
+def view(x, shape_or_dtype, name=None):
+    if not isinstance(shape_or_dtype, (list, tuple, _Core)):
+        return _Core.view(x, shape_or_dtype)
+    shape = _shape_list(shape_or_dtype)
+    target = _target(x, shape)
+    if x.ndim == 0 and target:
+        raise _view_error()
+    if layout.view_strides(x.shape, x.stride(), target) is None:
+        raise _view_error()
+    return _Core.view(x, target)
+
+
+def _view_error():
+    return ValueError("(InvalidArgument) The Tensor can not be viewed, please call reshape.")
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    nd = x.ndim
+    if nd == 0:
+        return _shared_counter_copy(x, [1])
+    r = _Core.flatten(x, start_axis, stop_axis)
+    if r._storage is not x._storage:
+        r._vc = x._vc
+    return r
+
+
+def as_strided(x, shape, stride, offset=0, name=None):
+    """``paddle.as_strided``: ``offset`` in bytes from the start of x's storage."""
+    size = x._dtype.itemsize
+    if offset % size:
+        raise ValueError(f"inplace_lab: as_strided offset {offset} is not a multiple of the "
+                         f"element size ({size} bytes); Paddle would read misaligned memory")
+    return _Core.as_strided(x, list(shape), list(stride), offset // size)
+
+
+def is_whole(item, shape) -> bool:
+    """True when ``x[item]`` selects every element, in order, as Paddle's no-op index."""
+    items = item if isinstance(item, tuple) else (item,)
+    if not all(i is Ellipsis or isinstance(i, slice) for i in items):
+        return False
+    if sum(i is Ellipsis for i in items) > 1:
+        return False
+    n = len(items) - (Ellipsis in items)
+    if n > len(shape):
+        return False
+    dims, k = [], 0
+    for i in items:
+        if i is Ellipsis:
+            k += len(shape) - n
+            continue
+        dims.append((i, shape[k]))
+        k += 1
+    for s, size in dims:
+        if any(isinstance(v, _Core) for v in (s.start, s.stop, s.step)):
+            return False
+        if s.indices(size) != (0, size, 1):
+            return False
+    return True
+
+
+def is_contiguous(x) -> bool:
+    return tuple(x.stride()) == tuple(layout.contiguous_strides(x.shape))
