@@ -57,7 +57,7 @@ def is_paddle(name) -> bool:
 def leaf_error(t, pol: str, *, setitem: bool = False, view: bool = False, op: str = ""):
     """The error for an in-place write to a leaf (or view of a leaf) that requires grad."""
     if is_paddle(pol):
-        nm = t.name or ""
+        nm = t._name or ""  # the C++ name: Paddle's lazily made eager_tmp_N is not in it
         kind = "Tensor" if setitem else "Var"
         msg = f"(InvalidArgument) Leaf {kind} ({nm}) that doesn't stop gradient can't use inplace strategy."
         return errors.LeafInplaceError(msg, tensor=t, op=op, policy=pol)
@@ -83,7 +83,9 @@ def check_autograd_inplace(op: str, target, pol: str, *, setitem: bool = False) 
     base = target._base
     if base is not None and target._view_meta is not None:
         target._view_meta.check_inplace(target, op)
-        if target._requires_grad and base._requires_grad and base._grad_fn is None:
+        # (the base need not require grad: ``arange(6.).view(2, 3).requires_grad_()`` is a view
+        # whose base is a plain leaf, and torch reports "a view of a leaf" for it)
+        if target._requires_grad and base._grad_fn is None:
             raise leaf_error(target, pol, view=True, op=op)
     if target._requires_grad and target._grad_fn is None:  # PyTorch's is_leaf: the raw
         raise leaf_error(target, pol, setitem=setitem, op=op)  # field, no view regeneration

@@ -367,8 +367,9 @@ class Tensor:
         return ops.dispatch.detach(self)
 
     def detach_(self):
-        """Cut this tensor from its graph in place (no version bump)."""
-        if self._base is not None and self._requires_grad:
+        """Cut this tensor from its graph in place (no version bump). Any view is refused,
+        even one that never required grad (torch: ``ones(3)[1:].detach_()`` raises)."""
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "

@@ -60,8 +60,8 @@ class ViewMeta:
     def stale(self, view) -> bool:
         if self.attr_version == view._vc.version:
             return False
-        base = view._base
-        return base is not None and base._requires_grad and \
+        base = view._base  # (torch: stale unless it has no grad_fn and its base needs none)
+        return base is not None and (base._requires_grad or view._grad_fn is not None) and \
             not policy.is_paddle(policy.policy_of(view))
 
     def check_inplace(self, view, op: str) -> None:

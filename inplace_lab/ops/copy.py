@@ -1,6 +1,8 @@
 """Ops that move or overwrite data as a whole: clone, contiguous, copy_, fill_, zero_, to/type."""
 from __future__ import annotations
 
+import dataclasses
+
 from .. import dtypes
 from .table import OpSpec, register
 from ..scalars import as_value, check_value
@@ -70,10 +72,19 @@ def _fill_bw(c, g):
     return g * 0, (g.sum() if c.needs_input_grad[1] else None)
 
 
-register(OpSpec(name="fill", forward=_fill_fwd, internal_overlap_ok=True, args=("self", "value"),
-                backward=_fill_bw, dtype_rule=_target_dtype, inplace=True,
-                paddle_inplace=True, method=False, function=False, out=False,
-                node_name="FillBackward2"))
+def _fill_select(args, kwargs):
+    """``fill_(Tensor)`` is another overload in PyTorch: FillBackward3, not FillBackward2."""
+    v = args[1] if len(args) > 1 else kwargs.get("value")
+    return _FILL_TENSOR if hasattr(v, "_vc") else None
+
+
+_FILL = register(OpSpec(name="fill", forward=_fill_fwd, internal_overlap_ok=True,
+                        args=("self", "value"), backward=_fill_bw, dtype_rule=_target_dtype,
+                        inplace=True, paddle_inplace=True, method=False, function=False,
+                        out=False, node_name="FillBackward2", select=_fill_select))
+# (and unlike fill_(Scalar), torch's fill_(Tensor) refuses an expanded target)
+_FILL_TENSOR = dataclasses.replace(_FILL, node_name="FillBackward3", select=None,
+                                   internal_overlap_ok=False)
 
 
 def _zero_fwd(xp, a, out=None, dt=None):

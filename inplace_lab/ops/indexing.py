@@ -419,7 +419,9 @@ def _fill_tensor_bw(c, g):
 
 # fill_ with a 0-dim *tensor* value: PyTorch's FillBackward3 (a scalar fill_ is FillBackward2).
 # setitem turns a scalar into such a tensor first, as PyTorch's valueToTensor does.
-_FILL_TENSOR = dataclasses.replace(OPS["fill"], node_name="FillBackward3", backward=_fill_tensor_bw)
+# Unlike fill_(Scalar), fill_(Tensor) refuses an expanded target: ``x.expand(2, 3)[:] = 1.`` raises.
+_FILL_TENSOR = dataclasses.replace(OPS["fill"], node_name="FillBackward3", backward=_fill_tensor_bw,
+                                   select=None, internal_overlap_ok=False)
 
 
 def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:

@@ -257,6 +257,8 @@ view_op("slice", _slice_geo, params={"dim": 0, "start": None, "end": None, "step
 
 
 def _narrow_geo(t, dim, start, length):
+    if not t.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = layout.wrap_dim(dim, t.ndim)
     n = t._shape[d]
     start, length = _int(start), _int(length)

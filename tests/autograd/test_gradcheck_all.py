@@ -256,7 +256,8 @@ VARIANTS = {
     "lerp[tensor weight]": ("lerp", "LerpBackward1", lambda r: C([r(2, 3), r(3), r(2, 3)])),
     "bernoulli[tensor p]": ("bernoulli", "BernoulliBackward1", lambda r: C([r(2, 3), r(2, 3)])),
     "random[from, to]": ("random", "RandomBackward0", lambda r: C([r(2, 3), 0, 5])),
-    "fill[tensor value]": ("fill", None, lambda r: C([r(2, 3), r()])),  # value gets grad.sum()
+    "fill[tensor value]": ("fill", "FillBackward3",  # value gets grad.sum()
+                           lambda r: C([r(2, 3), r()])),
     "scatter[value]": ("scatter", "ScatterBackward1",
                        lambda r: C([r(3, 4), 0, il.tensor([[0, 1, 2, 0]]), 2.0])),
     "scatter_reduce[mean, no self]": ("scatter_reduce", None, lambda r: C(
