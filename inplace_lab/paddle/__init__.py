@@ -23,6 +23,7 @@ from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
 from inplace_lab.ops import dispatch as _dispatch
 from inplace_lab.tensor import Tensor as _Core
+from inplace_lab.version import VersionCounter as _VersionCounter
 
 from . import api_names as _api
 from . import inplace as _inplace
@@ -96,6 +97,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             res[i] = _Core.contiguous(g)
         if res[i] is not None:
             res[i]._policy = POLICY
+            if res[i]._vc.version:  # Paddle's gradients are new tensors (accumulation untold)
+                res[i]._vc = _VersionCounter()
     return res
 
 

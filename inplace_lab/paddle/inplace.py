@@ -119,7 +119,7 @@ def _generic(pname: str):
             _check_operand(pname, x, y)
             if _promotes(pname, x, y):
                 # x's old values stay what backward saved: x itself moves to the new buffer
-                old = _Core.clone(x) if x._requires_grad and grad_mode.state.enabled else x
+                old = x.to(dtypes.promote_types(x._dtype, y._dtype))  # (a 0-D y promotes too)
                 return _take_result(x, dispatch.call(spec, (old,), kw))
         if _gives_bool(spec) and x._dtype is not dtypes.bool_:
             # Paddle's comparison ops in place turn x into a bool tensor (x.equal_(y))
@@ -164,9 +164,9 @@ def _check_operand(pname: str, x, y) -> None:
 
 
 def _promotes(pname: str, x, y) -> bool:
-    """float32 ``x.add_(y64)``: Paddle's result is float64 and x becomes it (a 0-D y does not
-    promote, as a Python number does not)."""
-    if pname not in _ARITHMETIC or y.ndim == 0 or x._dtype is y._dtype:
+    """float32 ``x.add_(y64)``: Paddle's result is float64 and x becomes it (0-D y too; a
+    Python number does not promote)."""
+    if pname not in _ARITHMETIC or x._dtype is y._dtype:
         return False
     if not (x._dtype.is_floating_point and y._dtype.is_floating_point):
         return False

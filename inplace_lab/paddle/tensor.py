@@ -233,13 +233,11 @@ class Tensor(_Core):
         return _Core.permute(self, list(perm))
 
     def __getitem__(self, item):
-        """Paddle: an index of whole-dimension slices is the tensor itself; a 0-D tensor
-        refuses an integer index with Paddle's OutOfRange text."""
+        """Paddle: an index of whole-dimension slices is the tensor itself; a bad integer
+        index or too many indices fail with Paddle's words."""
         if views.is_whole(item, self._shape):
             return self
-        if not self._shape and isinstance(item, int) and not isinstance(item, bool):
-            raise IndexError(f"(OutOfRange) The starting index {item} of slice is out of bounds "
-                             "in tensor 0-th axis, it should be in the range of [0, 0).")
+        views.check_index(item, self._shape)
         return _Core.__getitem__(self, item)
 
     def is_contiguous(self, memory_format=None) -> bool:

@@ -18,12 +18,14 @@ Measured against paddle 3.3.1 (tests/paddle/test_sweep_regressions.py runs both)
 from __future__ import annotations
 
 from inplace_lab import layout
+from inplace_lab.ops import dispatch
+from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
 
 
 def _copy(t):
-    """A contiguous copy with its own buffer and counter (recorded as a clone)."""
-    return _Core.clone(t)
+    """A row-major copy with its own buffer and counter (recorded as a clone)."""
+    return dispatch.call(OPS["_contiguous_copy"], (t,), {})
 
 
 def _sizes(n: int, num_or_sections, dim: int, shape) -> list:
@@ -141,6 +143,8 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     if nd == 0:
         return _shared_counter_copy(x, [1])
     r = _Core.flatten(x, start_axis, stop_axis)
+    if r is x:  # nothing to merge: still a new view (a leaf's flatten is not a leaf)
+        return _Core.view(x, list(x.shape))
     if r._storage is not x._storage:
         r._vc = x._vc
     return r
@@ -182,3 +186,29 @@ def is_whole(item, shape) -> bool:
 
 def is_contiguous(x) -> bool:
     return tuple(x.stride()) == tuple(layout.contiguous_strides(x.shape))
+
+
+def check_index(item, shape) -> None:
+    """Paddle's errors for basic indexing: an int out of range, more indices than dims."""
+    items = item if isinstance(item, tuple) else (item,)
+    if any(isinstance(i, (_Core, list)) or (hasattr(i, "dtype") and hasattr(i, "shape"))
+           for i in items):
+        return  # advanced indexing: the core's rules
+    used = [i for i in items if i is not None and i is not Ellipsis]
+    k = 0
+    for i in items:
+        if i is Ellipsis:
+            k += max(len(shape) - len(used), 0)
+            continue
+        if i is None:
+            continue
+        n = shape[k] if k < len(shape) else 0
+        if isinstance(i, int) and not isinstance(i, bool):
+            if not -n <= i < n:
+                raise IndexError(f"(OutOfRange) The starting index {i} of slice is out of bounds "
+                                 f"in tensor {k}-th axis, it should be in the range of "
+                                 f"[{-n}, {n}).")
+        elif k >= len(shape):
+            raise ValueError(f"(InvalidArgument) Too many indices ({len(used)}) for tensor of "
+                             f"dimension {len(shape)}.")
+        k += 1
