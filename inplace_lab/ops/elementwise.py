@@ -791,10 +791,10 @@ for _s, _k in ((CLAMP_MIN, "min"), (CLAMP_MAX, "max")):
 
 
 def _scale_fwd(xp, a, out=None, dt=None, scale=1.0, bias=0.0, bias_after_scale=True):
-    if bias_after_scale:
-        r = xp.multiply(a, scale, out=out, dtype=dt.np, casting="unsafe")
+    if bias_after_scale:  # (asarray: a 0-D input gives a numpy scalar, which out= refuses)
+        r = xp.asarray(xp.multiply(a, scale, out=out, dtype=dt.np, casting="unsafe"))
         return xp.add(r, bias, out=r, casting="unsafe")
-    r = xp.add(a, bias, out=out, dtype=dt.np, casting="unsafe")
+    r = xp.asarray(xp.add(a, bias, out=out, dtype=dt.np, casting="unsafe"))
     return xp.multiply(r, scale, out=r, casting="unsafe")
 
 
