@@ -24,7 +24,13 @@ from inplace_lab.tensor import Tensor as _Core
 
 
 def _copy(t):
-    """A row-major copy with its own buffer and counter (recorded as a clone)."""
+    """A row-major copy with its own buffer and counter (recorded as a clone).
+
+    (The contiguous-copy op copies only what numpy does not already call C-contiguous, so
+    a C-contiguous piece goes through clone: either way the result owns new memory.)
+    """
+    if t._a.flags.c_contiguous:
+        return _Core.clone(t)
     return dispatch.call(OPS["_contiguous_copy"], (t,), {})
 
 

@@ -91,6 +91,17 @@ def test_chunk_pieces_are_copies_with_their_own_counter():
         y.add_(P.ones([4]))
         c = y.chunk(2)
         see(c[0].inplace_version, shares(c[0], y))
+        y.scale_(10.0)
+        see(c[0], c[1])
+    """)
+
+
+def test_view_of_a_stop_gradient_tensor_made_trainable_is_a_leaf():
+    same("""
+        t = P.to_tensor([[-0.5, 0.5], [2.0, 3.0]])
+        v = t.diagonal().reshape([1, -1])
+        v.stop_gradient = False
+        see(v.is_leaf, attempt(lambda: v.add_(v)))
     """)
 
 
