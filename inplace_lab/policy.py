@@ -77,7 +77,7 @@ def check_autograd_inplace(op: str, target, pol: str, *, setitem: bool = False) 
     refuses leaves themselves; its views of leaves are written silently.
     """
     if is_paddle(pol):
-        if target._requires_grad and target._grad_fn is None and target._base is None:
+        if target._requires_grad and target._grad_fn is None:  # (Paddle: no grad node = leaf, view or not)
             raise leaf_error(target, pol, setitem=setitem, op=op)
         return
     base = target._base
