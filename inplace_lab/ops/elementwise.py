@@ -19,6 +19,7 @@ import math
 
 from .. import dtypes
 from ..backend import special_for
+from . import blas
 from .dispatch import result_dtype
 from .table import OPS, OpSpec, register
 
@@ -169,16 +170,24 @@ def _check_alpha(alpha, dt):
 def _add_fwd(xp, a, b, out=None, dt=None, alpha=1):
     if alpha.__class__ is not int:
         _check_alpha(alpha, dt)
-    if alpha != 1 and getattr(b, "size", 0) >= _AXPY_CHUNK:
-        return _axpy(xp, a, b, alpha, out, dt)
+    if alpha != 1:
+        r = blas.axpy(xp, a, b, alpha, out, dt.np)  # PyTorch's fused multiply-add, when exact
+        if r is not None:
+            return r
+        if getattr(b, "size", 0) >= _AXPY_CHUNK:
+            return _axpy(xp, a, b, alpha, out, dt)
     return ufunc(xp.add, (a, _scaled(xp, b, alpha)), out, dt)
 
 
 def _sub_fwd(xp, a, b, out=None, dt=None, alpha=1):
     if alpha.__class__ is not int:
         _check_alpha(alpha, dt)
-    if alpha != 1 and getattr(b, "size", 0) >= _AXPY_CHUNK:
-        return _axpy(xp, a, b, -alpha, out, dt)
+    if alpha != 1:
+        r = blas.axpy(xp, a, b, -alpha, out, dt.np)  # (a - k*b is a + (-k)*b: negation is exact)
+        if r is not None:
+            return r
+        if getattr(b, "size", 0) >= _AXPY_CHUNK:
+            return _axpy(xp, a, b, -alpha, out, dt)
     return ufunc(xp.subtract, (a, _scaled(xp, b, alpha)), out, dt)
 
 

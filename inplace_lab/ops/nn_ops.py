@@ -475,20 +475,29 @@ def _nll_pick(xp, x, t):
 
 
 def _nll_fwd(xp, x, t, w, out=None, dt=None, ignore_index=-100, reduction="mean"):
-    if x.ndim == 1:
+    unbatched = x.ndim == 1  # (C,) input, () target: reduction='none' gives a 0-dim loss
+    if unbatched:
         x, t = x[None], t.reshape(1)
     if x.shape[0] != t.shape[0]:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
                          f"({t.shape[0]}).")
     keep = t != ignore_index
-    bad = keep & ((t < 0) | (t >= x.shape[1]))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-    tt = xp.where(keep, t, 0)
-    wt = (w[tt] if w is not None else xp.ones(tt.shape, dtype=x.dtype)) * keep
-    loss = -_nll_pick(xp, x, tt) * wt
+    if t.size and bool(keep.all()) and 0 <= int(t.min()) and int(t.max()) < x.shape[1]:
+        tt = t  # the common batch: every target kept and in range (two small reductions)
+    else:
+        bad = keep & ((t < 0) | (t >= x.shape[1]))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+        tt = xp.where(keep, t, 0)
+    # the weight of each kept target, 0 for an ignored one (``keep`` as 1.0/0.0 is
+    # ``ones * keep`` without the ones)
+    wt = w[tt] * keep if w is not None else keep.astype(x.dtype)
+    picked = x[xp.arange(x.shape[0]), tt] if x.ndim == 2 else _nll_pick(xp, x, tt)
+    loss = -picked * wt
     if reduction == "mean":
         return xp.asarray(loss.sum() / wt.sum(), dtype=dt.np)
+    if reduction == "none" and unbatched:
+        loss = loss.reshape(())
     return xp.asarray(_reduce(xp, loss, reduction), dtype=dt.np)
 
 

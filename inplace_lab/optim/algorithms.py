@@ -7,6 +7,8 @@ overwritten each step (state tensors and the parameters themselves).
 """
 from __future__ import annotations
 
+import numpy
+
 from .. import creation, hooks
 from ..version import VersionCounter
 from .optimizer import Optimizer, _step_tensor
@@ -18,8 +20,6 @@ def _plain_block_arrays(*ts):
     """The flat numpy arrays of ``ts`` when one blocked pass may replace the op sequence:
     no listener (a trace sees each op), plain CPU tensors of one floating dtype, dense
     C-contiguous, same size, distinct storages, ordinary version counters; else None."""
-    import numpy
-
     if hooks.active:
         return None
     t0 = ts[0]
@@ -69,7 +69,21 @@ class SGD(Optimizer):
             else:
                 buf.mul_(m).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=m) if group["nesterov"] else buf
-        p.add_(grad, alpha=-group["lr"])
+        _add_(p, grad, -group["lr"])
+
+
+def _add_(t, other, alpha):
+    """``t.add_(other, alpha=alpha)``: the table's add kernel on the flat arrays when
+    ``_plain_block_arrays`` allows it (the same bits: BLAS axpy, PyTorch's fused
+    multiply-add), with the one version bump; the dispatcher's full path otherwise."""
+    arrays = _plain_block_arrays(t, other) if t._shape == other._shape else None
+    if arrays is None:
+        return t.add_(other, alpha=alpha)
+    from ..ops.table import OPS
+
+    OPS["add"].forward(numpy, arrays[0], arrays[1], out=arrays[0], dt=t._dtype, alpha=alpha)
+    t._vc.bump()
+    return t
 
 
 class Adam(Optimizer):
