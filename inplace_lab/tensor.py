@@ -368,7 +368,10 @@ class Tensor:
 
     def detach_(self):
         """Cut this tensor from its graph in place (no version bump). Any view is refused,
-        even one that never required grad (torch: ``ones(3)[1:].detach_()`` raises)."""
+        even one that never required grad (torch: ``ones(3)[1:].detach_()`` raises). Under
+        inference_mode torch skips its autograd kernel, the one that does the work: a no-op."""
+        if grad_mode.state.inference:
+            return self
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "

@@ -114,8 +114,10 @@ def mark_views(spec, src, outs) -> None:
         creation = "multi_output"
     else:
         creation = "default"
-    if src._view_meta is not None and src._view_meta.creation != "default":
-        creation = src._view_meta.creation
+    prev = src._view_meta.creation if src._view_meta is not None else "default"
+    if prev != "default" and (creation == "default" or prev == "inference"):
+        creation = prev  # torch's propagate_creation_meta: a new non-default mode wins
+
     version = src._vc.version
     root = src._base if src._base is not None else src
     torch_rules = not policy.is_paddle(policy.policy_of(src))

@@ -433,7 +433,12 @@ def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:
         dispatch.call_inplace(_FILL_TENSOR, (dst, value), {}, setitem=setitem)
         return
     if value.ndim:
-        src = _strip_leading_ones(value)
+        # torch views the value even when no leading 1 goes (ViewBackward0), then expands it
+        # (ExpandBackward0) when the shapes still differ: both nodes show in the graph
+        k = 0
+        while k < value.ndim and value._shape[k] == 1:
+            k += 1
+        src = dispatch.call_view(OPS["view"], (value, value._shape[k:]), {})
         if src.ndim > dst.ndim:
             raise RuntimeError(
                 f"expand({policy.torch_type_name(value)}{{{list(src.shape)}}}, size={list(dst.shape)}): "
@@ -445,7 +450,8 @@ def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:
                     f"The expanded size of the tensor ({dst._shape[-i]}) must match the existing size "
                     f"({src._shape[-i]}) at non-singleton dimension {dst.ndim - i}.  Target sizes: "
                     f"{list(dst.shape)}.  Tensor sizes: {list(src.shape)}")
-        value = src
+        value = src if src._shape == dst._shape else \
+            dispatch.call_view(OPS["expand"], (src, dst._shape), {})
     dispatch.call_inplace(OPS["copy"], (dst, value), {}, setitem=setitem)
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 
 from ..backend import special_for
-from .elementwise import assign, bool_rule, flags, float_rule, not_implemented_for, overload, promote, uf
+from .elementwise import (assign, bool_rule, flags, float_rule, not_implemented_for, overload,
+                          promote, uf, ufunc)
 from .table import OPS, OpSpec, register
 
 
@@ -195,7 +196,18 @@ unary("mvlgamma", _mvlgamma_fwd, _mvlgamma_bw, saves=("self",), params={"p": 1},
 
 # ---- sign, abs, rounding ---------------------------------------------------------------------------
 
-unary("neg", "negative", lambda c, g: -g, dtype_rule=_neg_rule, p=True, aliases=("negative",))
+def _neg_fwd(xp, a, out=None, dt=None):
+    """``negative``, but never into a strided ``out``: numpy 2.4's negative loop for 4-byte
+    types misreads a 16-byte-strided input then (``x[1::4].neg_()`` on float32 wrote the
+    negated *neighbours*); such a call computes into a temporary and copies."""
+    if out is not None and not out.flags.c_contiguous:
+        return assign(xp, out, ufunc(xp.negative, (a,), None, dt))
+    return ufunc(xp.negative, (a,), out, dt)
+
+
+_neg_fwd.ufunc = "negative"  # (the lanes' plain call: contiguous targets only)
+unary("neg", _neg_fwd, lambda c, g: -g, dtype_rule=_neg_rule, p=True, aliases=("negative",),
+      out_direct=True)
 unary("abs", "absolute", lambda c, g: g * c["self"].sign(), saves=("self",),
       dtype_rule=_keep_dtype("abs_cpu"), p=True, aliases=("absolute",))
 

@@ -1,0 +1,98 @@
+"""Regressions the program sweep (test_program_sweep.py) found, each minimised, vs torch 2.13."""
+from __future__ import annotations
+
+import pytest
+
+from tests.differential.harness import attempt, compare_torch, probe
+
+torch = pytest.importorskip("torch")
+
+
+def test_inplace_on_a_leaf_that_is_a_view_says_view_of_a_leaf():
+    """``arange(6.).reshape(2, 3).requires_grad_()`` is a view whose base needs no grad."""
+    def prog(T):
+        x = T.arange(6.).reshape(2, 3).requires_grad_()
+        d = x.diagonal()
+        return {"leaf": attempt(lambda: x.mul_(2)), "view": attempt(lambda: d.clamp_(min=0)),
+                "v": x._version}
+    compare_torch(prog)
+
+
+def test_view_with_grad_fn_goes_stale_even_if_its_base_needs_no_grad():
+    def prog(T):
+        x = T.arange(6.).reshape(2, 3).requires_grad_()
+        d = x.diagonal(1)
+        with T.inference_mode():
+            x.t().mul_(2)
+        return {"fn": d.grad_fn, "next": [f for f, _ in d.grad_fn.next_functions]}
+    compare_torch(prog)
+
+
+def test_fill_with_a_tensor_value_is_fill_backward3_and_refuses_an_expanded_target():
+    def prog(T):
+        y = T.zeros(1, 3, requires_grad=True).clone()
+        y.fill_(T.tensor(3.))
+        z = T.zeros(1, 3, requires_grad=True).clone()
+        z.fill_(3.)
+        e = T.ones(3).expand(2, 3)
+        return {"y": y.grad_fn, "z": z.grad_fn, "fill_num": attempt(lambda: e.fill_(1.)),
+                "fill_t": attempt(lambda: e.fill_(T.tensor(1.))),
+                "setitem_all": attempt(lambda: e.__setitem__(slice(None), 1.)),
+                "setitem_row": attempt(lambda: e.__setitem__(0, 1.))}
+    compare_torch(prog)
+
+
+def test_narrow_of_a_0_dim_tensor():
+    compare_torch(lambda T: {"e": probe(lambda: T.tensor(1.).narrow(0, 0, 1))})
+
+
+def test_detach__refuses_any_view_but_does_nothing_under_inference_mode():
+    def prog(T):
+        plain = attempt(lambda: T.ones(3)[1:].unsqueeze(0).detach_())
+        x = T.zeros(4, 2, requires_grad=True)
+        v = x[:1]
+        with T.inference_mode():
+            v.detach_()
+        return {"plain": plain, "rg": v.requires_grad, "fn": v.grad_fn}
+    compare_torch(prog)
+
+
+def test_neg_of_a_16_byte_strided_float32_view():
+    """numpy 2.4's negative loop misreads such an input when writing a strided output."""
+    def prog(T):
+        x = T.tensor([[-1.5, -0.33, 0.61], [-0.55, -1.64, -0.2]])
+        x.diagonal(1).neg_()
+        a = T.arange(12, dtype=T.int32)
+        a[1::4].neg_()
+        b = T.arange(12.).reshape(3, 4)
+        T.neg(b[:, 0], out=b[:, 1])
+        return {"x": x, "a": a, "b": b}
+    compare_torch(prog)
+
+
+def test_setitem_of_a_broadcast_value_records_view_and_expand():
+    def prog(T):
+        w = T.ones(3, requires_grad=True) * 1
+        x = T.zeros(2, 3)
+        x[:] = w
+        e = x.grad_fn.next_functions[1][0]
+        u = T.ones(1, 3, requires_grad=True) * 1
+        y = T.zeros(2, 3)
+        y[0] = u
+        f = y.grad_fn.next_functions[1][0]
+        return {"e": e, "e_next": e.next_functions[0][0], "f": f}
+    compare_torch(prog)
+
+
+def test_a_no_grad_view_of_a_multi_output_view_reports_no_grad():
+    """torch's propagate_creation_meta: the new view's no_grad mode wins over multi-output."""
+    def prog(T):
+        x = T.zeros(2, 3, 2, requires_grad=True)
+        _, b = x.split(1, 0)
+        with T.no_grad():
+            v = b[0]
+        with T.inference_mode():
+            w = x[0]
+        u = w[0]
+        return {"v": attempt(lambda: v.__setitem__(0, 0.5)), "u": attempt(lambda: u.add_(1))}
+    compare_torch(prog)
