@@ -217,14 +217,16 @@ def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
     return k, s, p, d, tuple(out)
 
 
-def _pool_taps(xp, x4, k, s, p, d, hw):
-    """(padded input, [(i, j, view)]): one strided view per kernel tap, in argmax order."""
+def _pool_taps(xp, x4, k, s, p, d, hw, fill=None):
+    """(padded input, [(i, j, view)]): one strided view per kernel tap, in argmax order.
+
+    The padding holds ``fill`` (-inf by default: max pooling; average pooling pads zeros)."""
     need = [(o - 1) * ss + dd * (kk - 1) + 1 for o, ss, dd, kk in zip(hw, s, d, k)]
     extra = [max(0, nd - (n + 2 * pp)) for nd, n, pp in zip(need, x4.shape[-2:], p)]
     xpad = x4
     if p[0] or p[1] or extra[0] or extra[1]:
         xpad = xp.pad(x4, ((0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])),
-                      constant_values=-xp.inf)
+                      constant_values=-xp.inf if fill is None else fill)
     taps = []
     for i in range(k[0]):
         for j in range(k[1]):

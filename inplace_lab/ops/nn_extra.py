@@ -1,0 +1,251 @@
+"""More neural-network kernels: average and adaptive pooling, conv1d, padding.
+
+Each is one table op with PyTorch's node name (``AvgPool2DBackward0``,
+``AdaptiveAvgPool2DBackward0``, ``AdaptiveMaxPool2DBackward0``, ``ConvolutionBackward0``,
+``ConstantPadNdBackward0``, ``ReflectionPad2DBackward0`` ...), so a trace reads like one
+of PyTorch. What they save is the lesson again: average pooling and padding save
+*nothing* but shapes (their backward is linear in the gradient), so an in-place op on
+their input is harmless; adaptive max pooling saves its input and the argmax indices;
+conv1d saves input and weight, as conv2d.
+
+Losses and activations with their own kernels (binary_cross_entropy, smooth_l1, huber,
+soft_margin, log_sigmoid, glu, prelu) are in ``nn_extra_pointwise``.
+"""
+from __future__ import annotations
+
+from . import dispatch
+from .nn_ops import _conv_fwd, _conv_grad_input, _conv_grad_weight, _pool_geometry, _pool_taps
+from .table import OpSpec, register
+
+
+def _helper(name, fwd, args=("self",), **kw):
+    """A kernel only backward formulas call (no public name); ``kw`` may give its backward."""
+    spec = register(OpSpec(name=name, forward=fwd, args=args, dtype_rule="self", method=False,
+                           function=False, out=False, **kw))
+    return lambda *a, **p: dispatch.call(spec, a, p)
+
+
+def _nn_op(name, fwd, bw, node_name, doc, args=("self",), **kw):
+    kw.setdefault("dtype_rule", "self")
+    return register(OpSpec(name=name, forward=fwd, backward=bw, args=args, method=False,
+                           function=False, out=False, node_name=node_name, doc=doc, **kw))
+
+
+def _batched(x):
+    """(N, C, H, W) view of a 3-D (C, H, W) or 4-D input, and whether it was unbatched."""
+    return (x[None], True) if x.ndim == 3 else (x, False)
+
+
+def _check_3d_4d(shape, name):
+    if len(shape) not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {list(shape)}")
+
+
+def _cast(xp, y, dt):
+    """An average's result in the op's dtype: integers truncate toward zero, as ATen's
+    integer division does (``avg_pool2d`` of a LongTensor stays Long)."""
+    if dt.np.kind in "iub":
+        y = xp.trunc(y)
+    return y.astype(dt.np, copy=False)
+
+
+# ---- average pooling ------------------------------------------------------------------------
+
+def _avg_divisor(xp, hw_in, k, s, p, hw, count_include_pad, divisor_override):
+    """(Ho, Wo) divisors, ATen's rule: the window clipped to the padded input (with
+    ``count_include_pad``), or to the input itself; ``divisor_override`` replaces both."""
+    if divisor_override is not None:
+        return xp.asarray(float(divisor_override))
+    counts = []
+    for n, kk, ss, pp, o in zip(hw_in, k, s, p, hw):
+        start = xp.arange(o) * ss - pp
+        end = xp.minimum(start + kk, n + pp)
+        if count_include_pad:
+            counts.append(end - start)
+        else:
+            counts.append(xp.minimum(end, n) - xp.maximum(start, 0))
+    return (counts[0][:, None] * counts[1][None, :]).astype(float)
+
+
+def _avg_geometry(xp, shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                  divisor_override):
+    if len(shape) < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, "
+                         f"{len(shape) - 1}], but got -3)")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    k, s, p, d, hw = _pool_geometry(shape, kernel_size, stride, padding, 1, ceil_mode)
+    div = _avg_divisor(xp, shape[-2:], k, s, p, hw, count_include_pad, divisor_override)
+    return k, s, p, d, hw, div
+
+
+def _avg_fwd(xp, x, out=None, dt=None, kernel_size=2, stride=None, padding=0, ceil_mode=False,
+             count_include_pad=True, divisor_override=None):
+    k, s, p, d, hw, div = _avg_geometry(xp, x.shape, kernel_size, stride, padding, ceil_mode,
+                                        count_include_pad, divisor_override)
+    x4, unbatched = _batched(x)
+    acc_dt = x.dtype if x.dtype.kind == "f" else xp.float64
+    _, taps = _pool_taps(xp, x4.astype(acc_dt, copy=False), k, s, p, d, hw, fill=0)
+    y = taps[0][2].copy()
+    for _, _, t in taps[1:]:
+        y += t
+    y = _cast(xp, y / div, dt)
+    return y[0] if unbatched else y
+
+
+def _avg_grad_fwd(xp, g, out=None, dt=None, input_shape=None, kernel_size=2, stride=None,
+                  padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """Each output's gradient divided by its divisor, added back to every cell it averaged."""
+    k, s, p, d, hw, div = _avg_geometry(xp, input_shape, kernel_size, stride, padding, ceil_mode,
+                                        count_include_pad, divisor_override)
+    g4 = g[None] if len(input_shape) == 3 else g
+    shape4 = input_shape if len(input_shape) == 4 else (1,) + tuple(input_shape)
+    gd = (g4 / div).astype(g.dtype, copy=False)
+    rows = max(shape4[2] + 2 * p[0], (hw[0] - 1) * s[0] + k[0])
+    cols = max(shape4[3] + 2 * p[1], (hw[1] - 1) * s[1] + k[1])
+    gp = xp.zeros(shape4[:2] + (rows, cols), dtype=g.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            gp[:, :, i:i + s[0] * (hw[0] - 1) + 1:s[0], j:j + s[1] * (hw[1] - 1) + 1:s[1]] += gd
+    gx = gp[:, :, p[0]:p[0] + shape4[2], p[1]:p[1] + shape4[3]]
+    return gx[0] if len(input_shape) == 3 else gx
+
+
+_AVG_PARAMS = {"kernel_size": 2, "stride": None, "padding": 0, "ceil_mode": False,
+               "count_include_pad": True, "divisor_override": None}
+_avg_grad = _helper("_avg_pool2d_grad", _avg_grad_fwd,
+                    params={"input_shape": None, **_AVG_PARAMS})
+
+
+def _avg_bw(c, g):
+    shape = c.input_meta[0][0]
+    return (_avg_grad(g, input_shape=tuple(shape), **{k: c[k] for k in _AVG_PARAMS}),)
+
+
+_nn_op("_avg_pool2d", _avg_fwd, _avg_bw, "AvgPool2DBackward0", params=dict(_AVG_PARAMS),
+       doc="avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, "
+           "count_include_pad=True, divisor_override=None): saves nothing (linear).")
+
+
+# ---- adaptive pooling -------------------------------------------------------------------------
+
+def _adaptive_bounds(n, o):
+    """ATen's windows: [floor(i*n/o), ceil((i+1)*n/o)) for each output index i."""
+    return [((i * n) // o, -(-((i + 1) * n) // o)) for i in range(o)]
+
+
+def _window_matrix(xp, n, o, dtype):
+    """(o, n) 0/1 matrix of the adaptive windows and the (o,) window sizes."""
+    m = xp.zeros((o, n), dtype=dtype)
+    for i, (a, b) in enumerate(_adaptive_bounds(n, o)):
+        m[i, a:b] = 1
+    return m, m.sum(1)
+
+
+def _adaptive_avg_fwd(xp, x, out=None, dt=None, output_size=(1, 1)):
+    """Window sums as two small matrix products (rows, then columns), divided by each
+    window's size: ``A_h @ x @ A_w.T / (n_h n_w)``."""
+    _check_3d_4d(x.shape, "adaptive_avg_pool2d")
+    acc = x.dtype if x.dtype.kind == "f" else xp.float64
+    ah, nh = _window_matrix(xp, x.shape[-2], output_size[0], acc)
+    aw, nw = _window_matrix(xp, x.shape[-1], output_size[1], acc)
+    y = ah @ x.astype(acc, copy=False) @ aw.T
+    return _cast(xp, y / (nh[:, None] * nw[None, :]), dt)
+
+
+def _adaptive_avg_grad_fwd(xp, g, out=None, dt=None, input_shape=None):
+    ah, nh = _window_matrix(xp, input_shape[-2], g.shape[-2], g.dtype)
+    aw, nw = _window_matrix(xp, input_shape[-1], g.shape[-1], g.dtype)
+    return ah.T @ (g / (nh[:, None] * nw[None, :])) @ aw
+
+
+_adaptive_avg_grad = _helper("_adaptive_avg_pool2d_grad", _adaptive_avg_grad_fwd,
+                             params={"input_shape": None})
+_nn_op("_adaptive_avg_pool2d", _adaptive_avg_fwd,
+       lambda c, g: (_adaptive_avg_grad(g, input_shape=tuple(c.input_meta[0][0])),),
+       "AdaptiveAvgPool2DBackward0", params={"output_size": (1, 1)},
+       doc="adaptive_avg_pool2d(input, output_size): saves nothing (linear).")
+
+
+def _adaptive_max_fwd(xp, x, out=None, dt=None, output_size=(1, 1)):
+    """Each window's first maximum (NaN wins) and its flat index ``h * W + w`` in the plane."""
+    _check_3d_4d(x.shape, "adaptive_max_pool2d")
+    h, w = x.shape[-2:]
+    oh, ow = output_size
+    vals = xp.empty(x.shape[:-2] + (oh, ow), dtype=x.dtype)
+    idx = xp.empty(x.shape[:-2] + (oh, ow), dtype=xp.int64)
+    for i, (h0, h1) in enumerate(_adaptive_bounds(h, oh)):
+        for j, (w0, w1) in enumerate(_adaptive_bounds(w, ow)):
+            win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + (-1,))
+            a = xp.argmax(win, axis=-1)
+            vals[..., i, j] = xp.take_along_axis(win, a[..., None], -1)[..., 0]
+            idx[..., i, j] = (h0 + a // (w1 - w0)) * w + (w0 + a % (w1 - w0))
+    return vals, idx
+
+
+def _adaptive_max_bw(c, g):
+    """The gradient goes to each window's argmax (``scatter_add``: windows may share one)."""
+    from .. import creation
+
+    shape, dt, dev = c.input_meta[0]
+    flat = creation.zeros(tuple(shape[:-2]) + (shape[-2] * shape[-1],), dtype=g._dtype, device=dev)
+    gx = flat.scatter_add(-1, c["indices"].flatten(-2), g.flatten(-2))
+    return (gx.view(tuple(shape)),)
+
+
+_nn_op("_adaptive_max_pool2d", _adaptive_max_fwd, _adaptive_max_bw, "AdaptiveMaxPool2DBackward0",
+       params={"output_size": (1, 1)}, outputs=("output", "indices"), saves=("indices",),
+       doc="adaptive_max_pool2d(input, output_size) -> (output, indices): saves the indices.")
+
+
+# ---- conv1d: the conv2d kernels on a height-1 image ----------------------------------------------
+
+def _geo2d(stride, padding, dilation):
+    """A 1-D conv's stride, padding and dilation as the 2-D kernels' (1, s), (0, p), (1, d)
+    (a padding string passes through)."""
+    s = stride if isinstance(stride, int) else tuple(stride)[0]
+    d = dilation if isinstance(dilation, int) else tuple(dilation)[0]
+    p = padding if isinstance(padding, (int, str)) else tuple(padding)[0]
+    return (1, s), (p if isinstance(p, str) else (0, p)), (1, d)
+
+
+def _conv1d_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, groups=1):
+    if x.ndim != 3 or w.ndim != 3:
+        raise RuntimeError(f"Expected 3-dimensional input for 3-dimensional weight {list(w.shape)}, "
+                           f"but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
+    s, p, d = _geo2d(stride, padding, dilation)
+    return _conv_fwd(xp, x[:, :, None], w[:, :, None], b, dt=dt, stride=s, padding=p, dilation=d,
+                     groups=groups)[:, :, 0]
+
+
+def _conv1d_bw(c, g):
+    s, p, d = _geo2d(c["stride"], c["padding"], c["dilation"])
+    geo = {"stride": s, "padding": p, "dilation": d, "groups": c["groups"]}
+    x, w = c["self"], c["weight"]
+    g2 = g.unsqueeze(2)
+    gx = gw = gb = None
+    if c.needs_input_grad[0]:
+        n, ch, length = x.shape
+        gx = _conv_grad_input(g2, w.unsqueeze(2), input_shape=(n, ch, 1, length), **geo).squeeze(2)
+    if c.needs_input_grad[1]:
+        o, cg, k = w.shape
+        gw = _conv_grad_weight(g2, x.unsqueeze(2), weight_shape=(o, cg, 1, k), **geo).squeeze(2)
+    if c.needs_input_grad[2]:
+        gb = g.sum((0, 2))
+    return (gx, gw, gb)
+
+
+def _same_float(spec, ins, params):
+    from .nn_ops import _same_float as rule
+
+    return rule(spec, ins, params)
+
+
+_nn_op("_conv1d", _conv1d_fwd, _conv1d_bw, "ConvolutionBackward0",
+       args=("self", "weight", "bias"), optional_args=("bias",),
+       params={"stride": 1, "padding": 0, "dilation": 1, "groups": 1}, saves=("self", "weight"),
+       dtype_rule=_same_float,
+       doc="conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1): saves "
+           "input and weight (the conv2d kernels on a height-1 image).")
+
+from . import nn_extra_pad, nn_extra_pointwise  # noqa: E402,F401  (padding; losses, activations)
