@@ -304,19 +304,17 @@ class GradBuffers:
     def sole_owner(self, g) -> bool:
         """May ``g`` (just popped) be stolen into a leaf's ``.grad``: nobody else can see it?
 
-        A view may be, when it spans its base's whole storage and only the view holds the base
-        (PyTorch's use_count test): ``linear``'s weight gradient, computed column-major for
-        ``w.t()`` and transposed back by TBackward0, is then stolen instead of copied.
+        PyTorch's test is the use_count of the gradient's own TensorImpl, so a view a formula
+        made (SumBackward0's expand, ViewBackward0's reshape, TBackward0's transpose of
+        ``linear``'s column-major weight gradient) is stolen even when its base is held
+        elsewhere (the root gradient the caller passed): the leaf's ``.grad`` then shares that
+        storage, as in PyTorch. The leaf's layout contract is checked by the caller.
         """
         if g is None:
             return False
         if g._base is None:
             return self._sole(g, held=0)
-        import sys
-
-        return (sys.getrefcount(g._base) == 2 and g._base._base is None and
-                id(g) not in self._refs and id(g) not in self._foreign and
-                g.numel() == g._storage.size())
+        return id(g) not in self._refs and id(g) not in self._foreign
 
     def _sole(self, g, held) -> bool:
         entry = self._refs.get(id(g))
@@ -394,7 +392,8 @@ def clone_obey_contract(g, like):
     out._policy = g._policy
     if grad_mode.state.enabled:  # create_graph: the copy stays differentiable (CopyBackwards)
         return out.copy_(g)
-    out._a[...] = g._a  # an engine-internal copy, not a user write: no version bump (as ATen)
+    out._a[...] = g._a
+    out._vc.bump()  # (ATen's copy_ into the new gradient: it starts at version 1, as in torch)
     return out
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from . import grad_mode
+
 _seq = itertools.count()
 
 
@@ -281,6 +283,11 @@ class OpNode(Node):
         keep = self.edge_args  # backward formulas answer per argument; edges skip some
         if len(keep) != len(out):
             out = tuple(out[i] if i < len(out) else None for i in keep)
+        k = self.spec.grad_writes
+        if k and not grad_mode.state.enabled:  # (see OpSpec.grad_writes; a create_graph
+            for g in out:                       # gradient may be saved: left as made)
+                if g is not None:
+                    g._vc.bump(k)
         return out
 
 

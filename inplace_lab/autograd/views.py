@@ -282,6 +282,8 @@ class AsStridedBackward0(Node):
     def apply(self, grads):
         from ..ops.shape import scatter_to_geometry
 
-        g = grads[0]
-        return (scatter_to_geometry(g, self.base_geo, self.view_geo),)
+        g = scatter_to_geometry(grads[0], self.base_geo, self.view_geo)
+        if not grad_mode.state.enabled:  # torch's as_strided_backward writes into it once
+            g._vc.bump()
+        return (g,)
 

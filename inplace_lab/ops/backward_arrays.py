@@ -193,8 +193,8 @@ def _pow_scalar(node, xp, dt, g):  # x ** e: g * e * x.pow(e - 1)
     e = _number(node.params["exponent"])
     if e == 0:
         return (_red(node, 0, xp, dt, _MUL(xp, dt, g, 0)), None)
-    t = _MUL(xp, dt, g, e)
-    return (_red(node, 0, xp, dt, _MUL(xp, dt, t, _POW(xp, dt, _saved(node, "self"), e - 1))), None)
+    t = _MUL(xp, dt, _POW(xp, dt, _saved(node, "self"), e - 1), e)  # torch's grouping (and
+    return (_red(node, 0, xp, dt, _MUL(xp, dt, g, t)), None)          # the saved input's layout)
 
 
 def _mat1_grad(xp, dt, g, mat2, cm):  # linalg._mat1_grad on arrays

@@ -18,6 +18,7 @@ import dataclasses
 import math
 
 from .. import dtypes
+from ..autograd import grad_mode
 from ..backend import special_for
 from . import blas
 from .dispatch import result_dtype
@@ -358,20 +359,23 @@ def _pow_scalar_bw(c, g):  # x ** 2: PowBackward0 saves self (and the number)
     e = c["exponent"]
     if e == 0:
         return (red(c, 0, g * 0), None)
-    return (red(c, 0, g * e * c["self"].pow(e - 1)), None)
+    return (red(c, 0, g * (e * c["self"].pow(e - 1))), None)  # torch's grouping, bit for bit
 
 
-def _log_times_result(base, result):
-    """result * log(base), zero where base == 0 (PyTorch's pow_backward_exponent)."""
+def _log_times_result(base, result, exponent):
+    """result * log(base), zero where base == 0 and exponent >= 0 (pow_backward_exponent)."""
     t = result * base.log()
-    return t.where(base != 0, t * 0)
+    return t.where(~((base == 0) & (exponent >= 0)), 0.0)
 
 
 def _pow_tensor_bw(c, g):  # x ** y: PowBackward1
     # PyTorch unpacks (and version-checks) every saved tensor up front, exponent first.
     e, x, r = c["exponent"], c["self"], c["result"]
-    gx = red(c, 0, g * e * x.pow(e - 1)) if c.needs_input_grad[0] else None
-    ge = red(c, 1, g * _log_times_result(x, r)) if c.needs_input_grad[1] else None
+    gx = None
+    if c.needs_input_grad[0]:  # torch's pow_backward_self: 0 where the exponent is 0
+        t = g * (e * x.pow(e - 1))
+        gx = red(c, 0, t.where(e != 0, 0.0))
+    ge = red(c, 1, g * _log_times_result(x, r, e)) if c.needs_input_grad[1] else None
     return (gx, ge)
 
 
@@ -379,7 +383,7 @@ def _pow_number_bw(c, g):  # 2 ** x: PowBackward2
     base = c["self"]
     if base == 0:
         return (None, red(c, 1, g * 0))
-    return (None, red(c, 1, g * c["result"] * math.log(base)))
+    return (None, red(c, 1, g * (c["result"] * math.log(base))))
 
 
 POW = register(OpSpec(name="pow", forward=_pow_fwd, backward=_pow_scalar_bw,
@@ -441,6 +445,9 @@ def _minmax_bw(pick_self):
         half = g * 0.5
         gx = g.where(m, g * 0).where(~eq, half)
         gy = g.where(~m, g * 0).where(~eq, half)
+        if not grad_mode.state.enabled:  # torch's formula ends in masked_fill_ (before the
+            gx._vc.bump()                # broadcast reduction): a same-shape grad is at version 1
+            gy._vc.bump()
         return (red(c, 0, gx), red(c, 1, gy))
 
     return bw

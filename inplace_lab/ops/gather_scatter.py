@@ -84,7 +84,7 @@ def _gather_bw(c, g):
     return (z.scatter_add(c["dim"], c["index"], g), None, None)
 
 
-register(OpSpec(name="gather", forward=_gather_fwd, backward=_gather_bw,
+register(OpSpec(name="gather", forward=_gather_fwd, backward=_gather_bw, grad_writes=1,
                 args=("self", "dim", "index"), params={"sparse_grad": False}, saves=("index",),
                 dtype_rule="self"))
 
@@ -317,6 +317,7 @@ def _index_select_bw(c, g):
 
 
 register(OpSpec(name="index_select", forward=_index_select_fwd, backward=_index_select_bw,
+                grad_writes=1,
                 args=("self", "dim", "index"), saves=("index",), dtype_rule="self"))
 
 
@@ -514,6 +515,7 @@ def _masked_select_bw(c, g):
 
 
 register(OpSpec(name="masked_select", forward=_masked_select_fwd, backward=_masked_select_bw,
+                grad_writes=1,
                 args=("self", "mask"), saves=("mask",), dtype_rule="self"))
 
 
@@ -665,6 +667,7 @@ def _take_bw(c, g):
 
 
 register(OpSpec(name="take", forward=_take_fwd, backward=_take_bw, args=("self", "index"),
+                grad_writes=1,
                 saves=("index",), dtype_rule="self"))
 
 

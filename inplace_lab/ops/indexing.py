@@ -278,6 +278,7 @@ def saved_indices(c) -> tuple:
 
 
 register(OpSpec(name="index", forward=_index_fwd, backward=_index_bw, args=("self", "indices"),
+                grad_writes=1,
                 saves=("indices",), dtype_rule="self", method=False, function=False, out=False))
 
 

@@ -120,7 +120,8 @@ def _mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
 
 def _mean_bw(c, g):
     shape = c.input_meta[0][0]
-    return expand_back(g / _count(shape, c["dim"]), shape, c["dim"], c["keepdim"])
+    # torch's order (grad.expand(sizes) / numel): a dense gradient, stolen by a leaf as made
+    return expand_back(g, shape, c["dim"], c["keepdim"]) / _count(shape, c["dim"])
 
 
 register(OpSpec(name="mean", forward=_mean_fwd, backward=_mean_bw, dtype_rule=_mean_dtype,
@@ -252,12 +253,12 @@ for _n, _node in (("max", "Max"), ("min", "Min")):
     # The public max/min is the composite front below (out=(values, indices) needs it);
     # this entry stays the table's "max" (what facades resolve, gradcheck checks, the nodes).
     register(OpSpec(name=_n, forward=_extreme(_n), backward=_even_bw, dtype_rule="self",
-                    params={"dim": None, "keepdim": False}, saves=("self", "result"),
+                    grad_writes=1, params={"dim": None, "keepdim": False}, saves=("self", "result"),
                     node_name=f"{_node}Backward1", select=_select, method=False, function=False,
                     doc=f"{_n}(input) -> tensor; {_n}(input, dim, keepdim=False) -> (values, indices); "
                         f"{_n}(input, other) is {_other}."))
     _dim_spec = register(OpSpec(
-        name=f"_{_n}_dim", forward=_minmax_dim_fwd(_n), backward=_minmax_dim_bw,
+        name=f"_{_n}_dim", forward=_minmax_dim_fwd(_n), backward=_minmax_dim_bw, grad_writes=2,
         dtype_rule="self", params={"dim": 0, "keepdim": False}, saves=("indices",),
         outputs=("values", "indices"), node_name=f"{_node}Backward0", out=False,
         method=False, function=False))

@@ -27,6 +27,12 @@ def _reshape_back(c, g):
     return (g.reshape(c.input_meta[0][0]),)
 
 
+def _squeeze_back(c, g):
+    """torch's unsqueeze_to: the gradient itself when the squeeze removed nothing."""
+    shape = c.input_meta[0][0]
+    return (g if g._shape == shape else g.reshape(shape),)
+
+
 def view_op(name, fwd, backward=_scatter_back, node_name="", **kw):
     return register(OpSpec(name=name, forward=fwd, backward=backward, kind="view", out=False,
                            node_name=node_name, **kw))
@@ -65,10 +71,10 @@ def _squeeze_overload(args, kwargs):
     return OPS["_squeeze_dims" if isinstance(dim, (list, tuple)) else "_squeeze_dim"]
 
 
-view_op("squeeze", _squeeze_geo, _reshape_back, params={"dim": None}, node_name="SqueezeBackward0",
+view_op("squeeze", _squeeze_geo, _squeeze_back, params={"dim": None}, node_name="SqueezeBackward0",
         select=_squeeze_overload)
 for _n, _node in (("_squeeze_dim", "SqueezeBackward1"), ("_squeeze_dims", "SqueezeBackward2")):
-    view_op(_n, _squeeze_geo, _reshape_back, params={"dim": None}, node_name=_node,
+    view_op(_n, _squeeze_geo, _squeeze_back, params={"dim": None}, node_name=_node,
             method=False, function=False)
 
 # The in-place metadata forms (``y.t_()``) record the op's second overload in PyTorch.
@@ -311,8 +317,12 @@ def _expand_geo(t, *sizes):
     return shape, strides, t._offset
 
 
-view_op("expand", _expand_geo, lambda c, g: (g.sum_to_size(c.input_meta[0][0]),),
-        node_name="ExpandBackward0", variadic=True)
+def _expand_bw(c, g):
+    shape = c.input_meta[0][0]  # torch's at::sum_to: the gradient itself when nothing expanded
+    return (g if g._shape == shape else g.sum_to_size(shape),)
+
+
+view_op("expand", _expand_geo, _expand_bw, node_name="ExpandBackward0", variadic=True)
 
 
 def _unfold_geo(t, dimension, size, step):
@@ -350,7 +360,7 @@ def _as_strided_geo(t, size, stride, storage_offset=None):
 
 
 view_op("as_strided", _as_strided_geo, params={"size": (), "stride": (), "storage_offset": None},
-        node_name="AsStridedBackward0")
+        node_name="AsStridedBackward0", grad_writes=1)  # (torch's as_strided_backward writes once)
 
 # ---- multi-output views ------------------------------------------------------------------------
 

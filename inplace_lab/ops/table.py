@@ -63,6 +63,10 @@ class OpSpec:
     # that ufunc call (uf(name) sets it; add, sub and div name theirs).
     ufunc: str = ""
     doc: str = ""
+    # How many in-place writes PyTorch's backward formula makes into the fresh gradient it
+    # returns (IndexBackward0: zeros().index_put_(): 1; max(dim): an out-of-place scatter into
+    # zeros: 2): the gradient arrives with that version, and a leaf's .grad keeps it.
+    grad_writes: int = 0
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
     node_cls: Optional[type] = field(default=None, init=False, repr=False)

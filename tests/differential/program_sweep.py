@@ -258,10 +258,6 @@ STOPS = {"second_backward_wrapped_number", "too_hard_overlap", "inference_detach
          "result_of_inference_input_version"}
 
 KNOWN = {
-    # AccumulateGrad's copy into the leaf's layout (clone_obey_contract) is a copy_ in torch:
-    # x.sum().backward() leaves x.grad._version == 1; and formulas that write in place
-    # (IndexBackward0's index_put_, max's) hand out grads at version 1.
-    "grad_version": lambda line, path, a, b: _grad_field(path, "version"),
     # SumBackward0's expand of a 0-dim grad has all-zero strides in torch (an autograd.grad
     # result of x.sum() for x of shape [2, 1] has strides (0, 0)); is_view of such results.
     "grad_result_layout": lambda line, path, a, b: any(

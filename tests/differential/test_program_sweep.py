@@ -83,9 +83,7 @@ def _same(src, *names):
     assert out[0] == out[1], out
 
 
-@pytest.mark.xfail(strict=True, reason="engine.accumulate_into_leaf: clone_obey_contract copies "
-                   "without a version bump; torch's copy_ leaves x.grad at version 1")
-def test_known_grad_version_after_layout_copy():
+def test_grad_version_after_layout_copy():
     _same("x = T.tensor([1., 2.], requires_grad=True)\nx.sum().backward()", "x.grad._version")
 
 
