@@ -7,10 +7,21 @@ Built only on the op table and autograd: every layer's forward is table ops (or 
 from __future__ import annotations
 
 from . import functional, init  # noqa: F401
-from .layers import (ELU, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Embedding,  # noqa: F401
-                     Flatten, GroupNorm, Hardtanh, Identity, LayerNorm, LeakyReLU, Linear,
-                     LogSoftmax, MaxPool2d, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh,
-                     Threshold)
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss  # noqa: F401
+from .activations import (CELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, LogSigmoid,  # noqa: F401
+                          Mish, PReLU, ReLU6, SiLU, Softmin, Softplus, Softsign, Tanhshrink)
+from .containers import ModuleDict, ParameterList  # noqa: F401
+from .conv import Conv1d  # noqa: F401
+from .layers import (ELU, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Dropout2d,  # noqa: F401
+                     Embedding, Flatten, GroupNorm, Hardtanh, Identity, LayerNorm, LeakyReLU,
+                     Linear, LogSoftmax, MaxPool2d, ModuleList, ReLU, Sequential, Sigmoid,
+                     Softmax, Tanh, Threshold, Unflatten)
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CosineSimilarity,  # noqa: F401
+                   CrossEntropyLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
+                   MarginRankingLoss, MSELoss, NLLLoss, PairwiseDistance, PoissonNLLLoss,
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,  # noqa: F401
+                      AvgPool1d, AvgPool2d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+                      MaxPool1d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d)

@@ -123,7 +123,26 @@ def linear(input, weight, bias=None):
     return y.view(*input.shape[:-1], weight.shape[0])
 
 
+def _same_padding(input, weight, dilation, nd):
+    """ATen's ``_convolution_same``: ``padding='same'`` needs ``dilation * (k - 1)`` in all; an
+    odd total puts the extra cell on the right by a ``constant_pad_nd`` of the input first
+    (ConstantPadNdBackward0 under the convolution), the rest is symmetric padding."""
+    dil = (dilation,) * nd if isinstance(dilation, int) else tuple(dilation)
+    total = [d * (k - 1) for d, k in zip(dil, weight.shape[-nd:])]
+    left = [t // 2 for t in total]
+    if all(t % 2 == 0 for t in total):
+        return input, tuple(left)
+    warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                  "zero-padded copy of the input be created", UserWarning, stacklevel=3)
+    extra = []
+    for t, lft in zip(reversed(total), reversed(left)):  # F.pad order: last dim first
+        extra += [0, t - 2 * lft]
+    return pad(input, tuple(extra)), tuple(left)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if isinstance(padding, str) and padding == "same" and weight.ndim == 4:
+        input, padding = _same_padding(input, weight, dilation, 2)
     if input.ndim == 3:  # unbatched (C, H, W)
         return _op("_conv2d", input.unsqueeze(0), weight, bias, stride, padding, dilation,
                    groups).squeeze(0)

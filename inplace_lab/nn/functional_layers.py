@@ -120,6 +120,10 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if input.ndim not in (2, 3):
         raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv1d, but got "
                            f"input of size: {list(input.shape)}")
+    if isinstance(padding, str) and padding == "same" and weight.ndim == 3:
+        from .functional import _same_padding
+
+        input, padding = _same_padding(input, weight, dilation, 1)
     if input.ndim == 2:
         return _op("_conv1d", input.unsqueeze(0), weight, bias, stride, padding, dilation,
                    groups).squeeze(0)

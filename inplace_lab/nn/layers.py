@@ -1,5 +1,5 @@
-"""Layers: Linear, Conv2d, MaxPool2d, BatchNorm1d/2d, LayerNorm, GroupNorm, Dropout, activations,
-Flatten, Embedding.
+"""Layers: Linear, Conv2d, MaxPool2d, BatchNorm1d/2d, LayerNorm, GroupNorm, Dropout, Dropout2d,
+activations, Flatten, Unflatten, Embedding.
 
 Initialisation follows PyTorch (``kaiming_uniform_(a=sqrt(5))`` for weights, a
 fan-in uniform for biases), in place under no_grad. Activations with ``inplace=True``
@@ -289,6 +289,13 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class Dropout2d(Dropout):
+    """Zero whole channels (one draw per sample and channel), scale the rest by 1/(1-p)."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
 class ReLU(Module):
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -373,6 +380,9 @@ class Softmax(Module):
     def forward(self, input):
         return F.softmax(input, self.dim)
 
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
 
 class LogSoftmax(Softmax):
     def forward(self, input):
@@ -389,6 +399,20 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """``input.unflatten(dim, unflattened_size)``: a view (ViewBackward0), no copy."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class Embedding(Module):
