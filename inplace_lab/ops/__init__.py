@@ -11,6 +11,7 @@ from . import activation, gather_scatter, join, random, unary  # noqa: F401  (re
 from . import nn_ops  # noqa: F401  (conv2d, pooling, batch norm, embedding, losses)
 from . import nn_extra  # noqa: F401  (avg/adaptive pooling, conv1d, pad, more losses)
 from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm ...)
+from . import linalg_extra  # noqa: F401  (einsum, tensordot, cross, cdist, det, inverse, svd, quantile ...)
 from . import sorting  # noqa: F401  (sort, argsort, topk, kthvalue, median, mode, cummax, unique)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
 from . import dispatch
