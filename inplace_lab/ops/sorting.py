@@ -1,28 +1,23 @@
-"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode,
-cummax/cummin and unique, with PyTorch 2.13's CPU answers.
+"""Sorting: sort, argsort, msort, topk and unique, with PyTorch 2.13's CPU answers, and the
+machinery the selection ops (ops/selection.py: kthvalue, median, nanmedian, mode, cummax,
+cummin) share with them: dim/dtype checks, row helpers, the (values, indices) entries, and
+the public fronts that take ``out=(values, indices)``.
 
 Every op that picks elements returns ``(values, indices)`` (``torch.return_types.sort``
 ...) and its backward *saves the indices*, not the data: the gradient is scattered back
 to the positions the forward picked (``zeros(x.shape).scatter(dim, indices, grad)``), so
 ``x.add_(1)`` after ``v, i = x.sort()`` leaves backward intact, while ``i.add_(1)`` breaks
-it. The exceptions, as in PyTorch: ``median()``/``nanmedian()`` without a dim save input
-and result (the gradient is shared evenly by every element equal to the median, as
-``max()`` does), and cummax/cummin save their input too.
+it. That fresh gradient arrives with ``_version`` 2, as PyTorch's (``grad_writes``).
 
-Which index a tie gets is part of the answer, and PyTorch's CPU kernels fix it:
+Which index a tie gets is part of the answer:
 
 - ``sort``: equal keys keep their order (numpy's stable sort) and NaN sorts as the largest
-  value. PyTorch's ``stable=False`` sort (the default) is only stable on rows of up to 16
-  elements (libstdc++'s insertion sort); on longer rows with ties its order is std::sort's
-  and differs from this one. ``topk`` picks ties in index order (PyTorch: nth_element's
-  order) and ``sorted=False`` answers in sorted order (PyTorch: in its selection order).
-- ``kthvalue``: PyTorch's own quickselect decides; a row whose k-th value is tied is
-  replayed here with that exact algorithm (rows without a tie need no replay).
-- ``median(dim)``/``nanmedian(dim)``: the lower median in (value, index) order (a NaN
-  row answers its first NaN); ``mode``: the smallest most frequent value at its last
-  index (exact for rows of up to 16 elements, NaN rows replayed with PyTorch's sort).
-- ``cummax``/``cummin``: ties move the index forward (``>=``); a NaN sticks, each new NaN
-  taking the index.
+  value, as PyTorch's ``stable=True``. PyTorch's ``stable=False`` sort (the default) is
+  stable too on rows of up to 16 elements (libstdc++'s insertion sort); on longer rows with
+  ties its order is std::sort's and differs from this one.
+- ``topk``: ties are taken in index order (PyTorch: nth_element's order, which can differ),
+  and ``sorted=False`` answers in sorted order (PyTorch: its selection order; same set).
+- ``unique``: each NaN is distinct; NaNs' inverse indices follow the input order here.
 
 >>> import inplace_lab as il
 >>> il.tensor([3., 1., 2.]).sort(descending=True).indices.tolist()
@@ -36,7 +31,7 @@ from .. import creation, dtypes, errors, layout
 from ..autograd import grad_mode
 from . import dispatch
 from .reduction import call_out_multi
-from .table import OPS, OpSpec, register
+from .table import OpSpec, register
 
 _INT64 = "int64"
 
@@ -317,257 +312,6 @@ _TOPK = _multi("topk", _topk_fwd, {"k": None, "dim": -1, "largest": True, "sorte
                "TopkBackward0", dtype_rule=_refuse(("complex", "bool"), _topk_msg))
 
 
-# ---- kthvalue: PyTorch's quickselect, replayed on tied rows -------------------------------------
-
-def _gt_or_nan(x, y):
-    return (x != x and y == y) or x > y
-
-
-def quickselect_index(row, k):
-    """The index PyTorch's ``quick_select_template`` leaves at position ``k`` (0-based).
-
-    A transcription of ATen's SortingUtils.h (median-of-three pivot, Hoare partition, NaN
-    largest), run on a Python list: only rows where the answer is a tie need it.
-    """
-    arr, ind = list(row), list(range(len(row)))
-
-    def swap(i, j):
-        arr[i], arr[j] = arr[j], arr[i]
-        ind[i], ind[j] = ind[j], ind[i]
-
-    lo, hi = 0, len(arr) - 1
-    while True:
-        if hi <= lo:
-            return ind[k]
-        if hi == lo + 1:
-            if _gt_or_nan(arr[lo], arr[hi]):
-                swap(lo, hi)
-            return ind[k]
-        swap(lo + (hi - lo) // 2, lo + 1)
-        if _gt_or_nan(arr[lo + 1], arr[hi]):
-            swap(lo + 1, hi)
-        if _gt_or_nan(arr[lo], arr[hi]):
-            swap(lo, hi)
-        if _gt_or_nan(arr[lo + 1], arr[lo]):
-            swap(lo + 1, lo)
-        i, j, piv = lo + 1, hi, arr[lo]
-        while True:
-            i += 1
-            while _gt_or_nan(piv, arr[i]):
-                i += 1
-            j -= 1
-            while _gt_or_nan(arr[j], piv):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(lo, j)
-        if j <= k:
-            lo = i
-        if j >= k:
-            hi = j - 1
-
-
-def _check_reduce_dim(fname, a, d):
-    if a.ndim and a.shape[d] == 0:
-        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
-
-
-def _kthvalue_fwd(xp, a, out=None, dt=None, k=None, dim=-1, keepdim=False):
-    k = _int_arg("kthvalue", "k", 1, k)
-    d = _dim("kthvalue", dim, a.ndim)
-    _check_reduce_dim("kthvalue", a, d)
-    if not 1 <= k <= (a.shape[d] if a.ndim else 1):
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if a.ndim == 0:
-        return _scalar_pair(xp, a)
-    m, back = _rows(xp, a, d)
-    order = _order(xp, m, False)[:, k - 1]
-    rows = xp.arange(m.shape[0])
-    vals = m[rows, order]
-    nan = _isnan(xp, m)
-    tied = ((m == vals[:, None]) | (nan & _isnan(xp, vals)[:, None])).sum(-1) > 1
-    idx = order.copy()
-    for r in xp.nonzero(tied)[0].tolist():
-        idx[r] = quickselect_index(m[r].tolist(), k - 1)
-    return _reduced(xp, vals, idx, back, d, keepdim)
-
-
-_KTH = _multi("kthvalue", _kthvalue_fwd, {"k": None, "dim": -1, "keepdim": False},
-              "KthvalueBackward0", dtype_rule=_refuse(("bool", "complex"),
-                                                      _not_implemented("kthvalue_cpu")))
-
-
-# ---- median / nanmedian -----------------------------------------------------------------------
-
-def _median_all(ignore_nan):
-    def fwd(xp, a, out=None, dt=None):
-        flat = a.reshape(-1)
-        nan = _isnan(xp, flat)
-        if ignore_nan:
-            flat = flat[~nan]
-        elif bool(nan.any()):
-            return xp.asarray(xp.nan, dtype=a.dtype)
-        if flat.size == 0:  # (PyTorch fills NaN, whatever an integer dtype makes of it)
-            return xp.asarray(float("nan")).astype(a.dtype)
-        pos = (flat.size - 1) // 2
-        return xp.partition(flat, pos)[pos]
-
-    return fwd
-
-
-def _median_dim(fname, ignore_nan):
-    def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
-        d = _dim(fname, dim, a.ndim)
-        _check_reduce_dim(fname, a, d)
-        if a.ndim == 0:
-            return _scalar_pair(xp, a)
-        m, back = _rows(xp, a, d)
-        n = m.shape[1]
-        order = _order(xp, m, False)  # (value, index) order, NaN last: nth_element's answer
-        nan = _isnan(xp, m)
-        n_nan = nan.sum(-1)
-        if ignore_nan:
-            pos = xp.maximum((n - n_nan - 1) // 2, 0)
-        else:  # a row with a NaN answers its first NaN (found before any partitioning)
-            pos = xp.where(n_nan > 0, n - n_nan, (n - 1) // 2)
-        idx = xp.take_along_axis(order, pos[:, None], -1)[:, 0]
-        vals = m[xp.arange(m.shape[0]), idx]
-        return _reduced(xp, vals, idx, back, d, keepdim)
-
-    return fwd
-
-
-def _evenly_bw(c, g):
-    """evenly_distribute_backward: every element equal to the median (or every NaN, when the
-    median is NaN) gets an equal share."""
-    x, r = c["self"], c["result"]
-    mask = x.isnan() if bool(r.isnan()) else x == r
-    zeros = creation.zeros(x.shape, dtype=g._dtype, device=g.device)
-    return zeros.masked_fill(mask, g / mask.sum())
-
-
-def _median_select(full, with_dim):
-    def select(args, kwargs):
-        return with_dim if (len(args) > 1 or "dim" in kwargs) else full
-
-    return select
-
-
-_MEDIAN_DT = _refuse(("bool", "complex"), _not_implemented("median_cpu"))
-_NANMEDIAN_DT = _refuse(("bool", "complex"), _not_implemented("nanmedian_cpu"))
-_MEDIANS = {}
-for _n, _node, _ign, _dt in (("median", "Median", False, _MEDIAN_DT),
-                             ("nanmedian", "Nanmedian", True, _NANMEDIAN_DT)):
-    _MEDIANS[_n] = (
-        register(OpSpec(name=_n, forward=_median_all(_ign), backward=_evenly_bw, dtype_rule=_dt,
-                        saves=("self", "result"), node_name=f"{_node}Backward0", out=False,
-                        method=False, function=False, grad_writes=1)),
-        _multi(f"_{_n}_dim", _median_dim(_n, _ign), {"dim": None, "keepdim": False},
-               f"{_node}Backward1", dtype_rule=_dt, public=_n))
-
-
-# ---- mode -------------------------------------------------------------------------------------
-
-def _insertion_sorted(row):
-    """libstdc++'s __insertion_sort of (value, index) pairs on ``value <`` (std::sort of up to
-    16 elements): stable, and with NaN (never less, never greater) exactly as PyTorch's."""
-    pairs = [(v, i) for i, v in enumerate(row)]
-    for i in range(1, len(pairs)):
-        val = pairs[i]
-        if val[0] < pairs[0][0]:
-            pairs[1:i + 1] = pairs[0:i]
-            pairs[0] = val
-            continue
-        j = i
-        while val[0] < pairs[j - 1][0]:
-            pairs[j] = pairs[j - 1]
-            j -= 1
-        pairs[j] = val
-    return pairs
-
-
-def _mode_of_pairs(pairs):
-    """PyTorch's scan: the first (smallest) value with the highest run length, its run's last
-    index (runs split wherever neighbours differ, so every NaN is a run of its own)."""
-    best, best_i, best_n, run = pairs[0][0], pairs[0][1], 0, 0
-    for i, (v, ix) in enumerate(pairs):
-        run += 1
-        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
-            if run > best_n:
-                best, best_i, best_n = v, ix, run
-            run = 0
-    return best, best_i
-
-
-def _mode_fwd(xp, a, out=None, dt=None, dim=-1, keepdim=False):
-    d = _dim("mode", dim, a.ndim)
-    _check_reduce_dim("mode", a, d)
-    if a.ndim == 0:
-        return _scalar_pair(xp, a)
-    m, back = _rows(xp, a, d)
-    rows, n = m.shape
-    order = _order(xp, m, False)
-    sv = xp.take_along_axis(m, order, -1)
-    pos = xp.arange(n)
-    start = xp.ones(sv.shape, dtype=bool)
-    start[:, 1:] = sv[:, 1:] != sv[:, :-1]
-    end = xp.ones(sv.shape, dtype=bool)
-    end[:, :-1] = start[:, 1:]
-    first = xp.maximum.accumulate(xp.where(start, pos, 0), axis=-1)
-    runs = xp.where(end, pos - first + 1, 0)
-    win = xp.argmax(runs, axis=-1)[:, None]
-    vals = xp.take_along_axis(sv, win, -1)[:, 0]
-    idx = xp.take_along_axis(order, win, -1)[:, 0]
-    if n <= 16 and m.dtype.kind == "f":  # NaN rows: PyTorch's own sort, replayed
-        for r in xp.nonzero(xp.isnan(m).any(-1))[0].tolist():
-            vals[r], idx[r] = _mode_of_pairs(_insertion_sorted(m[r].tolist()))
-    return _reduced(xp, vals, idx, back, d, keepdim)
-
-
-_MODE = _multi("mode", _mode_fwd, {"dim": -1, "keepdim": False}, "ModeBackward0",
-               dtype_rule=_refuse(("complex",), _not_implemented("mode_cpu")))
-
-
-# ---- cummax / cummin --------------------------------------------------------------------------
-
-def _cum_extreme(fname):
-    def fwd(xp, a, out=None, dt=None, dim=None):
-        if dim is None:
-            raise TypeError(f'{fname}() missing 1 required positional arguments: "dim"')
-        dim = _int_arg(fname, "dim", 1, dim)
-        if a.ndim == 0:
-            if dim not in (-1, 0):
-                raise IndexError(f"{fname}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
-            return _scalar_pair(xp, a)
-        d = layout.wrap_dim(dim, a.ndim)
-        ufunc = xp.maximum if fname == "cummax" else xp.minimum
-        vals = ufunc.accumulate(a, axis=d)  # (NaN propagates, as PyTorch's)
-        took = (a == vals) | _isnan(xp, a)  # where the running extreme (re)starts: ties move on
-        pos = xp.arange(a.shape[d]).reshape((-1,) + (1,) * (a.ndim - d - 1))
-        idx = xp.maximum.accumulate(xp.where(took, pos, 0), axis=d) if a.size else \
-            xp.zeros(a.shape, dtype=_INT64)
-        return vals, idx.astype(_INT64)
-
-    return fwd
-
-
-def _cummaxmin_bw(c, g):
-    """cummaxmin_backward: scatter_add, several outputs may have picked one input. (Its
-    saved input is read, for the empty check, so a later write to it breaks backward.)"""
-    shape = c.input_meta[0][0]
-    if not len(shape) or not c["self"].numel():
-        return g.clone()
-    d = layout.wrap_dim(c["dim"], len(shape))
-    return creation.zeros(shape, dtype=g._dtype, device=g.device).scatter_add(d, c["indices"], g)
-
-
-for _n in ("cummax", "cummin"):
-    _multi(_n, _cum_extreme(_n), {"dim": None}, f"{_n.capitalize()}Backward0",
-           saves=("self", "indices"), backward=_cummaxmin_bw,
-           dtype_rule=_refuse(("complex",), _not_implemented(f"{_n}_cpu")))
-
-
 # ---- unique (dim=None): no derivative, as PyTorch's _unique2 -----------------------------------
 
 def _unique_fwd(xp, a, out=None, dt=None, sorted=True, return_inverse=False, return_counts=False):
@@ -629,17 +373,16 @@ _FRONTS = {
     "sort": sort, "argsort": argsort, "msort": msort, "unique": unique,
     "topk": _front("topk", lambda a, k: _TOPK, "(Tensor input, int k, int dim = -1, bool largest "
                    "= True, bool sorted = True, *, tuple of Tensors out = None)"),
-    "kthvalue": _front("kthvalue", lambda a, k: _KTH, "(Tensor input, int k, int dim = -1, bool "
-                       "keepdim = False, *, tuple of Tensors out = None)"),
-    "mode": _front("mode", lambda a, k: _MODE, "(Tensor input, int dim = -1, bool keepdim = "
-                   "False, *, tuple of Tensors out = None)"),
 }
-for _n in ("cummax", "cummin"):
-    _FRONTS[_n] = _front(_n, lambda a, k, _s=OPS[_n]: _s,
-                         "(Tensor input, int dim, *, tuple of Tensors out = None)")
-for _n, (_full, _with_dim) in _MEDIANS.items():
-    _FRONTS[_n] = _front(_n, _median_select(_full, _with_dim),
-                         "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
-for _n, _fn in _FRONTS.items():
-    register(OpSpec(name=f"_{_n}_front", forward=_fn, kind="composite", aliases=(_n,),
-                    doc=(_fn.__doc__ or "").strip()))
+
+
+def install_fronts(fronts):
+    """Register each public function as a composite entry aliased to its public name."""
+    for name, fn in fronts.items():
+        register(OpSpec(name=f"_{name}_front", forward=fn, kind="composite", aliases=(name,),
+                        doc=(fn.__doc__ or "").strip()))
+
+
+install_fronts(_FRONTS)
+
+from . import selection  # noqa: F401  (kthvalue, median, mode, cummax: they use the above)

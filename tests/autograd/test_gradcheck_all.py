@@ -94,6 +94,18 @@ CASES = {
     "softmax": lambda r: C([r(2, 3)], {"dim": 1}),
     "log_softmax": lambda r: C([r(2, 3)], {"dim": 0}),
     "logsumexp": lambda r: C([r(2, 3)], {"dim": 1}),
+    # ---- sorting and selection (ops/sorting.py): the gradient scattered back through indices
+    "sort": lambda r: C([r(2, 4)], {"dim": 1, "descending": True}),
+    "_sort_stable": lambda r: C([r(3, 2)], {"dim": 0, "stable": True}),
+    "topk": lambda r: C([r(2, 4)], {"k": 2}),
+    "kthvalue": lambda r: C([r(3, 4)], {"k": 2, "dim": 0, "keepdim": True}),
+    "median": lambda r: C([r(2, 3)]),
+    "_median_dim": lambda r: C([r(2, 3)], {"dim": 1}),
+    "nanmedian": lambda r: C([r(2, 3)]),
+    "_nanmedian_dim": lambda r: C([r(2, 4)], {"dim": 1, "keepdim": True}),
+    "mode": lambda r: C([r(2, 3)], {"dim": 1}),
+    "cummax": lambda r: C([r(2, 4)], {"dim": 1}),
+    "cummin": lambda r: C([r(3, 2)], {"dim": 0}),
     # ---- copies
     "clone": lambda r: C([r(2, 3)]),
     "_contiguous_copy": lambda r: C([r(3, 2)], fn=lambda x: dispatch.call(
@@ -275,7 +287,9 @@ VARIANTS = {
 }
 
 # Ops that cannot be gradchecked here, each with its reason.
-SKIP: dict[str, str] = {}
+SKIP: dict[str, str] = {
+    "_unique2": "no derivative: its backward raises NotImplementedError, as PyTorch's _unique2",
+}
 
 # Ops that exist only in place (their kernel refuses to allocate a result: "copy_ is in-place
 # only", random fills write their target): only the in-place form is checked.

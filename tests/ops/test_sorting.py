@@ -8,7 +8,7 @@ import pytest
 
 import inplace_lab as il
 from inplace_lab.autograd import gradcheck
-from inplace_lab.ops.sorting import quickselect_index
+from inplace_lab.ops.selection import quickselect_index
 from tests.differential.harness import attempt, compare_torch, probe
 
 torch = pytest.importorskip("torch")
@@ -103,8 +103,8 @@ def test_ties_and_nan_pick_torchs_indices(expr, nan):
             continue  # (PyTorch's NaN order in unique's inverse is its unstable sort's)
         data = _tie_heavy(seed, shape, nan)
         d = seed % len(shape) - len(shape) * (seed % 2)
-        compare_torch(lambda T: {"r": eval(expr, {"T": T, "x": T.tensor(data), "d": d,
-                                                    "max": max})})
+        compare_torch(lambda T, data=data, d=d: {"r": eval(expr, {"T": T, "x": T.tensor(data),
+                                                                  "d": d, "max": max})})
 
 
 def test_nanmedian_and_sort_treat_nan_as_largest():
@@ -121,7 +121,8 @@ def test_nanmedian_and_sort_treat_nan_as_largest():
 def test_mode_of_short_rows_matches_torch_with_ties_and_nan():
     for seed in range(8):
         data = _tie_heavy(seed, (6, 1 + seed * 2), nan=seed % 2 == 1)
-        compare_torch(lambda T: {"m": T.tensor(data).mode(), "m0": T.tensor(data).mode(0)})
+        compare_torch(lambda T, data=data: {"m": T.tensor(data).mode(),
+                                            "m0": T.tensor(data).mode(0)})
 
 
 def test_topk_without_ties_and_sorted_false_selects_the_same_set():
@@ -212,7 +213,7 @@ def test_inplace_writes_break_backward_exactly_where_torch_saves(expr, write):
     def prog(T):
         x0 = T.tensor(X35, requires_grad=True)
         x = x0 * 1
-        y = x
+        y = x  # noqa: F841  (named in `write`)
         r = eval(expr)
         eval(write)
         return {"bw": attempt(lambda: _pick(r).sum().backward()), "g": x0.grad}
@@ -229,7 +230,7 @@ def test_inplace_writes_break_backward_exactly_where_torch_saves(expr, write):
 ])
 def test_out_tuple_is_written_resized_and_versioned(call):
     def prog(T):
-        x = T.tensor(X35)
+        x = T.tensor(X35)  # noqa: F841  (named in `call`)
         o = (T.empty(0, dtype=T.float64), T.empty(0, dtype=T.int64))
         r = eval(call)
         return {"r": r, "same": r[0] is o[0] and r[1] is o[1],
@@ -246,7 +247,7 @@ def test_out_tuple_is_written_resized_and_versioned(call):
                                  "(T.empty(0), T.empty(0, dtype=T.int32))", "T.empty(0)"])
 def test_out_tuple_dtype_errors_match_torch(call, out):
     def prog(T):
-        x = T.tensor(X35)
+        x = T.tensor(X35)  # noqa: F841  (named in `call`)
         o = eval(out)
         return {"err": attempt(lambda: eval(call)), "v": [t._version for t in
                                                           (o if isinstance(o, tuple) else (o,))]}
