@@ -88,6 +88,21 @@ CASES = {
     # S of the reduced SVD (its U and Vh are saved, not differentiated): batched, wide
     "_linalg_svd": lambda r: C([r(2, 2, 3)], fn=lambda a: dispatch.call(OPS["_linalg_svd"],
                                                                         (a,), {}).S),
+    # U and Vh parts of the SVD (ops/linalg_inverse.py), through sign-free functions of them
+    "_linalg_svd_u": lambda r: C([r(2, 4, 3)], fn=lambda a: dispatch.call(
+        OPS["_linalg_svd_u"], (a,), {}).U ** 2),
+    "_linalg_svd_vh": lambda r: C([r(2, 3, 4)], fn=lambda a: dispatch.call(
+        OPS["_linalg_svd_vh"], (a,), {}).Vh ** 2),
+    # ---- determinants, inverse, cross, distances (ops/linalg_inverse.py, ops/linalg_extra.py)
+    "linalg_det": lambda r: C([r(2, 3, 3)]),
+    "linalg_inv": lambda r: C([r(2, 3, 3)], fn=lambda a: dispatch.call(
+        OPS["linalg_inv"], (a + 2 * il.eye(3, dtype=il.float64),), {})),
+    "_linalg_slogdet": lambda r: C([r(2, 3, 3)], fn=lambda a: dispatch.call(
+        OPS["_linalg_slogdet"], (a + 2 * il.eye(3, dtype=il.float64),), {}).logabsdet),
+    "linalg_cross": lambda r: C([r(4, 3), r(1, 3)], {"dim": 1}),
+    "_cdist_forward": lambda r: C([r(2, 4, 3), r(5, 3)], {"p": 3.0}),
+    "_euclidean_dist": lambda r: C([r(2, 4, 3), r(2, 5, 3)]),
+    "dist": lambda r: C([r(4, 3), r(3)], {"p": 3}),
     "cumsum": lambda r: C([r(2, 3)], {"dim": 1}),
     "cumprod": lambda r: C([r(2, 3, lo=0.5, hi=1.5)], {"dim": 1}),
     "sum_to_size": lambda r: C([r(2, 3)], {"size": (1, 3)}),
@@ -309,6 +324,8 @@ VARIANTS = {
 
 # Ops that cannot be gradchecked here, each with its reason.
 SKIP: dict[str, str] = {
+    "_normal_tensor": "not reparameterised: NormalBackward1/2/3 give zero gradients (as "
+                      "PyTorch's), which finite differences of the draws do not",
     "_unique2": "no derivative: its backward raises NotImplementedError, as PyTorch's _unique2",
 }
 
