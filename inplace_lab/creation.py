@@ -228,6 +228,57 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False, **
     return _finish(t, requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False, **_):
+    """``base ** linspace(start, end, steps)`` computed as PyTorch's kernel: exponents from the
+    start for the first half, from the end for the second, in the result dtype (an integer
+    dtype: double exponents, then truncated)."""
+    start, end = (float(v.item()) if isinstance(v, Tensor) else v for v in (start, end))
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    t = _new((steps,), dt, _device(device))
+    ct = dt.np.type if dt.category >= dtypes.FLOAT else np.float64
+    i = np.arange(steps)
+    if steps == 1:
+        vals = np.power(np.float64(base), np.float64(start)).reshape(1)
+    else:
+        cast = dt.np.type if dt.category < dtypes.FLOAT else ct  # (integer dtype: the ints)
+        b, s0, s1 = (ct(cast(v)) for v in (base, start, end))
+        step = (s1 - s0) / ct(max(steps - 1, 1))
+        expo = np.where(i < steps // 2, s0 + step * i.astype(ct),
+                        s1 - step * (steps - i - 1).astype(ct)).astype(ct)
+        vals = np.power(b, expo)
+    t._storage.data[...] = backend.to_device_array(vals.astype(dt.np), t.device)
+    return _finish(t, requires_grad)
+
+
+def _tri_indices(which, row, col, offset, dtype, device):
+    """(2, N) row and column indices of the lower (``tril``) or upper triangle, row-major."""
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    dt = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
+    if dt.category != dtypes.INT:
+        raise NotImplementedError(f"\"{which}_indices\" not implemented for '{dt.torch_name}'")
+    fn = np.tril_indices if which == "tril" else np.triu_indices
+    idx = np.stack(fn(row, offset, col)) if row and col else np.zeros((2, 0), np.int64)
+    t = _new(idx.shape, dt, _device(device))
+    t._storage.data[...] = backend.to_device_array(idx.astype(dt.np).reshape(-1), t.device)
+    return t
+
+
+def tril_indices(row, col, offset=0, dtype=None, device=None, **_):
+    """Indices of the lower triangle of a ``row x col`` matrix (diagonal ``offset``)."""
+    return _tri_indices("tril", row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, dtype=None, device=None, **_):
+    """Indices of the upper triangle of a ``row x col`` matrix (diagonal ``offset``)."""
+    return _tri_indices("triu", row, col, offset, dtype, device)
+
+
 def eye(n, m=None, dtype=None, device=None, requires_grad=False, **_):
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)

@@ -12,6 +12,7 @@ from . import nn_ops  # noqa: F401  (conv2d, pooling, batch norm, embedding, los
 from . import nn_extra  # noqa: F401  (avg/adaptive pooling, conv1d, pad, more losses)
 from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm ...)
 from . import linalg_extra  # noqa: F401  (einsum, tensordot, cross, cdist, det, inverse, svd, quantile ...)
+from . import extra_numeric, extra_shape  # noqa: F401  (torch.reshape/flatten/diag/diff/isclose/searchsorted ...)
 from . import sorting  # noqa: F401  (sort, argsort, topk, kthvalue, median, mode, cummax, unique)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
 from . import dispatch

@@ -63,6 +63,11 @@ def C(args, kw=None, fn=None):
     return {"args": tuple(args), "kw": kw or {}, "fn": fn}
 
 
+def _weighted(outs):
+    """Both outputs of one node (std_mean) in one differentiable result."""
+    return outs[0] + 2 * outs[1]
+
+
 def _geo(shape, strides, offset=0):
     return (tuple(shape), tuple(strides), offset)
 
@@ -277,6 +282,13 @@ CASES = {
     "_log_sigmoid": lambda r: C([r(2, 3, lo=-3, hi=3)]),
     "_glu": lambda r: C([r(2, 4)], {"dim": 1}),
     "_prelu": lambda r: C([r(2, 3, 4, lo=-1, hi=1), r(3)]),
+    # ---- torch-level shape/reduction functions (ops/extra_shape.py, ops/extra_numeric.py)
+    "rot90": lambda r: C([r(2, 3, 4)], {"k": 3, "dims": (2, 0)}),
+    "diag_embed": lambda r: C([r(2, 3)], {"offset": -1, "dim1": 0, "dim2": 2}),
+    "_diag_copy": lambda r: C([r(3, 4)], fn=lambda a: il.diag(a, 1)),
+    "nansum": lambda r: C([r(2, 3)], {"dim": 1, "keepdim": True}),
+    "_std_mean": lambda r: C([r(2, 3)], fn=lambda a: _weighted(il.std_mean(a, 1))),
+    "_var_mean": lambda r: C([r(2, 3)], fn=lambda a: _weighted(il.var_mean(a, correction=0))),
     # ---- Paddle ops
     "fill_diagonal": lambda r: C([r(3, 3)], {"fill_value": 0.5, "offset": 1}),
     "fill_diagonal_tensor": lambda r: C([r(3, 3), r(3, grad=False)]),  # src: nondiff
