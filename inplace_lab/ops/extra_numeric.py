@@ -167,8 +167,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"but got {input._dtype.torch_name}")
     kw = {"dim": dim, "keepdim": keepdim}
     count = dispatch.call(OPS["sum"], (input.isnan().logical_not_(),), kw)
+    if out is not None:  # PyTorch's nanmean_out: nansum into out, then out.div_ (two bumps)
+        dispatch.call(OPS["nansum"], (input,), {**kw, "dtype": dtype, "out": out})
+        return dispatch.call_inplace(OPS["div"], (out, count), {})
     total = dispatch.call(OPS["nansum"], (input,), {**kw, "dtype": dtype})
-    return dispatch.call(OPS["div"], (total, count), {} if out is None else {"out": out})
+    return dispatch.call(OPS["div"], (total, count), {})
 
 
 _composite(nanmean)

@@ -455,3 +455,53 @@ def test_rot90_layout_matches_torch_for_every_k_and_dims(k, dims):
         return {"r": r, "stride": list(r.stride())}
 
     same(prog)
+
+
+# ---- whole graphs: the chain of nodes PyTorch's composites record ---------------------------------
+
+def _chain(t):
+    out = []
+
+    def walk(f, depth):
+        if f is not None:
+            out.append("  " * depth + f.name())
+            for g, _ in f.next_functions:
+                walk(g, depth + 1)
+    walk(t.grad_fn, 0)
+    return out
+
+
+CHAINS = [
+    ("ri_int", lambda T, x: T.repeat_interleave(x, 2)),
+    ("ri_tensor", lambda T, x: T.repeat_interleave(x, T.tensor([1, 2, 1, 1, 1, 1]))),
+    ("ri_0d_tensor", lambda T, x: T.repeat_interleave(x, T.tensor(2), dim=1)),
+    ("diff", lambda T, x: T.diff(x, n=2, dim=0, prepend=x)),
+    ("diff_n0", lambda T, x: T.diff(x, n=0)),
+    ("nanmean", lambda T, x: T.nanmean(x)),
+    ("dstack", lambda T, x: T.dstack([x[0, 0], x[1, 1]])),
+    ("diagflat", lambda T, x: T.diagflat(x.t())),
+    ("diag_1d", lambda T, x: T.diag(x[0], -1)),
+    ("meshgrid", lambda T, x: T.meshgrid(x[0], x[1], indexing="xy")[1]),
+    ("broadcast_tensors", lambda T, x: T.broadcast_tensors(x, x[:1])[1]),
+    ("flatten_copy", lambda T, x: T.flatten(x.t())),
+    ("ravel_copy", lambda T, x: T.ravel(x.t())),
+]
+
+
+@pytest.mark.parametrize("name,fn", CHAINS, ids=[c[0] for c in CHAINS])
+def test_whole_graph_matches_torch(name, fn):
+    same(lambda T: {"chain": _chain(fn(T, leaf(T, A)))})
+
+
+def test_out_arguments_write_and_bump_as_torch():
+    def prog(T):
+        x = T.tensor(A)
+        outs = [T.empty(0), T.empty(0, dtype=T.int64), T.empty(0), T.empty(0), T.empty(0)]
+        rs = [T.diag(x, out=outs[0]),
+              T.searchsorted(T.tensor([1.0, 3.0]), T.tensor([2.0, 4.0]), out=outs[1]),
+              T.histc(x, 3, out=outs[2]), T.nanmean(x, 1, out=outs[3]),
+              T.dstack([x, x], out=outs[4])]
+        return {"outs": outs, "same": [r is o for r, o in zip(rs, outs)],
+                "versions": [o._version for o in outs]}
+
+    same(prog)
