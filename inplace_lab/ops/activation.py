@@ -11,7 +11,7 @@ Every kernel takes ``out=`` and writes into it (``relu_`` allocates nothing).
 from __future__ import annotations
 
 from ..backend import special_for
-from .elementwise import assign, flags, float_rule, not_implemented_for, overload
+from .elementwise import assign, flags, float_rule, masked_grad, not_implemented_for, overload
 from .table import OpSpec, register
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -31,7 +31,8 @@ def _relu_rule(spec, ins, params):
 
 
 act("relu", lambda xp, a, out=None, dt=None: xp.maximum(a, 0, out=out, dtype=dt.np, casting="unsafe"),
-    lambda c, g: g * (c["result"] > 0), saves=("result",), t=True, p=True, dtype_rule=_relu_rule,
+    lambda c, g: masked_grad(g, c["result"] > 0), saves=("result",), t=True, p=True,
+    dtype_rule=_relu_rule,
     method=True)
 
 
@@ -41,12 +42,13 @@ def _hardtanh_fwd(xp, a, out=None, dt=None, min_val=-1.0, max_val=1.0):
 
 def _hardtanh_bw(c, g):
     x = c["self"]
-    return g * (x > c["min_val"]).logical_and(x < c["max_val"])
+    return masked_grad(g, (x > c["min_val"]).logical_and(x < c["max_val"]))
 
 
 act("hardtanh", _hardtanh_fwd, _hardtanh_bw, params={"min_val": -1.0, "max_val": 1.0}, t=True, p=True)
 act("relu6", lambda xp, a, out=None, dt=None: _hardtanh_fwd(xp, a, out, dt, 0.0, 6.0),
-    lambda c, g: g * (c["self"] > 0).logical_and(c["self"] < 6), node_name="HardtanhBackward0")
+    lambda c, g: masked_grad(g, (c["self"] > 0).logical_and(c["self"] < 6)),
+    node_name="HardtanhBackward0")
 
 
 def _threshold_fwd(xp, a, out=None, dt=None, threshold=0.0, value=0.0):
@@ -60,7 +62,7 @@ def _threshold_fwd(xp, a, out=None, dt=None, threshold=0.0, value=0.0):
 
 
 def _threshold_bw(c, g):
-    return g * (c["self"] > c["threshold"])
+    return masked_grad(g, c["self"] > c["threshold"])
 
 
 THRESHOLD = act("threshold", _threshold_fwd, _threshold_bw, params={"threshold": 0.0, "value": 0.0},
@@ -190,7 +192,7 @@ def _hardsigmoid_fwd(xp, a, out=None, dt=None):
 
 
 act("hardsigmoid", _hardsigmoid_fwd,
-    lambda c, g: g * (c["self"] > -3).logical_and(c["self"] < 3) / 6,
+    lambda c, g: masked_grad(g / 6, (c["self"] > -3).logical_and(c["self"] < 3)),
     dtype_rule=not_implemented_for("hardsigmoid_cpu", ("bool", "int")))
 
 

@@ -191,8 +191,8 @@ def _unary(fn):
 
 def _pow_scalar(node, xp, dt, g):  # x ** e: g * e * x.pow(e - 1)
     e = _number(node.params["exponent"])
-    if e == 0:
-        return (_red(node, 0, xp, dt, _MUL(xp, dt, g, 0)), None)
+    if e == 0:  # torch's zeros_like (a NaN in g stays out)
+        return (_red(node, 0, xp, dt, xp.zeros(g.shape, dtype=dt.np)), None)
     t = _MUL(xp, dt, _POW(xp, dt, _saved(node, "self"), e - 1), e)  # torch's grouping (and
     return (_red(node, 0, xp, dt, _MUL(xp, dt, g, t)), None)          # the saved input's layout)
 
@@ -278,7 +278,8 @@ def _install():
             xp, dt, 1, mul(xp, dt, y, y))))(r(c, "result"))),  # (the result unpacked once)
         "sigmoid": _unary(lambda c, xp, dt, g: (lambda y: mul(xp, dt, mul(xp, dt, g, y), sub(
             xp, dt, 1, y)))(r(c, "result"))),
-        "relu": _unary(lambda c, xp, dt, g: mul(xp, dt, g, gt(xp, dtypes.bool_, r(c, "result"), 0))),
+        # threshold_backward selects (a NaN or -0.0 of g where the result is 0 stays out)
+        "relu": _unary(lambda c, xp, dt, g: xp.where(gt(xp, dtypes.bool_, r(c, "result"), 0), g, 0)),
     }
     formulas["addmm"] = _addmm
     formulas["log_softmax"] = _log_softmax

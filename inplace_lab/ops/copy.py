@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import dtypes
+from .elementwise import zeros_grad
 from .table import OpSpec, register
 from ..scalars import as_value, check_value
 
@@ -48,7 +49,7 @@ def _copy_bw(c, g):
         gs = g.sum_to_size(shape) if g.shape != shape else g
         if gs._dtype is not dt:
             gs = gs.to(dt)
-    return (g * 0 if c.needs_input_grad[0] else None, gs)
+    return (zeros_grad(g) if c.needs_input_grad[0] else None, gs)
 
 
 register(OpSpec(name="copy", forward=_copy_fwd, backward=_copy_bw, args=("self", "src"),
@@ -69,7 +70,7 @@ def _fill_fwd(xp, a, value, out=None, dt=None):
 
 def _fill_bw(c, g):
     """The target's old values are gone; a 0-dim tensor value gets every cell's grad (torch)."""
-    return g * 0, (g.sum() if c.needs_input_grad[1] else None)
+    return zeros_grad(g), (g.sum() if c.needs_input_grad[1] else None)
 
 
 def _fill_select(args, kwargs):
@@ -94,7 +95,7 @@ def _zero_fwd(xp, a, out=None, dt=None):
     return out
 
 
-register(OpSpec(name="zero", forward=_zero_fwd, internal_overlap_ok=True, backward=lambda c, g: g * 0,
+register(OpSpec(name="zero", forward=_zero_fwd, internal_overlap_ok=True, backward=lambda c, g: zeros_grad(g),
                 dtype_rule=_target_dtype, inplace=True, paddle_inplace=True, method=False,
                 function=False, out=False))
 

@@ -29,6 +29,18 @@ LN2 = math.log(2.0)
 
 # ---- helpers shared with unary.py and activation.py --------------------------------------------
 
+def masked_grad(g, mask):
+    """``g`` where ``mask``, 0 elsewhere: PyTorch's masked backwards (threshold_backward,
+    clamp's, where's) select rather than multiply, so a NaN or a -0.0 in ``g`` outside the
+    mask does not leak into the gradient."""
+    return g.where(mask, 0.0)
+
+
+def zeros_grad(g):
+    """PyTorch's ``zeros_like(grad)``: a gradient that is 0 whatever arrived (NaN included)."""
+    return g.new_zeros(g._shape)
+
+
 def red(ctx, i, g):
     """Reduce a broadcast gradient back to argument ``i``'s shape (None if it needs no grad)."""
     meta = ctx.input_meta[i]
@@ -323,7 +335,7 @@ def _div_dtype(spec, ins, params):
 
 def _div_bw(c, g):
     if c["rounding_mode"] is not None:
-        return (red(c, 0, g * 0), red(c, 1, g * 0))
+        return (red(c, 0, zeros_grad(g)), red(c, 1, zeros_grad(g)))
     return (red(c, 0, g / c["other"]),
             red(c, 1, -g * c["self"] / (c["other"] * c["other"])) if c.needs_input_grad[1] else None)
 
@@ -358,7 +370,7 @@ def _pow_fwd(xp, a, b, out=None, dt=None):
 def _pow_scalar_bw(c, g):  # x ** 2: PowBackward0 saves self (and the number)
     e = c["exponent"]
     if e == 0:
-        return (red(c, 0, g * 0), None)
+        return (red(c, 0, zeros_grad(g)), None)
     return (red(c, 0, g * (e * c["self"].pow(e - 1))), None)  # torch's grouping, bit for bit
 
 
@@ -382,7 +394,7 @@ def _pow_tensor_bw(c, g):  # x ** y: PowBackward1
 def _pow_number_bw(c, g):  # 2 ** x: PowBackward2
     base = c["self"]
     if base == 0:
-        return (None, red(c, 1, g * 0))
+        return (None, red(c, 1, zeros_grad(g)))
     return (None, red(c, 1, g * (c["result"] * math.log(base))))
 
 
@@ -443,8 +455,8 @@ def _minmax_bw(pick_self):
         m = pick_self(x, y)
         eq = (x == y)
         half = g * 0.5
-        gx = g.where(m, g * 0).where(~eq, half)
-        gy = g.where(~m, g * 0).where(~eq, half)
+        gx = masked_grad(g, m).where(~eq, half)
+        gy = masked_grad(g, ~m).where(~eq, half)
         if not grad_mode.state.enabled:  # torch's formula ends in masked_fill_ (before the
             gx._vc.bump()                # broadcast reduction): a same-shape grad is at version 1
             gy._vc.bump()
@@ -457,7 +469,7 @@ def _fminmax_bw(pick_self):
     def bw(c, g):
         x, y = c["self"], c["other"]
         m = pick_self(x, y).logical_or(y.isnan())
-        return (red(c, 0, g.where(m, g * 0)), red(c, 1, (g * 0).where(m, g)))
+        return (red(c, 0, masked_grad(g, m)), red(c, 1, masked_grad(g, ~m)))
 
     return bw
 
@@ -527,7 +539,8 @@ binary("hypot", "hypot", lambda c, g: (red(c, 0, g * c["self"] / c["result"]),
 
 def _copysign_bw(c, g):
     x = c["self"]
-    return (red(c, 0, (g * c["result"] / x).where(x != 0, g * 0)), red(c, 1, g * 0))
+    # (torch: grad * (result / self).masked_fill_(self == 0, 0): a -0.0 where g < 0 at x == 0)
+    return (red(c, 0, g * masked_grad(c["result"] / x, x != 0)), red(c, 1, zeros_grad(g)))
 
 
 COPYSIGN = binary("copysign", "copysign", _copysign_bw, saves=("self", "result"),
@@ -556,9 +569,9 @@ def _xlogy_bw(c, g):
     gx = gy = None
     if c.needs_input_grad[0]:
         if is_tensor(y):
-            gx = red(c, 0, (g * y.log()).where((x != 0).logical_or(y > 0), g * 0))
+            gx = red(c, 0, masked_grad(g * y.log(), (x != 0).logical_or(y > 0)))
         else:
-            gx = red(c, 0, g * math.log(y) if y > 0 else (g * math.log(y)).where(x != 0, g * 0))
+            gx = red(c, 0, g * math.log(y) if y > 0 else masked_grad(g * math.log(y), x != 0))
     if c.needs_input_grad[1]:
         gy = red(c, 1, g * x / y)
     return (gx, gy)
@@ -668,8 +681,8 @@ def _where_fwd(xp, cond, a, b, out=None, dt=None):
 
 register(OpSpec(
     name="where", forward=_where_fwd, args=("condition", "self", "other"),
-    backward=lambda c, g: (None, red(c, 1, g.where(c["condition"], g * 0)),
-                           red(c, 2, (g * 0).where(c["condition"], g))),
+    backward=lambda c, g: (None, red(c, 1, masked_grad(g, c["condition"])),
+                           red(c, 2, masked_grad(g, c["condition"].logical_not()))),
     saves=("condition",), dtype_rule=lambda s, ins, p: promote(ins[1:]), method=False,
     inplace=False, torch_inplace=False, paddle_inplace=True))  # paddle.where_ writes into x: facade
 
@@ -775,11 +788,11 @@ def _clamp_grads(c, g, lo, hi, lo_i, hi_i):
     if hi is not None:
         k2 = x <= hi
         keep = k2 if keep is None else keep.logical_and(k2)
-    out = [red(c, 0, g * keep)] + [None] * (len(c.input_meta) - 1)
+    out = [red(c, 0, masked_grad(g, keep))] + [None] * (len(c.input_meta) - 1)
     if is_tensor(lo):
-        out[lo_i] = red(c, lo_i, g * (x < lo))
+        out[lo_i] = red(c, lo_i, masked_grad(g, x < lo))
     if is_tensor(hi):
-        out[hi_i] = red(c, hi_i, g * (x > hi))
+        out[hi_i] = red(c, hi_i, masked_grad(g, x > hi))
     return tuple(out)
 
 

@@ -27,6 +27,7 @@ from .. import backend, dtypes, errors, layout, policy
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import dispatch
+from .elementwise import zeros_grad
 from .table import OPS, OpSpec, register
 from ..scalars import as_value, check_value
 
@@ -414,7 +415,7 @@ def _strip_leading_ones(v: Tensor) -> Tensor:
 
 
 def _fill_tensor_bw(c, g):
-    return (g * 0 if c.needs_input_grad[0] else None,
+    return (zeros_grad(g) if c.needs_input_grad[0] else None,
             g.sum() if c.needs_input_grad[1] else None)
 
 

@@ -17,7 +17,7 @@ import math
 from collections import namedtuple
 
 from .. import dtypes, layout
-from .elementwise import assign
+from .elementwise import assign, masked_grad
 from .table import OPS, OpSpec, register
 
 
@@ -187,7 +187,9 @@ def _even_bw(c, g):
     shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
     mask = x == keep(r, shape, dim, kd)
     n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
-    return keep(g, shape, dim, kd) * mask / n
+    if c.spec.name in ("amax", "amin"):  # torch's scale_grad_by_count: (grad / count) * mask
+        return keep(g, shape, dim, kd) / n * mask
+    return masked_grad(keep(g, shape, dim, kd) / n, mask)  # max(): zeros().masked_fill_()
 
 
 def _arg_fwd(fname):

@@ -17,7 +17,7 @@ import math
 
 from ..backend import special_for
 from .elementwise import (assign, bool_rule, flags, float_rule, not_implemented_for, overload,
-                          promote, uf, ufunc)
+                          promote, uf, ufunc, zeros_grad)
 from .table import OPS, OpSpec, register
 
 
@@ -218,10 +218,10 @@ def _sign_fwd(xp, a, out=None, dt=None):
     return xp.sign(a, out=out)
 
 
-unary("sign", _sign_fwd, lambda c, g: g * 0, dtype_rule=self_rule)
-unary("sgn", _sign_fwd, lambda c, g: g * 0, saves=("self", "result"), dtype_rule=self_rule)
+unary("sign", _sign_fwd, lambda c, g: zeros_grad(g), dtype_rule=self_rule)
+unary("sgn", _sign_fwd, lambda c, g: zeros_grad(g), saves=("self", "result"), dtype_rule=self_rule)
 for _n, _k in (("floor", "floor_vml_cpu"), ("ceil", "ceil_vml_cpu"), ("trunc", "trunc_vml_cpu")):
-    unary(_n, _same_or_copy(_n), lambda c, g: g * 0, dtype_rule=_keep_dtype(_k), p=True,
+    unary(_n, _same_or_copy(_n), lambda c, g: zeros_grad(g), dtype_rule=_keep_dtype(_k), p=True,
           aliases=("fix",) if _n == "trunc" else ())
 unary("frac", lambda xp, a, out=None, dt=None: xp.subtract(a, xp.trunc(a), out=out),
       lambda c, g: g, dtype_rule=_keep_dtype("frac_cpu", ("bool", "int")), p=True)
@@ -233,7 +233,7 @@ def _round_fwd(xp, a, out=None, dt=None, decimals=0):
     return xp.round(a, decimals, out=out)
 
 
-ROUND = unary("round", _round_fwd, lambda c, g: g * 0, dtype_rule=_keep_dtype("round_cpu"),
+ROUND = unary("round", _round_fwd, lambda c, g: zeros_grad(g), dtype_rule=_keep_dtype("round_cpu"),
               params={"decimals": 0}, p=True)
 _ROUND1 = overload(ROUND, "RoundBackward1")
 ROUND.select = lambda args, kw: _ROUND1 if len(args) > 1 or "decimals" in kw else None
