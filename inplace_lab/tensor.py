@@ -94,6 +94,8 @@ class Tensor:
                 if pc is not None and not issubclass(cls, pc):
                     cls = pc
             return fresh(cls, arr, dt, dev, policy)
+        if policy == "paddle" or policy == "paddle-legacy":  # Paddle's kernels write row-major
+            return cls._wrap(arr.copy(order="C"), dev, policy)  # results whatever the inputs
         flat, strides, shared = _flat_buffer(arr)
         t = object.__new__(cls)
         t._init_from(Storage(flat, dt, dev), arr.shape, strides, 0)

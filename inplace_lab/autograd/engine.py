@@ -374,7 +374,11 @@ def accumulate_into_leaf(leaf, g, steal=False) -> None:
         else:
             leaf._grad = clone_obey_contract(g, leaf)
     elif not grad_mode.state.enabled:
-        leaf._grad.add_(g)
+        if _paddle(leaf):  # Paddle sums into .grad without moving its inplace_version
+            acc = leaf._grad._a
+            acc += g._a
+        else:
+            leaf._grad.add_(g)
     else:
         leaf._grad = leaf._grad + g  # create_graph: keep the sum differentiable
 
@@ -393,8 +397,15 @@ def clone_obey_contract(g, like):
     if grad_mode.state.enabled:  # create_graph: the copy stays differentiable (CopyBackwards)
         return out.copy_(g)
     out._a[...] = g._a
-    out._vc.bump()  # (ATen's copy_ into the new gradient: it starts at version 1, as in torch)
+    if not _paddle(like):  # (ATen's copy_ into the new gradient: version 1, as in torch)
+        out._vc.bump()
     return out
+
+
+def _paddle(t) -> bool:
+    from .. import policy
+
+    return policy.is_paddle(policy.policy_of(t))
 
 
 def _dense(t) -> bool:

@@ -302,10 +302,7 @@ def test_matmul_transpose_flags_assign_and_scale_of_0d():
 
 # ---- known differences outside the facade ------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="Paddle's elementwise results are row-major whatever the "
-                   "inputs' layout; the dispatcher allocates in the input's layout (PyTorch's "
-                   "rule), so t.T * t.T is not contiguous and .view() on it fails")
-def test_elementwise_results_are_row_major():
+def test_elementwise_results_are_row_major():  # (Tensor._wrap: a copy in C order under paddle)
     same("""
         t = P.ones([2, 3, 4]).T
         m = t * t
@@ -335,8 +332,6 @@ def test_divide_saves_its_output():
     """)
 
 
-@pytest.mark.xfail(strict=True, reason="Paddle accumulates into .grad without moving its "
-                   "version; the engine's accumulation bumps it (engine.py)")
 def test_grad_accumulation_keeps_version_zero():
     same("""
         x = P.to_tensor([1., 2.], stop_gradient=False)
