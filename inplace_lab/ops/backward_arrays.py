@@ -253,7 +253,7 @@ def _nll_loss(node, xp, dt, g):
         scale = _DIV(xp, dt, scale, _SUM(xp, dt, wt))
     gw = _MUL(xp, dt, g.reshape(scale.shape) if reduction == "none" else g, scale)
     gx = xp.zeros(x.shape, dtype=dt.np)
-    xp.put_along_axis(gx, tt[:, None], gw[:, None], axis=1)
+    gx[xp.arange(len(tt)), tt] = gw  # (one cell per row: plain fancy indexing, no index arrays)
     return (gx.reshape(shape), None, None)
 
 
