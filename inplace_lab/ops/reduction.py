@@ -420,11 +420,17 @@ def _var_bw(root):
         for d in axes:
             n *= shape[d]
         dim = axes if axes else None
-        centred = x - (x.mean(axes, keepdim=True) if len(shape) else x)
+        mean = x.mean(axes, keepdim=True) if len(shape) else x
         g = keep(g, shape, dim, kd)
-        if root:
-            return g * centred / (keep(c["result"], shape, dim, kd) * (n - corr))
-        return g * centred * (2.0 / (n - corr))
+        if root:  # torch's std_backward: var_backward((grad / (2 * std)).masked_fill_(std == 0, 0))
+            r = keep(c["result"], shape, dim, kd)
+            g = (g / (r * 2)).where(r != 0, 0.0)
+        dof = n - corr
+        if dof <= 0 and (dim is None or c["dim"] is None):  # torch's whole-tensor branch:
+            # 2 / dof is infinite: inf * grad, NaN where x equals its mean (inf * 0)
+            return g * x.new_full(shape, math.inf).where(x != mean, math.nan)
+        # (2.0 / dof) * grad * (self - mean), grouped as torch (2 / 0 is inf there)
+        return g * (2.0 / dof if dof else math.inf) * (x - mean)
 
     return bw
 
