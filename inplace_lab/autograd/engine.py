@@ -470,8 +470,9 @@ def root_edges(tensors):
 
     edges = []
     for i, t in enumerate(tensors):
-        if not t._requires_grad:
-            raise RuntimeError(
+        e = edge_of(t) if t._requires_grad else (None, 0)
+        if e[0] is None:  # (also a view made under no_grad/inference of a leaf that requires
+            raise RuntimeError(  # grad: it requires grad through its base, with no grad_fn)
                 f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(edge_of(t))
+        edges.append(e)
     return edges

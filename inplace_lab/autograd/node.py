@@ -271,6 +271,12 @@ class OpNode(Node):
         s = self.saved.get(key)
         if s is not None:
             return s.unpack(self)
+        if self._released and key in self.spec.saves:
+            # a saved Python number: PyTorch wraps it in a tensor and saves *that* (x * 2's
+            # MulBackward0 keeps other=2), so a second backward finds it freed too
+            from .saved import freed_error
+
+            raise freed_error(self)
         return self.params[key]
 
     def apply(self, grads):

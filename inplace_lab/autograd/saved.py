@@ -31,11 +31,22 @@ def saved_tensors_hooks(pack_hook, unpack_hook):
         _hook_stack.pop()
 
 
+def freed_error(node):
+    """PyTorch's error for a saved value read after backward freed it."""
+    return errors.BackwardTwiceError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the "
+        "graph are freed when you call .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time or if "
+        "you need to access saved tensors after calling backward.", node=node)
+
+
 class SavedTensor:
     """One tensor saved by one node."""
 
     __slots__ = ("_tensor", "version", "_vc", "is_output", "node_name", "output_nr",
-                 "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer")
+                 "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer",
+                 "_nonleaf")
 
     def __init__(self, t, node_name: str, *, is_output: bool, policy: str, name: str):
         if t._vc.inference:
@@ -43,6 +54,7 @@ class SavedTensor:
         self.version = t._vc.version
         self._vc = t._vc
         self.is_output = is_output
+        self._nonleaf = not is_output and t._grad_fn is not None  # (see unpack: detach_)
         self.node_name = node_name
         self.name = name
         # PyTorch names an output's own node, but an input's *current* grad_fn (see producer_name).
@@ -87,16 +99,15 @@ class SavedTensor:
     def unpack(self, node=None):
         """The saved value, after checking it was not modified in place since."""
         if self.freed:
-            raise errors.BackwardTwiceError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or if "
-                "you need to access saved tensors after calling backward.", node=node)
+            raise freed_error(node)
         if self._unpack is not None:
             if hooks.active:
                 hooks.emit_check(self, self._vc.version, None, node)
             return self._unpack(self._packed)  # hooks installed: no version check (PyTorch's hole)
+        if self._nonleaf and self._tensor is not None and self._tensor._grad_fn is None:
+            raise RuntimeError(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                ".detach_().This is not supported, please use out-of-place `.detach()` instead")
         found = self._vc.version
         if hooks.active:
             hooks.emit_check(self, found, found == self.version, node)

@@ -256,6 +256,10 @@ class CopySlices(Node):
     def apply(self, grads):
         from ..tensor import Tensor
 
+        if self._released:  # torch's CopySlices drops its fn on release: always refused again
+            from .saved import freed_error
+
+            raise freed_error(self)
         g = grads[0]
         result, lo = _strided_zeros(self.base_geo, g._dtype, g.device)
         result.copy_(g)

@@ -1,0 +1,48 @@
+"""Backward errors found by the program sweep, each program run on torch 2.13 and here.
+
+* A second backward through ``x * 2`` raises: torch saves the wrapped 2 (MulBackward0's
+  ``other``) and frees it with the graph; ``x + 2`` saves nothing and may run again.
+* A second backward through CopySlices (a write into a view of a non-leaf) raises: torch
+  drops CopySlices' function when the graph is freed.
+* ``backward`` on a view made under no_grad of a leaf that requires grad: it requires grad
+  (through its base) but has no grad_fn, so there is no edge to start from.
+* A saved non-leaf input detached in place is refused when backward unpacks it.
+"""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import inplace_lab.torch as ilt  # noqa: E402
+
+PROGRAMS = {
+    "second backward through x * 2": "y = (x * 2).sum()\ny.backward()\ny.backward()",
+    "second backward through 2 * x": "y = (2 * x).sum()\ny.backward()\ny.backward()",
+    "second backward through x / 2": "y = (x / 2).sum()\ny.backward()\ny.backward()",
+    "second backward through 2 / x": "y = (2 / x).sum()\ny.backward()\ny.backward()",
+    "second backward through x + 2 runs": "y = (x + 2).sum()\ny.backward()\ny.backward()",
+    "second backward through 2 - x runs": "y = (2 - x).sum()\ny.backward()\ny.backward()",
+    "retain_graph once, then freed": "y = (x * 2).sum()\ny.backward(retain_graph=True)\n"
+                                     "y.backward()\ny.backward()",
+    "second backward through CopySlices": "t = x + 0\nt[0] = -1.0\nt.exp().sum().backward()\n"
+                                          "t.sum().backward()",
+    "no_grad view of a leaf": "with T.no_grad():\n    v = x.view(-1)\nv.backward(T.ones_like(v))",
+    "inference view of a leaf": "with T.inference_mode():\n    v = x.view(-1)\n"
+                                "v.backward(T.ones_like(v))",
+    "saved non-leaf detached in place": "s = x.sum()\nm = T.maximum(x, s)\n"
+                                        "with T.no_grad():\n    s.detach_()\nm.mean().backward()",
+}
+
+
+def _run(T, src):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    try:
+        exec(src, {"T": T, "x": x})
+    except RuntimeError as e:
+        return ("raised", str(e).splitlines()[0][:120])
+    return ("ok", x.grad.tolist() if x.grad is not None else None)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_backward_error_or_result_matches_torch(name):
+    assert _run(ilt, PROGRAMS[name]) == _run(torch, PROGRAMS[name])
