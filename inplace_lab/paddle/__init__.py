@@ -27,6 +27,8 @@ from inplace_lab.version import VersionCounter as _VersionCounter
 
 from . import api_names as _api
 from . import inplace as _inplace
+from . import numeric as _numeric
+from . import selection as _selection
 from . import views
 from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                        get_device, is_tensor, linspace, normal, ones, ones_like, rand, randint,
@@ -118,6 +120,13 @@ def _function(name, spec):
     return fn
 
 
+# Paddle's semantics for names the op table answers with PyTorch's (returns, defaults, axes).
+_PADDLE_SEMANTICS = {}
+for _mod in (_selection, _numeric):
+    for _n in _mod.NAMES:
+        _PADDLE_SEMANTICS[_n] = globals()[_n] = getattr(_mod, _n)
+
+
 def _export():
     g = globals()
     for name in _api.MODULE_FUNCTIONS:
@@ -178,7 +187,7 @@ def numel(x, name=None):
     return to_tensor(x.numel())
 
 
-from . import autograd, device, nn, optimizer  # noqa: E402,F401
+from . import autograd, device, linalg, nn, optimizer  # noqa: E402,F401
 
 __version__ = "3.3.1+inplace_lab"
 
