@@ -47,8 +47,9 @@ def _iop(name):
 def reshape(self, *shape):
     """A view when the strides allow one, else a copy (then ``_base`` is None)."""
     shape = layout.infer_size(layout.dims_arg(shape), self.numel())
-    if layout.view_strides(self._shape, self._strides, shape) is not None:
-        return dispatch.call_view(OPS["view"], (self, shape), {})
+    if layout.view_strides(self._shape, self._strides, shape) is not None:  # torch: a view;
+        name = "view" if self.is_contiguous() else "_reshape_alias"  # ReshapeAliasBackward0
+        return dispatch.call_view(OPS[name], (self, shape), {})       # when not contiguous
     # Not viewable: copy, then reinterpret the fresh copy (PyTorch's _unsafe_view: not a view).
     return unsafe_view(_contiguous_copy(self), shape)
 

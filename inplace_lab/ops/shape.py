@@ -51,6 +51,9 @@ def _view_geo(t, *shape):
 
 
 view_op("view", _view_geo, _reshape_back, node_name="ViewBackward0", variadic=True)
+# reshape's view of a non-contiguous tensor (torch's _reshape_alias: the same view, its own node)
+view_op("_reshape_alias", _view_geo, _reshape_back, node_name="ReshapeAliasBackward0",
+        variadic=True, method=False, function=False)
 
 
 def _squeeze_geo(t, dim=None):
