@@ -1,6 +1,6 @@
-"""Conv1d: ``(N, C_in, L) -> (N, C_out, L_out)``, PyTorch's arguments, init and repr.
+"""Conv1d and Conv2d: PyTorch's arguments, init and repr over one ``_ConvNd``.
 
-Weight ``(out_channels, in_channels // groups, kernel_size)`` and bias start as
+Weight ``(out_channels, in_channels // groups, *kernel_size)`` and bias start as
 PyTorch's (``kaiming_uniform_(a=sqrt(5))``, a fan-in uniform bias), each one in-place
 init under no_grad (``_version`` 1). ``padding_mode`` 'reflect' / 'replicate' pads
 with ``F.pad`` first and convolves without padding, as PyTorch does.
@@ -20,7 +20,19 @@ def _single(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,)
 
 
-class Conv1d(Module):
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share, as PyTorch's ``_ConvNd``: the argument checks, the weight
+    ``(out_channels, in_channels // groups, *kernel_size)`` and bias with PyTorch's init, the
+    non-zero padding modes (``F.pad`` first, then a convolution without padding), the repr.
+    A subclass names its tuple helper (``_ntuple``) and its functional (``_conv``)."""
+
+    _ntuple = staticmethod(_single)
+    _conv = None
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
@@ -30,20 +42,21 @@ class Conv1d(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
+        tup = self._ntuple
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
                                  "{'valid', 'same'}")
-            if padding == "same" and any(s != 1 for s in _single(stride)):
+            if padding == "same" and any(s != 1 for s in tup(stride)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in ("zeros", "reflect", "replicate"):
             raise ValueError(f"padding_mode {padding_mode!r} is not supported here (zeros, "
                              "reflect, replicate)")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride = _single(kernel_size), _single(stride)
-        self.padding = padding if isinstance(padding, str) else _single(padding)
-        self.dilation, self.groups, self.padding_mode = _single(dilation), groups, padding_mode
-        self.output_padding, self.transposed = (0,), False
+        self.kernel_size, self.stride = tup(kernel_size), tup(stride)
+        self.padding = padding if isinstance(padding, str) else tup(padding)
+        self.dilation, self.groups, self.padding_mode = tup(dilation), groups, padding_mode
+        self.output_padding, self.transposed = tup(0), False
         fk = {"device": device, "dtype": dtype}
         self.weight = Parameter(creation.empty(out_channels, in_channels // groups,
                                                *self.kernel_size, **fk))
@@ -62,27 +75,32 @@ class Conv1d(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def _pad_amounts(self):
-        """(left, right) for 'same' or a number, as F.pad wants them."""
-        if self.padding == "valid":
-            return (0, 0)
-        if self.padding == "same":
-            total = self.dilation[0] * (self.kernel_size[0] - 1)
-            return (total // 2, total - total // 2)
-        return (self.padding[0], self.padding[0])
+        """F.pad's amounts, last dim first: (left, right) per dim for 'same' or a number."""
+        pads = []
+        for i, k in enumerate(self.kernel_size):
+            if self.padding == "valid":
+                pads.append((0, 0))
+            elif self.padding == "same":
+                total = self.dilation[i] * (k - 1)
+                pads.append((total // 2, total - total // 2))
+            else:
+                pads.append((self.padding[i], self.padding[i]))
+        return tuple(x for lr in reversed(pads) for x in lr)
 
     def forward(self, input):
+        conv = type(self)._conv
         if self.padding_mode != "zeros":
-            return F.conv1d(F.pad(input, self._pad_amounts(), mode=self.padding_mode),
-                            self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+            return conv(F.pad(input, self._pad_amounts(), mode=self.padding_mode),
+                        self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                    self.groups)
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \
             f"stride={self.stride}"
-        if isinstance(self.padding, str) or self.padding != (0,):
+        if isinstance(self.padding, str) or any(self.padding):
             s += f", padding={self.padding}"
-        if self.dilation != (1,):
+        if any(d != 1 for d in self.dilation):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
@@ -91,3 +109,17 @@ class Conv1d(Module):
         if self.padding_mode != "zeros":
             s += f", padding_mode={self.padding_mode}"
         return s
+
+
+class Conv1d(_ConvNd):
+    """``(N, C_in, L) -> (N, C_out, L_out)``."""
+
+    _ntuple = staticmethod(_single)
+    _conv = staticmethod(F.conv1d)
+
+
+class Conv2d(_ConvNd):
+    """``(N, C_in, H, W) -> (N, C_out, H_out, W_out)``."""
+
+    _ntuple = staticmethod(_pair)
+    _conv = staticmethod(F.conv2d)

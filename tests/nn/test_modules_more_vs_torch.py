@@ -129,3 +129,27 @@ def test_small_cnn_trains_like_torch():
     assert il_.item() == pytest.approx(tl.item(), rel=1e-12)
     for (n, p), (_, q) in zip(i.named_parameters(), t.named_parameters()):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-9, err_msg=n)
+
+
+def test_conv2d_padding_modes_match_torch():  # (Conv2d and Conv1d share _ConvNd)
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 2, 5, 6)).astype(np.float32)
+    for kw in ({"padding": 2, "padding_mode": "reflect"}, {"padding": "same"},
+               {"padding": (1, 2), "padding_mode": "replicate", "stride": 2},
+               {"padding": "same", "padding_mode": "reflect", "dilation": 2}):
+        outs = []
+        for T in (torch, ilt):
+            m = T.nn.Conv2d(2, 3, 3, **kw)
+            with T.no_grad():
+                m.weight.copy_(T.tensor(np.linspace(-1, 1, m.weight.numel(), dtype=np.float32)
+                                        .reshape(tuple(m.weight.shape))))
+                m.bias.fill_(0.25)
+            xt = T.tensor(x, requires_grad=True)
+            y = m(xt)
+            y.sum().backward()
+            outs.append((repr(m), y.detach().numpy(), xt.grad.numpy(), m.weight.grad.numpy()))
+        assert outs[1][0] == outs[0][0]
+        for a, b in zip(outs[1][1:], outs[0][1:]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
