@@ -8,9 +8,13 @@ for every module.
 from __future__ import annotations
 
 import importlib
+import sys as _sys
 import itertools
 
 from . import functional  # noqa: F401
+from inplace_lab.nn import utils  # noqa: E402,F401  (torch.nn.utils: clipping, vectors)
+
+_sys.modules[__name__ + ".utils"] = utils  # `import torch.nn.utils` finds the same module
 
 _POLICY = "pytorch"
 _facade_classes: dict = {}
