@@ -14,6 +14,7 @@ from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm .
 from . import linalg_extra  # noqa: F401  (einsum, tensordot, cross, cdist, det, inverse, svd, quantile ...)
 from . import extra_numeric, extra_shape  # noqa: F401  (torch.reshape/flatten/diag/diff/isclose/searchsorted ...)
 from . import sorting  # noqa: F401  (sort, argsort, topk, kthvalue, median, mode, cummax, unique)
+from . import tensor_extras  # noqa: F401  (tensor_split, argwhere, type_as, storage() ...)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
 from . import dispatch
 from .table import OPS, OpSpec

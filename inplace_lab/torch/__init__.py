@@ -93,8 +93,12 @@ from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled, 
 from inplace_lab.backend import device  # noqa: E402,F401
 
 from . import autograd, cuda, linalg, nn  # noqa: E402,F401
+from inplace_lab.autograd.anomaly import (is_anomaly_check_nan_enabled,  # noqa: E402,F401
+                                          is_anomaly_enabled, set_anomaly_enabled)
 from inplace_lab import multiprocessing, optim, utils  # noqa: E402,F401
 from inplace_lab.io import load as _load, save  # noqa: E402,F401
+
+from inplace_lab.ops.tensor_extras import layout, strided  # noqa: E402,F401
 
 load = _facade.creator(_load, POLICY, "load")  # what torch.load returns are torch tensors
 
