@@ -114,12 +114,22 @@ def saved_error(saved, found: int, pol: str):
         shape = "[" + ", ".join(str(n) for n in t.shape) + "]"
         msg = ("one of the variables needed for gradient computation has been modified by an "
                f"inplace operation: [{torch_type_name(t)} {shape}]{producer} is at version {found}; "
-               f"expected version {saved.version} instead. Hint: enable anomaly detection to find "
-               "the operation that failed to compute its gradient, with "
-               "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+               f"expected version {saved.version} instead. Hint: " + _anomaly_hint())
     return errors.SavedTensorModifiedError(
         msg, tensor=t, saved=saved, node=saved.node_name, expected=saved.version, found=found,
         policy=pol)
+
+
+def _anomaly_hint() -> str:
+    """PyTorch's hint differs once anomaly mode already shows the forward traceback."""
+    from .autograd.anomaly import state
+
+    if state.enabled:
+        return ("the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    return ("enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 # ---- paddle-legacy --------------------------------------------------------------------------

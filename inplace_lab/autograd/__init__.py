@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import graph  # noqa: F401
+from . import anomaly, graph  # noqa: F401
+from .anomaly import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .engine import make_root_grads, root_edges, run_backward
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the gradcheck helper's line)
@@ -66,8 +67,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         for t in inputs_t:
             t.retain_grad()  # PyTorch: a non-leaf input's gradient lands in its .grad
             input_edges.append(edge_of(t))
-    run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=input_edges, accumulate=True)
+    try:
+        run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
+                     inputs=input_edges, accumulate=True)
+    except Exception:
+        if anomaly.state.enabled:
+            anomaly.report_failure()
+        raise
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -91,8 +97,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs_t:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    got = run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
-                       inputs=[edge_of(t) for t in inputs_t], accumulate=False)
+    try:
+        got = run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
+                           inputs=[edge_of(t) for t in inputs_t], accumulate=False)
+    except Exception:
+        if anomaly.state.enabled:
+            anomaly.report_failure()
+        raise
     result = []
     for i, (t, g) in enumerate(zip(inputs_t, got)):
         if g is None:
