@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import functional, init  # noqa: F401
 from .activations import (CELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, LogSigmoid,  # noqa: F401
                           Mish, PReLU, ReLU6, SiLU, Softmin, Softplus, Softsign, Tanhshrink)
-from .containers import ModuleDict, ParameterList  # noqa: F401
+from .containers import ModuleDict, ParameterDict, ParameterList  # noqa: F401
 from .conv import Conv1d  # noqa: F401
 from .layers import (ELU, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Dropout2d,  # noqa: F401
                      Embedding, Flatten, GroupNorm, Hardtanh, Identity, LayerNorm, LeakyReLU,
@@ -21,6 +21,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CosineSimila
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401
+from .upsampling import PixelShuffle, PixelUnshuffle, Upsample  # noqa: F401
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,  # noqa: F401
                       AvgPool1d, AvgPool2d, ConstantPad1d, ConstantPad2d, ConstantPad3d,

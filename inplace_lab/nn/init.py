@@ -112,3 +112,49 @@ def warnings_zero():
     import warnings
 
     warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+
+
+def orthogonal_(tensor, gain: float = 1.0, generator=None):
+    """A (semi-)orthogonal matrix, as PyTorch: QR of a normal sample, Q's columns signed by
+    ``diag(R)``, trailing dimensions flattened; one ``copy_`` and one ``mul_`` (version +2)."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    from .. import backend, creation
+
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    xp = backend.xp_of(tensor.device)
+    flat = xp.asarray(tensor.new_empty((rows, cols)).normal_(0, 1)._a)
+    if rows < cols:
+        flat = flat.T
+    q, r = xp.linalg.qr(flat)
+    q = q * xp.sign(xp.diag(r))
+    if rows < cols:
+        q = q.T
+    q = creation.tensor(xp.ascontiguousarray(q), dtype=tensor.dtype, device=tensor.device)
+    with no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None):
+    """Normal(mean, std) truncated to [a, b], by inverse-CDF sampling on a scratch tensor
+    (``uniform_``, ``erfinv_``, ``mul_``, ``add_``, ``clamp_``), then one ``copy_`` into
+    ``tensor`` (version +1)."""
+    import warnings
+
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+        tmp = tensor.new_empty(tuple(tensor.shape)).uniform_(2 * lo - 1, 2 * hi - 1)
+        tmp.erfinv_().mul_(std * math.sqrt(2.0)).add_(mean).clamp_(a, b)
+        return tensor.copy_(tmp)
