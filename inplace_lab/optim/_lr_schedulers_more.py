@@ -11,7 +11,8 @@ from .optimizer import Optimizer
 
 
 class _Plateau:
-    """ReduceLROnPlateau's body (the class itself, an LRScheduler, is in lr_scheduler.py): multiply lr by ``factor`` once the metric has not improved for ``patience`` steps."""
+    """ReduceLROnPlateau's body (the class, an LRScheduler, is in lr_scheduler.py): multiply
+    lr by ``factor`` once the metric has not improved for ``patience`` steps."""
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):

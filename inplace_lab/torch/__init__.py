@@ -102,7 +102,8 @@ from inplace_lab.ops.tensor_extras import layout, strided  # noqa: E402,F401
 
 load = _facade.creator(_load, POLICY, "load")  # what torch.load returns are torch tensors
 
-for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "multiprocessing"):  # `import torch.optim` works too
+# `import torch.optim` (and torch.optim.lr_scheduler ...) works too
+for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "multiprocessing"):
     _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]
 
 __version__ = "2.13.0+inplace_lab"
