@@ -382,9 +382,14 @@ def _like(t, dtype, device):
 
 
 def _same_facade(src, out):
-    """``*_like(t)`` answers in ``t``'s facade (a torch tensor's zeros_like is a torch tensor)."""
+    """``*_like(t)`` answers in ``t``'s facade (a torch tensor's zeros_like is a torch tensor)
+    and, as PyTorch's preserve_format, in ``t``'s layout when ``t`` is dense (a transposed
+    tensor's ones_like is transposed too: its values do not depend on the order)."""
     if src._policy is not None:
         out._policy = src._policy
+    if src._shape == out._shape and src._strides != out._strides and \
+            layout.is_dense(src._shape, src._strides):
+        out._set_geometry(src._shape, src._strides, 0)
     return out
 
 

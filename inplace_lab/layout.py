@@ -46,6 +46,17 @@ def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     return True
 
 
+def is_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the strides are a permutation of contiguous
+    ones (size-1 dims aside). Such a tensor's layout is what ``*_like`` and ``clone`` keep."""
+    expected = 1
+    for st, n in sorted((s, n) for n, s in zip(shape, strides) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
 def index_to_position(index: Sequence[int], strides: Sequence[int], offset: int = 0) -> int:
     """Storage position of one multi-index."""
     return offset + sum(i * s for i, s in zip(index, strides))

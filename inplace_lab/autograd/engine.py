@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 import warnings
 
-from .. import errors, hooks
+from .. import errors, hooks, layout
 from . import grad_mode
 from .node import AccumulateGrad
 
@@ -409,14 +409,7 @@ def _paddle(t) -> bool:
 
 
 def _dense(t) -> bool:
-    """Non-overlapping and dense: the strides are a permutation of contiguous strides."""
-    dims = sorted((st, n) for n, st in zip(t.shape, t.stride()) if n != 1)
-    expected = 1
-    for st, n in dims:
-        if st != expected:
-            return False
-        expected *= n
-    return True
+    return layout.is_dense(t._shape, t._strides)
 
 
 def _obeys_layout_contract(g, leaf) -> bool:

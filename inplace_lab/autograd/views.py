@@ -262,9 +262,11 @@ class CopySlices(Node):
             raise freed_error(self)
         g = grads[0]
         result, lo = _strided_zeros(self.base_geo, g._dtype, g.device)
-        result.copy_(g)
         shape, strides, offset = self.view_geo
         region = Tensor._make(result._storage, shape, strides, offset - lo, result._vc)
+        if g._pol is not None:  # a facade's gradient stays the facade's (torch.float64 ...)
+            result._policy = region._policy = g._pol
+        result.copy_(g)
         res = self.fn.apply((region.clone(),))
         if res[0] is None:
             region.zero_()

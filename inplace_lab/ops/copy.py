@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import dtypes
+from .. import dtypes, layout
 from .elementwise import zeros_grad
 from .table import OpSpec, register
 from ..scalars import as_value, check_value
@@ -12,19 +12,9 @@ from ..scalars import as_value, check_value
 def _clone_fwd(xp, a, out=None, dt=None, memory_format=None):
     """PyTorch's preserve_format: a non-overlapping and dense input keeps its strides, anything
     else (expanded, sliced) comes out C-contiguous."""
-    if xp.__name__ == "numpy" and _dense(a):
+    if xp.__name__ == "numpy" and layout.is_dense(a.shape, [s // a.itemsize for s in a.strides]):
         return a.copy(order="K")
     return a.copy()
-
-
-def _dense(a) -> bool:
-    """Non-overlapping and dense: the (byte) strides are a permutation of contiguous ones."""
-    expected = a.itemsize
-    for st, n in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
-        if st != expected:
-            return False
-        expected *= n
-    return True
 
 
 register(OpSpec(name="clone", forward=_clone_fwd, backward=lambda c, g: g, dtype_rule="self",

@@ -278,9 +278,6 @@ KNOWN = {
     # out= into a window of its own input: torch checks the overlap, inplace_lab does not.
     "out_overlap": lambda line, path, a, b: "out=" in line and path.endswith("line:error") and
     _is_error(a, "unsupported operation: some elements") and b == "ok",
-    # The gradient through CopySlices comes back without the facade (dtype prints inplace_lab.*).
-    "grad_dtype_facade": lambda line, path, a, b: path.endswith(".dtype") and
-    isinstance(b, str) and b.startswith("inplace_lab."),
     # Deliberate: inplace_lab refuses overlapping writes torch calls "too hard" and lets through.
     "too_hard_overlap": lambda line, path, a, b: path.endswith("line:unexpected_error") and _is_error(
         b, "unsupported operation: ") and a == "ok",

@@ -53,3 +53,29 @@ def test_var_and_std_over_a_dim_without_degrees_of_freedom_as_torch():
         y.std(1).sum().backward()
         out.append(str((x.grad.tolist(), [[round(v, 5) for v in r] for r in y.grad.tolist()])))
     assert out[1] == out[0]
+
+
+LIKES = {
+    "transposed": lambda T: T.arange(12.).reshape(3, 4).t(),
+    "permuted": lambda T: T.arange(24.).reshape(2, 3, 4).permute(2, 0, 1),
+    "sliced (not dense)": lambda T: T.arange(12.).reshape(3, 4)[:, ::2],
+    "size-1 dims": lambda T: T.ones(1, 3, 1)[:, :, :],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIKES))
+@pytest.mark.parametrize("fn", ["ones_like", "zeros_like", "empty_like", "randn_like"])
+def test_like_factories_keep_a_dense_layout_as_torch(name, fn):
+    make = LIKES[name]
+    assert getattr(ilt, fn)(make(ilt)).stride() == getattr(torch, fn)(make(torch)).stride()
+
+
+def test_a_transposed_root_gradient_is_stolen_by_the_leaf_as_torch():
+    out = []
+    for T in (torch, ilt):
+        x = T.arange(12.0, dtype=T.float64).reshape(3, 4).requires_grad_()
+        y = x.clone()
+        y.t_()
+        y.backward(T.ones_like(y))
+        out.append((x.grad._version, x.grad.stride()))
+    assert out[1] == out[0]
