@@ -190,6 +190,8 @@ class AccumulateGrad(Node):
     def accumulate(self, grad, steal=False) -> None:
         from .engine import accumulate_into_leaf
 
+        if not self.variable._requires_grad:  # detach_()ed since the graph was built: torch's
+            return                            # AccumulateGrad skips a leaf that needs no grad
         accumulate_into_leaf(self.variable, grad, steal)
 
     def apply(self, grads):

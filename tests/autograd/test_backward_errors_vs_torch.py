@@ -46,3 +46,14 @@ def _run(T, src):
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_backward_error_or_result_matches_torch(name):
     assert _run(ilt, PROGRAMS[name]) == _run(torch, PROGRAMS[name])
+
+
+def test_a_leaf_detached_in_place_after_use_gets_no_grad():
+    out = []
+    for T in (torch, ilt):
+        x = T.tensor([[-1.13, -1.05], [-0.75, 1.27]], dtype=T.float64, requires_grad=True)
+        y = x * 1
+        x.detach_()  # AccumulateGrad skips a leaf that no longer requires grad
+        y.exp().sum().backward()
+        out.append((x.grad, x.requires_grad, x.is_leaf))
+    assert out[1] == out[0]
