@@ -3,4 +3,5 @@ from __future__ import annotations
 
 from . import lr_scheduler  # noqa: F401
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop  # noqa: F401
+from .algorithms_more import Adadelta, Adamax, NAdam, RAdam  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
