@@ -1,0 +1,79 @@
+"""utils.checkpoint against torch 2.13: same grads and grad_fn as without it, fewer bytes at peak."""
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import inplace_lab as il  # noqa: E402
+import inplace_lab.torch as it  # noqa: E402
+from inplace_lab.utils.checkpoint import checkpoint  # noqa: E402
+
+
+def _seg(T):
+    def f(a, w):
+        h = (a @ w).tanh()
+        h = (h @ w).sin() * h
+        return (h @ w).exp()
+    return f
+
+
+def _run(T, ckpt, reentrant):
+    from torch.utils.checkpoint import checkpoint as tc
+    rng = np.random.default_rng(0)
+    x = T.tensor(rng.standard_normal((4, 5)), requires_grad=True)
+    w = T.tensor(rng.standard_normal((5, 5)) / 3, requires_grad=True)
+    f = _seg(T)
+    cp = tc if T is torch else checkpoint
+    y = cp(f, x, w, use_reentrant=reentrant) if ckpt else f(x, w)
+    name = type(y.grad_fn).__name__
+    (y * y).sum().backward()
+    return x.grad.tolist(), w.grad.tolist(), name
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_same_grads_as_torch_and_as_without(reentrant):
+    gx, gw, name = _run(it, True, reentrant)
+    tx, tw, tname = _run(torch, True, reentrant)
+    px, pw, _ = _run(it, False, reentrant)
+    np.testing.assert_allclose(gx, tx, rtol=1e-12)
+    np.testing.assert_allclose(gw, tw, rtol=1e-12)
+    np.testing.assert_allclose(gx, px, rtol=1e-12)
+    assert name == tname  # ExpBackward0 / CheckpointFunctionBackward
+
+
+def test_missing_use_reentrant_warns_like_torch():
+    with pytest.warns(UserWarning, match="the use_reentrant parameter should be passed explicitly"):
+        y = checkpoint(lambda a: a * 2, it.ones(2, requires_grad=True))
+    assert type(y.grad_fn).__name__ == "CheckpointFunctionBackward"
+
+
+def _peak(ckpt):
+    x = it.randn(256, 256, requires_grad=True)
+
+    def block(a):
+        for _ in range(3):
+            a = a.tanh().sin()
+        return a
+
+    il.reset_peak_memory_stats()
+    base = il.memory_allocated()
+    y = x
+    for _ in range(4):  # four segments: backward recomputes one at a time
+        y = checkpoint(block, y, use_reentrant=False) if ckpt else block(y)
+    after_forward = il.memory_allocated() - base
+    y.sum().backward()
+    del y
+    assert il.memory_allocated() - base == 256 * 256 * 4  # only x.grad is left
+    return after_forward, il.max_memory_allocated() - base, x.grad
+
+
+def test_checkpoint_keeps_less_memory():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept_plain, peak_plain, _ = _peak(False)
+        kept_ckpt, peak_ckpt, _ = _peak(True)
+    assert kept_ckpt == 4 * 256 * 256 * 4  # only the four segment outputs stay
+    assert kept_plain > 3 * kept_ckpt  # not every saved activation
+    assert peak_ckpt < 0.75 * peak_plain  # one segment's activations at a time, not all four
+
