@@ -106,6 +106,9 @@ load = _facade.creator(_load, POLICY, "load")  # what torch.load returns are tor
 for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "multiprocessing"):
     _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]
 
+# torch.Generator: the seeded permutation source DataLoader(shuffle) and random_split take
+Generator = utils.data.Generator
+
 __version__ = "2.13.0+inplace_lab"
 
 __getattr__ = _facade.missing_attribute("torch", _sys.modules[__name__])
