@@ -22,6 +22,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CosineSimila
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401
 from .upsampling import PixelShuffle, PixelUnshuffle, Upsample  # noqa: F401
+from .attention import MultiheadAttention  # noqa: F401
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,  # noqa: F401
                       AvgPool1d, AvgPool2d, ConstantPad1d, ConstantPad2d, ConstantPad3d,

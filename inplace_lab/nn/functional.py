@@ -365,3 +365,4 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 from .functional_layers import *  # noqa: E402,F401,F403  (pooling, conv1d, pad, distances ...)
 from .functional_loss import *  # noqa: E402,F401,F403  (l1, smooth_l1, huber, bce, kl_div ...)
 from .functional_resample import *  # noqa: E402,F401,F403  (interpolate, pixel_shuffle ...)
+from .attention import scaled_dot_product_attention  # noqa: E402,F401
