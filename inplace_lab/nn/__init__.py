@@ -7,8 +7,9 @@ Built only on the op table and autograd: every layer's forward is table ops (or 
 from __future__ import annotations
 
 from . import functional, init  # noqa: F401
-from .activations import (CELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, LogSigmoid,  # noqa: F401
-                          Mish, PReLU, ReLU6, SiLU, Softmin, Softplus, Softsign, Tanhshrink)
+from .activations import (CELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  # noqa: F401
+                          LogSigmoid, Mish, PReLU, ReLU6, RReLU, SiLU, Softmin, Softplus,
+                          Softshrink, Softsign, Tanhshrink)
 from .containers import ModuleDict, ParameterDict, ParameterList  # noqa: F401
 from .conv import Conv1d  # noqa: F401
 from .layers import (ELU, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Dropout2d,  # noqa: F401

@@ -170,3 +170,40 @@ class GLU(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class Hardshrink(Module):
+    """``x`` outside ``[-lambd, lambd]``, 0 inside (the ``hardshrink`` op)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """``x - lambd`` above, ``x + lambd`` below the band, 0 inside (the ``softshrink`` op)."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: random slopes in ``[lower, upper]`` in training, their mean in
+    eval (``F.rrelu`` with ``training=self.training``)."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
+                                                            else "")

@@ -210,6 +210,36 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     return input.mul_(noise) if inplace else input * noise
 
 
+def hardshrink(input, lambd: float = 0.5):
+    return _op("hardshrink", input, lambd)
+
+
+def softshrink(input, lambd: float = 0.5):
+    return _op("softshrink", input, lambd)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False):
+    """Randomized leaky ReLU: in training each element ``x <= 0`` gets its own slope drawn
+    from ``U(lower, upper)`` (kept in a ``noise`` tensor the backward multiplies by), in eval
+    the slope ``(lower + upper) / 2``. ``RreluWithNoiseBackward0`` (in place: ``...1``)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    with no_grad():
+        noise = _il.empty_like(input)
+        if training:
+            noise.uniform_(lower, upper)
+            noise.masked_fill_((input <= 0).logical_not(), 1.0)
+    args = (input, noise, lower, upper, training)
+    if inplace:
+        return _dispatch.call_inplace(_OPS["_rrelu_with_noise"], args, {})
+    return _dispatch.call(_OPS["_rrelu_with_noise"], args, {})
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` (EmbeddingBackward0, which saves only the indices).

@@ -15,6 +15,7 @@ from . import linalg_extra  # noqa: F401  (einsum, tensordot, cross, cdist, det,
 from . import extra_numeric, extra_shape  # noqa: F401  (torch.reshape/flatten/diag/diff/isclose/searchsorted ...)
 from . import sorting  # noqa: F401  (sort, argsort, topk, kthvalue, median, mode, cummax, unique)
 from . import tensor_extras  # noqa: F401  (tensor_split, argwhere, type_as, storage() ...)
+from . import nn_shrink  # noqa: F401  (hardshrink, softshrink, _rrelu_with_noise)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
 from . import dispatch
 from .table import OPS, OpSpec

@@ -217,6 +217,9 @@ CASES = {
     "hardswish": lambda r: C([r(2, 3, lo=-4, hi=4)]),
     "mish": lambda r: C([r(2, 3, lo=-2, hi=2)]),
     "tanhshrink": lambda r: C([r(2, 3, lo=-2, hi=2)]),
+    "hardshrink": lambda r: C([r(2, 3, lo=-2, hi=2)], {"lambd": 0.5}),
+    "softshrink": lambda r: C([r(2, 3, lo=-2, hi=2)], {"lambd": 0.5}),
+    "_rrelu_with_noise": lambda r: C([r(2, 3, lo=-1, hi=1), r(2, 3, grad=False), 0.1, 0.3, True]),
     # ---- indexing (index/mask arguments are constants: they get no gradient)
     "index": lambda r: C([r(3, 4), (idx(1, 0, 1),)]),
     "index_put": lambda r: C([r(3, 4), (idx(2, 0),), r(2, 4)], {"accumulate": False}),
