@@ -95,6 +95,8 @@ from inplace_lab.backend import device  # noqa: E402,F401
 from . import autograd, cuda, linalg, nn  # noqa: E402,F401
 from inplace_lab.autograd.anomaly import (is_anomaly_check_nan_enabled,  # noqa: E402,F401
                                           is_anomaly_enabled, set_anomaly_enabled)
+from .info import finfo, iinfo, is_floating_point, is_tensor  # noqa: E402,F401
+from inplace_lab import testing  # noqa: E402,F401
 from inplace_lab import multiprocessing, optim, utils  # noqa: E402,F401
 from inplace_lab.io import load as _load, save  # noqa: E402,F401
 
@@ -103,7 +105,8 @@ from inplace_lab.ops.tensor_extras import layout, strided  # noqa: E402,F401
 load = _facade.creator(_load, POLICY, "load")  # what torch.load returns are torch tensors
 
 # `import torch.optim` (and torch.optim.lr_scheduler ...) works too
-for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "multiprocessing"):
+for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.checkpoint",
+              "multiprocessing", "testing"):
     _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]
 
 # torch.Generator: the seeded permutation source DataLoader(shuffle) and random_split take
