@@ -55,6 +55,9 @@ CASES = {
     "MultiplicativeLR": lambda m, o: m.MultiplicativeLR(o, lambda e: 0.9),
     "SequentialLR": lambda m, o: m.SequentialLR(
         o, [m.LinearLR(o, 0.1, total_iters=5), m.ExponentialLR(o, 0.9)], milestones=[5]),
+    "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, 4, T_mult=2,
+                                                                              eta_min=1e-3),
+    "CosineAnnealingWarmRestarts1": lambda m, o: m.CosineAnnealingWarmRestarts(o, 5),
     "ChainedScheduler": lambda m, o: m.ChainedScheduler([m.ExponentialLR(o, 0.9),
                                                           m.StepLR(o, 4, 0.5)]),
 }
@@ -71,9 +74,10 @@ def test_lr_sequence_is_torchs(name, opt):
 
 
 @pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-                                  "LinearLR", "PolynomialLR", "ConstantLR", "LambdaLR"])
+                                  "LinearLR", "PolynomialLR", "ConstantLR", "LambdaLR",
+                                  "CosineAnnealingWarmRestarts", "CosineAnnealingWarmRestarts1"])
 def test_closed_form_with_epoch_argument(name):
-    epochs = [3, 1, 8, 8, 15, 2, 0, 12]
+    epochs = [3, 1, 8, 8, 15, 2, 0, 12, 4.5, 27.25, 30]
     a, _, _ = _run(torch, CASES[name], n=len(epochs), epochs=epochs)
     b, _, _ = _run(il, CASES[name], n=len(epochs), epochs=epochs)
     assert b == a
