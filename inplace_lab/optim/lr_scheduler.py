@@ -21,7 +21,8 @@ from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
            "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
-           "ChainedScheduler", "ReduceLROnPlateau", "OneCycleLR", "CosineAnnealingWarmRestarts"]
+           "ChainedScheduler", "ReduceLROnPlateau", "OneCycleLR", "CosineAnnealingWarmRestarts",
+           "CyclicLR"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -488,12 +489,16 @@ class ChainedScheduler(_Composite, LRScheduler):
         self._last_lr = _group_vals(self._schedulers[-1].optimizer, "lr")
 
 
-from ._lr_schedulers_more import _Plateau  # noqa: E402
+from ._lr_schedulers_more import _Cyclic, _Plateau  # noqa: E402
 from ._lr_schedulers_more import _one_cycle_get_lr, _one_cycle_init  # noqa: E402
 
 
 class ReduceLROnPlateau(_Plateau, LRScheduler):
     """An LRScheduler (as in torch) whose ``step(metrics)`` replaces the epoch-driven step."""
+
+
+class CyclicLR(_Cyclic, LRScheduler):
+    """Cyclical learning rates (Smith 2017); see ``_Cyclic``."""
 
 
 class OneCycleLR(LRScheduler):

@@ -58,6 +58,10 @@ CASES = {
     "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, 4, T_mult=2,
                                                                               eta_min=1e-3),
     "CosineAnnealingWarmRestarts1": lambda m, o: m.CosineAnnealingWarmRestarts(o, 5),
+    "CyclicLR": lambda m, o: m.CyclicLR(o, 0.01, [0.1, 0.2], step_size_up=4, step_size_down=7),
+    "CyclicLR2": lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="triangular2"),
+    "CyclicLRexp": lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=5, mode="exp_range",
+                                           gamma=0.97),
     "ChainedScheduler": lambda m, o: m.ChainedScheduler([m.ExponentialLR(o, 0.9),
                                                           m.StepLR(o, 4, 0.5)]),
 }
