@@ -11,8 +11,7 @@ It costs nothing while off: the mode is a recorder attached to the event bus
 traceback is a list of the user's frames (package frames left out), kept in a
 weak dictionary keyed by node (nodes have slots and no ``__dict__``).
 
-Known gap: a custom ``Function``'s node emits no op event, so it gets no traceback
-(the warning then says the traceback is unavailable).
+A custom ``Function``'s node emits no op event: ``Function.apply`` calls ``note`` itself.
 """
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ _traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _user_stack() -> list:
     """The forward call's frames outside the package, outermost first."""
     frames = []
-    f = sys._getframe(2)
+    f = sys._getframe(1)
     while f is not None:
         if not f.f_code.co_filename.startswith(_PKG_DIR):
             frames.append((f, f.f_lineno))
@@ -66,15 +65,10 @@ class _Recorder:
     current = None
 
     def on_op(self, name, kind, inputs, outputs, before, after):
-        stack = None
         for t in outputs:
             node = getattr(t, "_grad_fn", None)
-            if node is None or node in _traces:
-                continue
-            if stack is None:
-                stack = _user_stack()
-            _traces[node] = stack
-            node.register_hook(_check_nan_hook(node))
+            if node is not None and node not in _traces:
+                note(node)
 
     def on_memory(self, what, storage_id, device, nbytes):
         pass
@@ -88,6 +82,13 @@ class _Recorder:
 
 
 _recorder = _Recorder()
+
+
+def note(node) -> None:
+    """Remember where ``node`` was made and check its outputs for NaN (anomaly mode only;
+    ops reach here through the event bus, a custom Function's apply calls it directly)."""
+    _traces[node] = _user_stack()
+    node.register_hook(_check_nan_hook(node))
 
 
 def set_anomaly_enabled(mode: bool, check_nan: bool = True) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 
 from .. import errors
-from . import grad_mode
+from . import anomaly as _anomaly, grad_mode
 from .node import Node, edge_of
 from .saved import SavedTensor
 
@@ -176,6 +176,8 @@ class Function(metaclass=FunctionMeta):
         outs = _wrap_outputs(ctx, args, outs, executable)
         if executable:
             ctx._saved = [_save(ctx, t, outs) for t in ctx.to_save]
+            if _anomaly.state.enabled:  # (ops reach anomaly mode through the event bus)
+                _anomaly.note(ctx)
         return outs[0] if single else outs
 
 

@@ -79,3 +79,31 @@ def test_off_hint_and_no_recording():
     y.add_(1)
     with pytest.raises(RuntimeError, match="Hint: enable anomaly detection"):
         z.sum().backward()
+
+
+def _custom_failure(T):
+    class Boom(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError("Some error in backward")
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with T.autograd.set_detect_anomaly(True):
+            x = T.ones(2, requires_grad=True)
+            y = Boom.apply(x)  # the custom node
+            with pytest.raises(RuntimeError, match="Some error in backward"):
+                y.sum().backward()
+    return [str(m.message) for m in w if m.category is UserWarning]
+
+
+def test_custom_function_error_warns_with_its_forward_line():
+    wt, wi = _custom_failure(torch), _custom_failure(il)
+    head = "Error detected in BoomBackward. Traceback of forward call that caused the error:\n"
+    assert len(wi) == len(wt) == 1
+    assert wt[0].startswith(head) and wi[0].startswith(head)
+    assert "y = Boom.apply(x)  # the custom node" in wi[0]

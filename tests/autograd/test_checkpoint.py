@@ -77,3 +77,23 @@ def test_checkpoint_keeps_less_memory():
     assert kept_plain > 3 * kept_ckpt  # not every saved activation
     assert peak_ckpt < 0.75 * peak_plain  # one segment's activations at a time, not all four
 
+
+
+def test_retain_graph_backward_twice_reruns():
+    runs = []
+
+    def seg(a):
+        runs.append(1)
+        return (a.sin() * a).exp()
+
+    results = []
+    for T, cp in ((it, checkpoint), (torch, None)):
+        from torch.utils.checkpoint import checkpoint as tc
+        x = T.tensor([0.5, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+        y = (cp or tc)(seg, x, use_reentrant=False).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        results.append((x.grad.tolist(), len(runs)))
+        runs.clear()
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    assert results[0][1] == results[1][1] == 3  # forward, then one rerun per backward
