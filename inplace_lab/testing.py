@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from .tensor import Tensor
 
 _PRECISIONS = {"float16": (0.001, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
@@ -86,7 +85,7 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
             (abs_diff.astype(np.float32) / np.abs(bf).astype(np.float32))
     rel_diff[mf] = 0
     ia, ir = _argmax(abs_diff), _argmax(rel_diff)
-    unravel = lambda i: tuple(int(k) for k in np.unravel_index(i, a.shape))  # noqa: E731
+    unravel = lambda i: tuple(int(k) for k in np.unravel_index(i, a.shape))
     raise AssertionError(_mismatch("Tensor-likes", extra, abs_diff[ia].item(), unravel(ia), atol,
                                    rel_diff[ir].item(), unravel(ir), rtol, msg))
 

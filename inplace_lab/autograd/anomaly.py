@@ -30,7 +30,7 @@ class _State:
 
 
 state = _State()
-_traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_traces: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _user_stack() -> list:
@@ -48,13 +48,13 @@ def _user_stack() -> list:
 def _check_nan_hook(node):
     def hook(grads_in, grads_out):
         if not state.check_nan:
-            return None
+            return
         for i, g in enumerate(grads_in):
             if g is not None and g._dtype.is_floating_point and bool(g.isnan().any()):
                 _Recorder.current = node
                 raise RuntimeError(
                     f"Function '{node.name()}' returned nan values in its {i}th output.")
-        return None
+        return
 
     return hook
 

@@ -92,7 +92,7 @@ class _Ticket:
     ticket dies and takes its recomputed tensor along, used or not (a node may save
     more than its formula reads), so nothing recomputed outlives its segment's backward."""
 
-    __slots__ = ("nr", "held", "live")
+    __slots__ = ("held", "live", "nr")
 
     def __init__(self, nr, held, live):
         self.nr, self.held, self.live = nr, held, live
@@ -129,7 +129,6 @@ def _keep(into: list):
     nodes (a saved output kept there would be a tensor -> node -> tensor cycle)."""
     def pack(t):
         into.append(t)
-        return None
 
     return pack
 

@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 torch = pytest.importorskip("torch")
-import inplace_lab.torch as il  # noqa: E402
+import inplace_lab.torch as il
 
 
 def _inplace_failure(T):

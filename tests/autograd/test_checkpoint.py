@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-import inplace_lab as il  # noqa: E402
-import inplace_lab.torch as it  # noqa: E402
-from inplace_lab.utils.checkpoint import checkpoint  # noqa: E402
+import inplace_lab as il
+import inplace_lab.torch as it
+from inplace_lab.utils.checkpoint import checkpoint
 
 
 def _seg(T):
@@ -39,6 +39,7 @@ def test_same_grads_as_torch_and_as_without(reentrant):
     np.testing.assert_allclose(gx, tx, rtol=1e-12)
     np.testing.assert_allclose(gw, tw, rtol=1e-12)
     np.testing.assert_allclose(gx, px, rtol=1e-12)
+    np.testing.assert_allclose(gw, pw, rtol=1e-12)
     assert name == tname  # ExpBackward0 / CheckpointFunctionBackward
 
 

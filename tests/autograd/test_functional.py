@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-import inplace_lab.torch as it  # noqa: E402
+import inplace_lab.torch as it
 
 A = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]])
 B = np.array([0.2, -0.4, 0.9])
@@ -15,9 +15,9 @@ def _t(T, a, rg=False):
 
 def _pairs(T):
     F = T.autograd.functional
-    f = lambda x: (x.sin() * x).tanh()  # noqa: E731
-    g = lambda x, y: (x * y.exp(), (x * x).sum(0))  # noqa: E731
-    s = lambda x: (x ** 3).sum() + (x[0] * x[1]).prod()  # noqa: E731
+    f = lambda x: (x.sin() * x).tanh()
+    g = lambda x, y: (x * y.exp(), (x * x).sum(0))
+    s = lambda x: (x ** 3).sum() + (x[0] * x[1]).prod()
     x, y, v = _t(T, A), _t(T, B), _t(T, np.ones((2, 3)))
     v2 = _t(T, A[0])
     return {

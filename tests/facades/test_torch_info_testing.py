@@ -2,7 +2,7 @@
 import pytest
 
 torch = pytest.importorskip("torch")
-import inplace_lab.torch as it  # noqa: E402
+import inplace_lab.torch as it
 
 FLOATS = ["float16", "float32", "float64", "complex64", "complex128"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
