@@ -72,11 +72,8 @@ NOT_YET = {
     "addbmm_": "batched matmul accumulate: needs bmm in the linalg ops",
     "addmv_": "matrix-vector accumulate: needs mv in the linalg ops",
     "addr_": "outer-product accumulate: needs outer in the linalg ops",
-    "apply_": "Python callable per element (CPU only): not a table op",
-    "map_": "Python callable per element pair (CPU only): not a table op",
     "map2_": "Python callable over three tensors (CPU only): not a table op",
     "conj_physical_": "complex conjugate in place: complex ops are not in the table yet",
-    "resize_as_": "resize to another tensor's shape: a metadata op beside resize_",
 }
 
 # Table flags known to disagree with the frameworks (owners: the op's module). Strict xfails:
