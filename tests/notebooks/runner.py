@@ -27,9 +27,32 @@ def run_notebook(path, *, stub_solutions: bool = False, nb=None) -> dict:
     ``stub_solutions``: first replace each ``raise NotImplementedError()`` in solution cells by
     ``pass``, as a student who deleted the stub but wrote nothing would.
     """
+    path = Path(path)
+    source = nb
+    for attempt in range(KERNEL_ATTEMPTS):
+        try:
+            return _run_once(path, source, stub_solutions)
+        except _KERNEL_START_ERRORS as e:  # a kernel that never came up: start another
+            if attempt == KERNEL_ATTEMPTS - 1 or not _is_startup_failure(e):
+                raise
+    raise AssertionError("unreachable")
+
+
+# The session runs notebooks in a process pool, so kernels start side by side: two of them can
+# pick the same free TCP port before either binds it (jupyter_client picks, the kernel binds a
+# moment later), and that kernel never comes up. It is started again, twice at most.
+KERNEL_ATTEMPTS = 3
+_KERNEL_START_ERRORS = (RuntimeError, OSError)
+
+
+def _is_startup_failure(e) -> bool:
+    return "Kernel didn't respond" in str(e) or "Address already in use" in str(e) or \
+        "Kernel died before replying to kernel_info" in str(e)
+
+
+def _run_once(path, nb, stub_solutions):
     from nbclient import NotebookClient
 
-    path = Path(path)
     nb = copy.deepcopy(nb) if nb is not None else nbformat.read(path, as_version=4)
     if stub_solutions:
         for cell in nb.cells:
