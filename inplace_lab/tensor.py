@@ -553,8 +553,8 @@ def fresh(cls, arr, dt, dev, pol):
         for cb in _listeners:
             cb("alloc", sid, k, n)
     shape = t._shape = arr.shape
-    st = _C_STRIDES.get(shape)
-    t._strides = st if st is not None else _c_strides(shape)
+    strides = _C_STRIDES.get(shape)
+    t._strides = strides if strides is not None else _c_strides(shape)
     t._offset = 0
     t._dtype = dt
     t._vc = VersionCounter() if not _gm_state.inference else InferenceCounter()

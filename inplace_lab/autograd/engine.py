@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 import warnings
 
-from .. import errors, hooks, layout
+from .. import errors, hooks, layout, policy
 from . import grad_mode
 from .node import AccumulateGrad
 
@@ -403,8 +403,6 @@ def clone_obey_contract(g, like):
 
 
 def _paddle(t) -> bool:
-    from .. import policy
-
     return policy.is_paddle(policy.policy_of(t))
 
 
@@ -426,7 +424,6 @@ def _obeys_layout_contract(g, leaf) -> bool:
 
 def make_root_grads(tensors, grads):
     """Check each explicit gradient's shape; make ``ones`` for scalar outputs."""
-    from .. import policy as _policy
     from ..tensor import Tensor
 
     out = []
@@ -445,7 +442,7 @@ def make_root_grads(tensors, grads):
         elif g is None:
             if not t._requires_grad:
                 out.append(None)
-            elif t.numel() != 1 and not _policy.is_paddle(_policy.policy_of(t)):
+            elif t.numel() != 1 and not _paddle(t):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             elif not t.dtype.is_floating_point and t.numel() == 1:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "

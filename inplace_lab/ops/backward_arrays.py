@@ -70,9 +70,8 @@ def _red(node, i, xp, dt, a):
 
 
 def _saved(node, name):
-    """A saved tensor's array (version-checked by ``node[name]``) or a saved number."""
-    s = node.saved.get(name)
-    v = s.unpack(node) if s is not None else node[name]  # (a saved number: OpNode.__getitem__)
+    """A saved tensor's array (version-checked) or a saved number: ``OpNode.__getitem__``."""
+    v = node[name]
     if isinstance(v, Tensor):
         a = v._arr
         return a if a is not None else v._a
