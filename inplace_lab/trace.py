@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as _np
 
-from . import hooks, memory
+from . import backend, hooks, memory
 from .errors import InplaceLabError
 from .frames import (_CODE_KIND, _PLANS, _SCAN, _caller, _code_kind, _line_of, _name_in_frames,
                      _plan, _user_frame, _where, frame_locals)
@@ -925,14 +925,23 @@ def _build_storage(r) -> dict:
 
 
 def _storage_snapshot(st) -> dict:
-    from . import backend
-
-    n = st.size()
-    snap = {"size": n, "dtype": st.dtype.name, "device": str(st.device), "nbytes": st.nbytes(),
-            "values": None}
+    data = st.data
+    n = data.size
+    snap = {"size": n, "dtype": st.dtype.name, "device": _device_str(st.device),
+            "nbytes": data.nbytes, "values": None}
     if n <= STORAGE_VALUES_LIMIT:
-        snap["values"] = backend.to_numpy(st.data).tolist()
+        snap["values"] = backend.to_numpy(data).tolist()
     return snap
+
+
+_DEVICE_STR: dict = {}  # id(device) -> (device, str(device)): storages hold one object per device
+
+
+def _device_str(dev) -> str:
+    hit = _DEVICE_STR.get(id(dev))  # (by id: a device's __hash__ is Python code)
+    if hit is None or hit[0] is not dev:
+        hit = _DEVICE_STR[id(dev)] = (dev, str(dev))
+    return hit[1]
 
 
 _CELLS: dict = {}  # (storage size, shape, strides, offset) -> (sorted cells, numpy index)
@@ -956,13 +965,16 @@ def _sampled_values(st, t, have) -> dict:
         if len(_CELLS) > 4096:
             _CELLS.clear()
         hit = _CELLS[key] = (cells, _np.asarray(cells))
-    out = dict(have or {})
     if type(st.data) is _np.ndarray:
-        out.update(zip(hit[0], st.data[hit[1]].tolist()))
+        values = zip(hit[0], st.data[hit[1]].tolist())
     else:
         from .viz.model import values_at
 
-        out.update(values_at(st, hit[0]))
+        values = values_at(st, hit[0]).items()
+    if not have:
+        return dict(values)
+    out = dict(have)
+    out.update(values)
     return out
 
 
