@@ -12,7 +12,7 @@ import numpy as np
 from . import backend, dtypes, layout
 from .scalars import as_value, check_value
 from .storage import Storage
-from .tensor import Tensor
+from .tensor import Tensor, _c_strides
 
 _rng = np.random.default_rng()
 _gpu_seed = None
@@ -58,7 +58,7 @@ def _device(device):
 
 def _new(shape, dt, dev, requires_grad=False):
     st = Storage.allocate(layout.numel(shape), dt, dev)
-    t = Tensor._make(st, shape, layout.contiguous_strides(shape), 0)
+    t = Tensor._make(st, shape, _c_strides(tuple(shape)), 0)
     if requires_grad:
         t.requires_grad_(True, _who="factory")
     return t

@@ -57,6 +57,113 @@ def is_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
     return True
 
 
+def is_channels_last(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``is_channels_last_strides_2d`` for a 4-dim tensor (what
+    ``suggest_memory_format`` reads): C fastest, then W, H, N; ambiguous cases say no.
+
+    >>> is_channels_last((1, 2, 3, 4), (24, 1, 8, 2))
+    True
+    >>> is_channels_last((1, 2, 3, 4), (24, 12, 4, 1))
+    False
+    """
+    if len(shape) != 4 or strides[1] == 0:
+        return False
+    low = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def _perm(shape: Sequence[int], operands: Sequence[Sequence[int]]) -> list:
+    """TensorIterator's ``reorder_dimensions``: the dims from fastest to slowest, by an
+    insertion sort that asks each operand's strides in turn (a 0 stride, a broadcast dim, has
+    no say; equal strides put the smaller dim first; the first operand with an opinion wins).
+    ``empty_like``'s ``infer_dense_strides`` is the same sort with one operand."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _strides_of_perm(shape: Sequence[int], perm: list, zero_sizes_count: bool) -> Shape:
+    if perm == list(range(len(shape) - 1, -1, -1)):
+        return contiguous_strides(shape)  # (the inverted order: a plain contiguous result)
+    out = [0] * len(shape)
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d] if zero_sizes_count else max(shape[d], 1)
+    return tuple(out)
+
+
+def dense_strides_like(shape: Sequence[int], strides: Sequence[int]) -> Shape:
+    """``empty_like(t)``'s strides (preserve_format): ``t``'s own when it is non-overlapping
+    and dense, else dense strides in ``t``'s dim order (``infer_dense_strides``).
+
+    >>> dense_strides_like((3, 2), (1, 3))        # a transposed tensor stays transposed
+    (1, 3)
+    >>> dense_strides_like((2, 3), (1, 4))        # a sliced one: dense, in the same order
+    (1, 2)
+    """
+    if is_dense(shape, strides):
+        return tuple(strides)
+    return _strides_of_perm(shape, _perm(shape, [strides]), False)
+
+
+def iterator_strides(shape: Sequence[int], operands: Sequence[tuple]) -> Shape:
+    """The strides of an elementwise result as PyTorch's TensorIterator lays it out.
+
+    ``operands``: ``(shape, strides)`` of each input in argument order, a Python number as
+    ``((), ())``. All of one shape: contiguous if all are, else the common strides if all are
+    dense with the same ones. Otherwise the dims are sorted by the inputs' broadcast strides
+    (``_perm``): ``x.t() + y`` comes out transposed like ``x``, ``y + x.t()`` contiguous.
+
+    >>> iterator_strides((3, 2), [((3, 2), (1, 3)), ((3, 2), (2, 1))])
+    (1, 3)
+    >>> iterator_strides((3, 2), [((3, 2), (2, 1)), ((3, 2), (1, 3))])
+    (2, 1)
+    """
+    if all(tuple(s) == tuple(shape) for s, _ in operands):
+        if all(is_contiguous(s, st) for s, st in operands):
+            return contiguous_strides(shape)
+        first = tuple(operands[0][1])
+        if all(is_dense(s, st) and tuple(st) == first for s, st in operands):
+            return first
+    nd = len(shape)
+    bcast = []
+    for s, st in operands:
+        lead = nd - len(s)
+        bcast.append([0] * lead + [0 if n == 1 and shape[lead + i] != 1 else st[i]
+                                   for i, n in enumerate(s)])
+    return _strides_of_perm(shape, _perm(shape, bcast), True)
+
+
 def index_to_position(index: Sequence[int], strides: Sequence[int], offset: int = 0) -> int:
     """Storage position of one multi-index."""
     return offset + sum(i * s for i, s in zip(index, strides))
@@ -182,11 +289,23 @@ def expand_strides(shape: Sequence[int], strides: Sequence[int], target: Sequenc
     return tuple(out)
 
 
-def dims_arg(args: tuple) -> tuple:
-    """Sizes or dims given PyTorch's two ways, ``f(2, 3)`` or ``f((2, 3))``, as one tuple."""
+def dims_arg(args: tuple, name: str = "") -> tuple:
+    """Sizes or dims given PyTorch's two ways, ``f(2, 3)`` or ``f((2, 3))``, as one tuple.
+
+    ``name``: the function, for which none given at all is PyTorch's TypeError (``x.view()``,
+    ``x.permute()``; ``x.permute(())`` is an empty tuple, judged by the op)."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return tuple(args[0])
+    if not args and name in _SIZES_ARG:
+        if name == "view":
+            raise TypeError("view() received an invalid combination of arguments - got (), but "
+                            "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{_SIZES_ARG[name]}"')
     return tuple(args)
+
+
+_SIZES_ARG = {"view": "size", "permute": "dims", "expand": "size", "reshape": "shape",
+              "repeat": "repeats"}
 
 
 def infer_size(shape: Sequence[int], total: int) -> Shape:

@@ -21,7 +21,7 @@ from ..autograd import views as _views
 from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
 from ..scalars import I64_MIN as _I64_MIN, U64_END as _U64_END, int_overflow
-from ..tensor import Tensor, _c_strides, blank, fresh
+from ..tensor import _C_STRIDES, Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
 
@@ -428,12 +428,96 @@ def call(spec, args, kwargs):
         return _call_multi(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):
         res = xp.asarray(res)
+    strides = None
+    if spec.layout and res.ndim > 1:
+        res, strides = result_layout(spec.layout, xp, res, ins, params)
     result = Tensor._wrap(res, dev, pol)
+    if strides is not None:
+        _restride(result, strides)
     if _needs_grad(spec, ins):
         record(spec, ins, params, pol, result)
     if hooks.active:
         hooks.emit_op(spec, "normal", ins, result)
     return result
+
+
+# ---- result layout: PyTorch's strides where numpy's can differ --------------------------------
+
+def result_layout(rule, xp, res, ins, params):
+    """``(res, strides)``: ``res`` laid out in memory as PyTorch lays out this op's result,
+    and the exact strides the tensor should show (None: the array's own), per ``OpSpec.layout``.
+
+    Only a result of two or more dims can differ; a call whose tensors are all contiguous
+    costs a look at each tensor's strides ("ti"), or at the result's flags.
+    """
+    shape = res.shape
+    if rule == "contiguous" or rule == "cat" and not _all_channels_last(ins) or \
+            rule == "pow" and not isinstance(ins[0], Tensor):
+        return (res if res.flags.c_contiguous else xp.ascontiguousarray(res)), None
+    if rule == "ti" or rule == "ti_rev" or rule == "pow":
+        operands = []
+        plain = True
+        for x in ins:
+            if isinstance(x, Tensor):
+                if plain and x._strides != _c_strides(x._shape):
+                    plain = False
+                operands.append((x._shape, x._strides))
+            elif x is not None and not isinstance(x, (list, tuple, str)):
+                operands.append(((), ()))  # a Python number: a 0-dim operand
+        if plain:
+            return res, None
+        if rule == "ti_rev":
+            operands[:2] = operands[1::-1]
+        strides = layout.iterator_strides(shape, operands)
+    elif rule == "preserve":
+        x = next((x for x in ins if isinstance(x, Tensor)), None)
+        if x is None or x._shape != shape or x._strides == _c_strides(shape):
+            return res, None
+        strides = layout.dense_strides_like(shape, x._strides)
+    elif rule == "rot90":  # flip (empty_like) then a transposed view; k == 0: a contiguous clone
+        x, k = ins[0], params["k"] % 4
+        if k == 0 or x._strides == _c_strides(x._shape) and k == 2:
+            return (res if res.flags.c_contiguous else xp.ascontiguousarray(res)), None
+        strides = list(layout.dense_strides_like(x._shape, x._strides))
+        if k != 2:
+            d0, d1 = (layout.wrap_dim(d, len(x._shape)) for d in params["dims"])
+            strides[d0], strides[d1] = strides[d1], strides[d0]
+        strides = tuple(strides)
+    elif rule == "nonzero":  # (n, ndim) written column by column: strides (1, n)
+        strides = (1, shape[0])
+    else:  # "cat" of channels-last inputs
+        n, c, h, w = shape
+        strides = (h * w * c, 1, w * c, c)
+    return _strided_like(xp, res, strides), strides
+
+
+def _strided_like(xp, res, strides):
+    """``res``'s values in memory laid out with ``strides`` (elements); ``res`` itself when it
+    already is (size-1 dims aside, whose strides address nothing)."""
+    it = res.itemsize
+    if res.size <= 1 or all(n == 1 or s * it == rs for n, s, rs in
+                            zip(res.shape, strides, res.strides)):
+        return res
+    out = backend.as_strided(xp.empty(res.size, res.dtype), res.shape,
+                             tuple(s * it for s in strides), 0)
+    out[...] = res
+    return out
+
+
+def _restride(t, strides):
+    """Give a fresh result PyTorch's exact strides where they differ from its array's only at
+    size-1 dims (which address nothing). Paddle's results stay row-major (Tensor._wrap)."""
+    if t._strides != strides and t._storage.data.size == t.numel() and \
+            not policy.is_paddle(t._pol) and (t.numel() == 0 or all(
+                n == 1 or a == b for n, a, b in zip(t._shape, t._strides, strides))):
+        t._strides = tuple(strides)
+
+
+def _all_channels_last(ins) -> bool:
+    """cat's rule: channels-last when every input suggests it (4-dim tensors only here)."""
+    ts = [x for x in ins if isinstance(x, Tensor)]
+    return bool(ts) and all(len(t._shape) == 4 and layout.is_channels_last(t._shape, t._strides)
+                            for t in ts)
 
 
 # ---- the public entry of an op ---------------------------------------------------------------
@@ -546,10 +630,17 @@ def lane(spec, arity=None):
                 if npd and dev.type is cpu:
                     yc = y.__class__
                     if yc is float or yc is int and _I64_MIN <= y < _U64_END:
+                        xs = x._strides
+                        if xs is not _C_STRIDES.get(x._shape) and xs != _c_strides(x._shape):
+                            return call(spec, (x, y), {})  # a layout of its own (result_layout)
                         b = y if npd is not _F16 else None
                         yg = False
                     elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
                             y._storage.device is dev:
+                        xs, ys = x._strides, y._strides  # (one strides tuple per shape is
+                        if xs is not ys and xs != ys and (  # shared by fresh results)
+                                xs != _c_strides(x._shape) or ys != _c_strides(y._shape)):
+                            return call(spec, (x, y), {})  # a layout of its own (result_layout)
                         b = y._arr
                         if b is None:
                             b = y._a
@@ -704,7 +795,14 @@ def _call_multi(spec, ins, params, pol, dev, res):
     saved-tensor error names no producer).
     """
     xp = backend.xp_of(dev)
-    outs = [Tensor._wrap(xp.asarray(r), dev, pol) for r in res]
+    outs = []
+    for r in res:
+        r, strides = xp.asarray(r), None
+        if spec.layout and r.ndim > 1:
+            r, strides = result_layout(spec.layout, xp, r, ins, params)
+        outs.append(Tensor._wrap(r, dev, pol))
+        if strides is not None:
+            _restride(outs[-1], strides)
     if _needs_grad(spec, ins):
         node = make_node(spec, ins, params, pol)
         save_inputs(node, spec, ins, pol)
@@ -835,7 +933,8 @@ def call_view(spec, args, kwargs):
         spec = spec.select(args, kwargs) or spec
     if spec.variadic:
         extra = args[1:] or tuple(v for k, v in kwargs.items() if k in ("size", "shape", "dims"))
-        ins, params = [args[0] if args else kwargs["input"]], {"sizes": layout.dims_arg(extra)}
+        ins, params = [args[0] if args else kwargs["input"]], {
+            "sizes": layout.dims_arg(extra, spec.name)}
         geo = spec.forward(ins[0], *params["sizes"])
     else:
         ins, params, _ = bind(spec, args, kwargs)

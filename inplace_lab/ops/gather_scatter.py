@@ -279,7 +279,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     common = list(layout.broadcast_shapes(a, b))
     si, ti = list(common), list(common)
     si[d], ti[d] = input.shape[d], indices.shape[d]
-    return dispatch.call(OPS["gather"], (input.expand(*si), d, indices.expand(*ti)), kw)
+    return dispatch.call(OPS["gather"], (input.expand(si), d, indices.expand(ti)), kw)
 
 
 register(OpSpec(name="take_along_dim", forward=take_along_dim, kind="composite",

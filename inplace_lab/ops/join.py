@@ -222,7 +222,7 @@ _REPEAT = OpSpec(name="repeat", forward=_repeat_fwd, backward=_repeat_bw, params
 
 def repeat(input, *sizes):
     """Tile the data ``sizes`` times (a copy; ``expand`` is the no-copy view). RepeatBackward0."""
-    return dispatch.call(_REPEAT, (input,), {"repeats": layout.dims_arg(sizes)})
+    return dispatch.call(_REPEAT, (input,), {"repeats": layout.dims_arg(sizes, "repeat")})
 
 
 def tile(input, *dims):

@@ -46,7 +46,7 @@ def _iop(name):
 
 def reshape(self, *shape):
     """A view when the strides allow one, else a copy (then ``_base`` is None)."""
-    shape = layout.infer_size(layout.dims_arg(shape), self.numel())
+    shape = layout.infer_size(layout.dims_arg(shape, "reshape"), self.numel())
     if layout.view_strides(self._shape, self._strides, shape) is not None:  # torch: a view;
         name = "view" if self.is_contiguous() else "_reshape_alias"  # ReshapeAliasBackward0
         return dispatch.call_view(OPS[name], (self, shape), {})       # when not contiguous

@@ -156,7 +156,7 @@ def _inverse_perm_back(c, g):
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
-    return (g.permute(*inv),)
+    return (g.permute(inv),)
 
 
 def _perm_of(t, dims):

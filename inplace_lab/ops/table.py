@@ -67,6 +67,15 @@ class OpSpec:
     # returns (IndexBackward0: zeros().index_put_(): 1; max(dim): an out-of-place scatter into
     # zeros: 2): the gradient arrives with that version, and a leaf's .grad keeps it.
     grad_writes: int = 0
+    # How PyTorch lays out the result where numpy's own layout can differ (dispatch.
+    # result_layout): "ti" (TensorIterator: strides follow the first input with an opinion),
+    # "ti_rev" (the same, the first two inputs swapped: rsub), "pow" ("ti", but a number base
+    # gives a contiguous result, as pow(Scalar, Tensor)), "preserve" (empty_like of the first
+    # input), "contiguous", "cat" (contiguous unless every input is channels-last), "rot90"
+    # (flip, then a transposed view), "nonzero" (an (n, ndim) result with strides (1, n));
+    # "" keeps numpy's (which for one operand is TensorIterator's). Default: RESULT_LAYOUTS
+    # by name, else "ti" for ufunc ops of two or more arguments.
+    layout: str = ""
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
     node_cls: Optional[type] = field(default=None, init=False, repr=False)
@@ -76,6 +85,9 @@ class OpSpec:
             self.node_name = "".join(p.capitalize() for p in self.name.split("_")) + "Backward0"
         if not self.ufunc:
             self.ufunc = getattr(self.forward, "ufunc", "")
+        if not self.layout:
+            self.layout = RESULT_LAYOUTS.get(self.name, "ti" if self.ufunc and
+                                             len(self.args) > 1 else "")
         if self.torch_inplace is None:
             self.torch_inplace = self.inplace
         if self.paddle_inplace is None:
@@ -115,6 +127,28 @@ class OpSpec:
         if not kinds:
             return "nothing"
         return " and ".join(sorted(kinds, key=lambda k: k != "inputs"))
+
+
+# PyTorch's result layouts by op name, where numpy's differ (OpSpec.layout says what each
+# means). Elementwise ops of several tensors follow TensorIterator; the others allocate
+# contiguous results (``at::empty``) or keep their input's layout (``empty_like``).
+RESULT_LAYOUTS = {
+    **dict.fromkeys((
+        "where", "lerp", "addcmul", "addcdiv", "clamp", "clamp_min", "clamp_max", "heaviside", "igamma", "igammac", "isclose", "ldexp", "logical_and",
+        "logical_or", "logical_xor", "xlogy", "copysign", "nextafter", "fmod", "remainder",
+        "floor_divide", "atan2", "hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "maximum",
+        "minimum", "eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "div"), "ti"),
+    "rsub": "ti_rev",
+    **dict.fromkeys(("pow", "float_power"), "pow"),
+    **dict.fromkeys((
+        "stack", "masked_fill", "masked_scatter", "roll", "cumsum", "cumprod", "cummax",
+        "cummin", "softmax", "log_softmax", "tril", "triu", "linalg_cross",
+        "mvlgamma", "index", "index_select", "gather", "repeat"), "contiguous"),
+    "cat": "cat",
+    "rot90": "rot90",
+    **dict.fromkeys(("flip", "sort", "argsort", "msort"), "preserve"),
+    **dict.fromkeys(("nonzero", "argwhere"), "nonzero"),
+}
 
 
 def register(spec: OpSpec) -> OpSpec:

@@ -173,7 +173,7 @@ def _apply_basic(geo, idx):
 def test_views_of_views_cover_a_subset_of_the_base_cells(data):
     geo = data.draw(geometries(min_dims=1, max_dims=3, negative=False))
     v1 = _apply_basic(geo, data.draw(basic_indices(geo[0])))
-    v2 = v1.permute(*data.draw(permutations_of(v1.ndim)))
+    v2 = v1.permute(data.draw(permutations_of(v1.ndim)))
     v3 = v2[data.draw(basic_indices(tuple(v2.shape)))]
     base_cells = set(layout.cells(*geo))
     for v in (v1, v2, v3):
@@ -196,7 +196,7 @@ def test_views_of_views_match_numpy(data):
     perm = data.draw(permutations_of(a[i1].ndim))
     i2 = data.draw(basic_indices(a[i1].transpose(perm).shape))
     want = a[i1].transpose(perm)[i2]
-    got = t[i1].permute(*perm)[i2]
+    got = t[i1].permute(tuple(perm))[i2]
     assert tuple(got.shape) == want.shape
     assert got.stride() == tuple(s // a.itemsize for s in want.strides) or want.size <= 1 or \
         any(n == 1 for n in want.shape)

@@ -266,9 +266,8 @@ KNOWN = {
     # a stale view whose base now needs grad becomes a non-leaf); inplace_lab reads the field.
     "stale_view_is_leaf": lambda line, path, a, b: path.split(".")[-1].split(":")[0] == "is_leaf"
     or (path.endswith(":keys") and set(a) ^ set(b) == {"grad"}),
-    # Result layouts: torch's TensorIterator orders a result's strides like its inputs' (ties
-    # at size-1 dims broken its own way: y.t_() of a [1, 3], then y / 2); cat, stack and
-    # masked_fill of transposed inputs come back contiguous in torch.
+    # Result layouts left: a gradient's (backward formulas on arrays), and one input's
+    # size-1 dims with odd strides (torch keeps a dense input's strides exactly).
     "result_layout": lambda line, path, a, b: path.split(".")[-1] in ("stride", "contiguous")
     and not _is_error(a) and not _is_error(b),
     # An op outside inference_mode on an inference tensor: torch's result (sum, mean via out=)
@@ -287,8 +286,6 @@ KNOWN = {
     # x.detach() of an inference tensor may be written outside inference_mode in torch.
     "inference_detach_write": lambda line, path, a, b: path.endswith("line:unexpected_error") and
     _is_error(b, "Inplace update to inference tensor outside InferenceMode") and a == "ok",
-    # x.permute() with no dims: torch's argument parser raises TypeError.
-    "permute_no_dims": lambda line, path, a, b: ".permute()" in line,
     # y.unsqueeze_(0) on a view: torch chains UnsqueezeBackward1, inplace_lab rebuilds AsStrided.
     "metadata_inplace_on_view": lambda line, path, a, b: path.split(".")[-1] in ("grad_fn", "next")
     and ("unsqueeze_" in line or "squeeze_" in line or "t_()" in line or "transpose_" in line),
@@ -302,6 +299,4 @@ KNOWN = {
     # torch's view op asks a stale no_grad view's grad_fn before it checks its arguments.
     "stale_view_error_first": lambda line, path, a, b: path.endswith("line:error_text") and
     a.startswith("A view was created in"),
-    # cat of non-contiguous inputs: torch's result is contiguous (below 4 dims).
-    "cat_layout": lambda line, path, a, b: "T.cat(" in line or "T.stack(" in line,
 }

@@ -1,0 +1,125 @@
+"""Result layouts against torch 2.13: the strides of a fresh result, op by op.
+
+A course on memory asks ``y.is_contiguous()`` and ``y.stride()`` after ops on transposed,
+permuted and sliced tensors, so each result's strides are PyTorch's, not numpy's:
+elementwise ops of several tensors follow TensorIterator (the first input with an opinion
+decides), ``cat``/``softmax``/``cumsum``/indexing allocate contiguous results, ``flip``/``sort``
+keep their input's layout (``empty_like``), ``nonzero`` writes column by column
+(``OpSpec.layout``, ``dispatch.result_layout``). Each case runs on both and compares shape,
+strides, contiguity and values.
+"""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+ilt = pytest.importorskip("inplace_lab.torch")
+
+SETUP = """
+xt = T.arange(1., 7.).reshape(2, 3).t() / 7                  # (3, 2) strides (1, 3)
+xc = T.arange(1., 7.).reshape(3, 2) / 9                      # (3, 2) contiguous
+xs = T.arange(1., 13.).reshape(3, 4)[:, ::2] / 13            # (3, 2) strides (4, 2): not dense
+xp = T.arange(1., 25.).reshape(2, 3, 4).permute(2, 0, 1) / 25  # (4, 2, 3) strides (1, 12, 4)
+x1 = T.arange(1., 4.).reshape(1, 3); x1.t_()                 # (3, 1) strides (1, 3)
+x4 = T.arange(24.).reshape(1, 3, 4, 2).permute(0, 3, 1, 2)   # channels-last (1, 2, 3, 4)
+"""
+
+CASES = [
+    # TensorIterator: two tensors of one shape, mixed layouts
+    "xt * xc", "xc * xt", "xt + xc", "xc - xt", "xt / xc", "xt > xc", "T.maximum(xt, xc)",
+    "T.atan2(xt, xc)", "T.where(xt > 0.3, xt, xc)", "T.where(xc > 0.3, xc, xt)",
+    "T.lerp(xt, xc, 0.5)", "T.addcmul(xt, xc, xc)", "T.clamp(xt, xc, xc + 1)",
+    "T.pow(xt, xc)", "T.rsub(xc, xt)", "T.rsub(xt, xc)", "xs * xc", "xs + xt", "xt * xs",
+    "xt.contiguous().t() * xt.t()", "xp * xp.contiguous()", "xp.contiguous() * xp",
+    # broadcasting: a broadcast dim has no say
+    "T.ones(1, 2) + xt", "xt + T.ones(3, 1)", "T.ones(3, 1).expand(3, 2) * xt",
+    "xp + T.ones(2, 3)", "T.ones(4, 1, 1) * xp",
+    # one tensor and numbers
+    "xt * 2", "2 * xt", "2 - xt", "xt / 2", "x1 / 2", "x1 * 3.0", "xs * 2", "xp + 1",
+    "T.pow(2, xt)", "2 ** xt", "T.pow(xt, 2)", "T.float_power(2, xt)", "T.where(xt > 0.3, xt, 0.)",
+    # one tensor: its own layout kept
+    "xt.exp()", "xs.exp()", "xp.sigmoid()", "xt.clamp(0.2, 0.5)", "xt.relu()", "xt.double()",
+    "xs.double()", "xt.clone()", "xs.clone()", "T.zeros_like(xt)", "xt.nan_to_num()",
+    # contiguous results
+    "T.cat([xt, xt])", "T.cat([xt, xt], 1)", "T.cat([xp, xp], 1)", "T.stack([xt, xt])",
+    "xt.masked_fill(xt > 0.3, 0.)", "xt[:, [0, 1]]", "xt[[0, 2]]", "xt[xt > 0.3]",
+    "xt.index_select(0, T.tensor([0, 1]))", "xt.gather(0, T.zeros(3, 2, dtype=T.long))",
+    "xt.cumsum(0)", "xp.cumsum(1)", "xt.cumprod(1)", "xt.cummax(0).values", "xt.cummin(0).indices",
+    "xt.softmax(0)", "xp.softmax(1)", "xt.log_softmax(1)",
+    "xs.t().softmax(1)", "xt.roll(1, 0)", "xt.roll(1)", "xp.tril()", "xp.triu(1)", "xt.tril()",
+    "T.linalg.cross(T.ones(2, 3).t(), T.ones(3, 2), dim=0)", "xt.repeat(2, 1)", "xt.tile(2)",
+    # empty_like: the input's layout
+    "xt.flip(0)", "xp.flip(1)", "xs.flip(0)", "xs.t().flip(0)", "xt.sort(0).values",
+    "xt.sort(0).indices", "xp.sort(1).values", "xt.argsort(0)", "xt.msort()",
+    # rot90: flip, then a transposed view
+    "T.rot90(xt)", "T.rot90(xt, 2)", "T.rot90(xt, 3)", "T.rot90(xt, 0)", "T.rot90(xp, 1, [1, 2])",
+    "T.rot90(xp, -1, [2, 0])", "T.rot90(xs)",
+    # nonzero writes column by column
+    "T.nonzero(xt)", "T.nonzero(T.zeros(2, 3))", "T.argwhere(xp > 0.5)",
+    # cat keeps channels-last when every input is
+    "T.cat([x4, x4])", "T.cat([x4, x4.contiguous()])", "T.cat([x4.contiguous(), x4])",
+]
+
+
+def _run(T, expr):
+    ns = {"T": T}
+    exec(SETUP, ns)  # noqa: S102
+    r = eval(expr, ns)  # noqa: S307
+    return (tuple(r.shape), r.stride(), r.is_contiguous()), r.double().numpy()
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_result_strides_match_torch(expr):
+    import numpy as np
+
+    (got, gv), (want, wv) = _run(ilt, expr), _run(torch, expr)
+    assert got == want
+    np.testing.assert_allclose(gv, wv, rtol=1e-6)  # (libm's last bit may differ: not the point)
+
+
+@pytest.mark.parametrize("expr", ["xt * xc", "T.cat([xt, xt])", "xt.flip(0)", "T.rot90(xp, 1, [1, 2])"])
+def test_relaid_result_is_its_own_storage_with_autograd(expr):
+    """A result laid out anew is still a fresh tensor: own storage, version 0, and gradients
+    flow through it as torch's do."""
+    grads = []
+    for T in (torch, ilt):
+        ns = {"T": T}
+        exec(SETUP, ns)  # noqa: S102
+        for k in ("xt", "xc", "xp"):
+            ns[k] = ns[k].detach().requires_grad_()
+        r = eval(expr, ns)  # noqa: S307
+        assert r._version == 0 and r._base is None
+        assert r.untyped_storage().data_ptr() not in {
+            ns[k].untyped_storage().data_ptr() for k in ("xt", "xc", "xp")}
+        (r * T.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        grads.append([None if ns[k].grad is None else ns[k].grad.tolist() for k in ("xt", "xc", "xp")])
+    assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("expr", ["x.permute()", "T.permute(x)", "x.expand()", "x.reshape()",
+                                  "x.view()", "x.repeat()"])
+def test_size_arguments_missing_is_torchs_type_error(expr):
+    errs = []
+    for T in (torch, ilt):
+        with pytest.raises(TypeError) as e:
+            eval(expr, {"T": T, "x": T.ones(2, 2)})  # noqa: S307
+        errs.append(str(e.value))
+    assert errs[0] == errs[1]
+
+
+def test_empty_dims_tuple_is_still_an_argument():
+    for T in (torch, ilt):
+        assert T.ones(()).permute(()).shape == () and T.ones(()).view(()).shape == ()
+
+
+def test_lane_takes_the_full_path_only_for_a_layout_of_its_own():
+    """The fast lane stays fast for contiguous operands (the same strides tuple) and hands a
+    mixed-layout call to ``call``, which lays the result out (no numpy C-order result)."""
+    a, b = ilt.ones(3, 2), ilt.ones(3, 2)
+    assert a._strides is b._strides  # (factories and results take the strides' one tuple)
+    assert (a * b)._strides is a._strides
+    for expr, want in (("a.t() * b.t()", (1, 2)), ("a.t().contiguous() * b.t()", (3, 1)),
+                       ("b.t() * a.t().contiguous()", (1, 2))):
+        assert eval(expr).stride() == want  # noqa: S307
+        ta, tb = torch.ones(3, 2), torch.ones(3, 2)
+        assert eval(expr, {"a": ta, "b": tb}).stride() == want  # noqa: S307
