@@ -841,7 +841,8 @@ def _call_out(spec, ins, params, out):
     else:
         res = xp.asarray(spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params))
         shape = tuple(res.shape)
-    if shape != out._shape:
+    if shape != out._shape:  # PyTorch judges the overlap on out as given, then resizes it
+        check_overlap(out, tensors)  # (a failed call leaves out's shape as it was)
         resize_out(out, shape, stacklevel=5)  # (the user's line for a direct call)
     check_overlap(out, tensors)
     if direct:  # check_overlap allows only no overlap or the very same elements: ufunc-safe
