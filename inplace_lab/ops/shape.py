@@ -434,17 +434,24 @@ view_op("unbind", _unbind_geos, _multi_back, params={"dim": 0}, node_name="Unbin
 def _scatter_fwd(xp, g, out=None, dt=None, in_geo=None, view_geo=None):
     idx = layout.element_index_map(in_geo, view_geo)
     res = xp.zeros(layout.numel(in_geo[0]), dtype=g.dtype)
+    gv = g.reshape(-1)
+    inside = idx >= 0
+    if not inside.all():  # cells outside the input (as_strided): their gradient goes nowhere
+        idx, gv = idx[inside], gv[xp.asarray(inside)]
     idx = xp.asarray(idx)
     if layout.has_internal_overlap(view_geo[0], view_geo[1]):
-        backend.add_at(xp, res, idx, g.reshape(-1))
+        backend.add_at(xp, res, idx, gv)
     else:
-        res[idx] = g.reshape(-1)
+        res[idx] = gv
     return res.reshape(in_geo[0])
 
 
 def _gather_fwd(xp, g, out=None, dt=None, in_geo=None, view_geo=None):
-    idx = xp.asarray(layout.element_index_map(in_geo, view_geo))
-    return g.reshape(-1)[idx].reshape(view_geo[0])
+    idx = layout.element_index_map(in_geo, view_geo)
+    res = g.reshape(-1)[xp.asarray(idx.clip(0))]
+    if (idx < 0).any():  # cells outside the input get zero
+        res[xp.asarray(idx < 0)] = 0
+    return res.reshape(view_geo[0])
 
 
 register(OpSpec(name="scatter_to_geometry", forward=_scatter_fwd, dtype_rule="self", method=False,
