@@ -16,7 +16,7 @@ from .dtypes import dtype as _dtype
 from .dtypes import from_numpy_dtype
 from .storage import _DEVICES, Storage
 from .storage import _ids as _storage_ids
-from .version import InferenceCounter, VersionCounter
+from .version import InferenceCounter, VersionCounter, alias_counter
 
 
 class Tensor:
@@ -219,7 +219,7 @@ class Tensor:
     @property
     def _version(self) -> int:
         vc = self._vc
-        if vc.inference:
+        if not vc.counted:
             from .version import refuse_version
 
             refuse_version(self)
@@ -389,8 +389,9 @@ class Tensor:
     @property
     def data(self):
         """Same storage, *fresh* version counter: writes through it are invisible to autograd."""
+        vc = self._vc
         d = Tensor._make(self._storage, self._shape, self._strides, self._offset,
-                         self._vc if self._vc.inference else VersionCounter(), None)
+                         alias_counter(vc) if vc.inference else VersionCounter(), None)
         d._policy = self._policy
         return d
 

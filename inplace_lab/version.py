@@ -9,8 +9,9 @@ Tensors made under ``inference_mode()`` get an ``InferenceCounter`` instead
 fails, and a bump outside inference mode raises PyTorch's error. As in
 PyTorch the error comes from the bump, i.e. *after* the kernel has written:
 ``a.add_(1)`` on an inference tensor outside the mode changes ``a`` and then
-raises. Views and ``detach()`` share the counter, so they are inference
-tensors too; ``is_inference()`` is ``t._vc.inference``.
+raises. Views share the counter, so they are inference tensors too;
+``is_inference()`` is ``t._vc.inference``. ``detach()`` outside the mode is
+PyTorch's exception: ``DetachedInferenceCounter``.
 """
 
 
@@ -18,6 +19,7 @@ class VersionCounter:
     __slots__ = ("version", "__weakref__")
 
     inference = False  # see InferenceCounter
+    counted = True  # ``_version`` is readable (not an InferenceCounter's)
 
     def __init__(self, version: int = 0):
         self.version = version
@@ -47,6 +49,7 @@ class InferenceCounter(VersionCounter):
     __slots__ = ()
 
     inference = True
+    counted = False
 
     def bump(self, by: int = 1) -> int:
         from .autograd.grad_mode import state
@@ -59,6 +62,37 @@ class InferenceCounter(VersionCounter):
 
     def __repr__(self) -> str:
         return "InferenceCounter()"
+
+
+class DetachedInferenceCounter(VersionCounter):
+    """``detach()`` or ``.data`` of an inference tensor outside ``inference_mode()``: PyTorch
+    gives that alias a version counter of its own (readable, bumped by the in-place writes it
+    then allows, which the inference tensor sees in its memory), and it stays an inference
+    tensor (``is_inference()``, no ``requires_grad``; its views have no counter)."""
+
+    __slots__ = ()
+
+    inference = True
+
+    def bump(self, by: int = 1) -> int:
+        from .autograd.grad_mode import state
+
+        if state.inference:  # inside the mode an inference tensor's writes bump nothing
+            return self.version
+        self.version += by
+        return self.version
+
+    def __repr__(self) -> str:
+        return f"DetachedInferenceCounter({self.version})"
+
+
+def alias_counter(vc) -> VersionCounter:
+    """The counter of a ``detach()``/``.data`` alias of a tensor whose counter is ``vc``."""
+    from .autograd.grad_mode import state
+
+    if not vc.inference:
+        return vc
+    return InferenceCounter() if state.inference else DetachedInferenceCounter()
 
 
 def new_counter() -> VersionCounter:

@@ -264,8 +264,11 @@ KNOWN = {
         _grad_field(path, f) for f in ("stride", "is_view", "contiguous")),
     # torch's Python is_leaf asks grad_fn (a stale no_grad/multi-output view raises there,
     # a stale view whose base now needs grad becomes a non-leaf); inplace_lab reads the field.
+    # Also requires_grad of a no_grad/inference_mode view after its base's detach_() (torch
+    # asks the base again; inplace_lab keeps what the view was made with).
     "stale_view_is_leaf": lambda line, path, a, b: path.split(".")[-1].split(":")[0] == "is_leaf"
-    or (path.endswith(":keys") and set(a) ^ set(b) == {"grad"}),
+    or (path.endswith(":keys") and set(a) ^ set(b) == {"grad"})
+    or (path.endswith(".requires_grad") and line.endswith(".detach_()")),
     # Result layouts left: a gradient's (backward formulas on arrays), and one input's
     # size-1 dims with odd strides (torch keeps a dense input's strides exactly).
     "result_layout": lambda line, path, a, b: path.split(".")[-1] in ("stride", "contiguous")
@@ -283,9 +286,6 @@ KNOWN = {
     # torch warns on masked_fill_ / index_put_ of an expanded target; numpy's warnings
     # (mean of an empty slice) leak out of inplace_lab.
     "warnings": lambda line, path, a, b: path.endswith(".warnings"),
-    # x.detach() of an inference tensor may be written outside inference_mode in torch.
-    "inference_detach_write": lambda line, path, a, b: path.endswith("line:unexpected_error") and
-    _is_error(b, "Inplace update to inference tensor outside InferenceMode") and a == "ok",
     # y.unsqueeze_(0) on a view: torch chains UnsqueezeBackward1, inplace_lab rebuilds AsStrided.
     "metadata_inplace_on_view": lambda line, path, a, b: path.split(".")[-1] in ("grad_fn", "next")
     and ("unsqueeze_" in line or "squeeze_" in line or "t_()" in line or "transpose_" in line),
