@@ -21,6 +21,7 @@ from ..autograd import views as _views
 from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
 from ..scalars import I64_MIN as _I64_MIN, U64_END as _U64_END, int_overflow
+from ..version import InferenceCounter, alias_counter
 from ..tensor import _C_STRIDES, Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
@@ -241,6 +242,9 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
         raise policy.legacy_error(spec, target)
     shape = target._shape
     others = [x for x in ins[1:] if isinstance(x, Tensor)]
+    # TensorIterator's order: the overlaps (internal, then with an input), then the shapes,
+    # then the dtypes (``t = x[0]; t += x`` is an overlap error, not a shape one)
+    check_overlap(target, others, internal_ok=spec.internal_overlap_ok)
     if spec.inplace_check is not None:  # not elementwise (index_put_, scatter_...): own shape rules
         spec.inplace_check(target, ins, params if params is not None else spec.params)
     elif others:
@@ -253,7 +257,6 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
             f"{target._dtype.torch_name}", tensor=target, op=spec.name)
-    check_overlap(target, others, internal_ok=spec.internal_overlap_ok)
 
 
 def check_broadcast(ins):
@@ -914,6 +917,9 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
 
         views.rebase_history(target, node, setitem_owner=owner)
         save_result(node, spec, target, pol)
+        if target._grad_fn is not node and spec.saves_result:  # a view, its base rebased:
+            node.saved["result"]._producer = "AsStrided"  # torch saves it after the rebase,
+            # so its errors name the view's regenerated node (see views.refresh_view_grad_fn)
     if hooks.active:
         hooks.emit_op(spec, "inplace", ins, target)
     return target
@@ -968,12 +974,17 @@ def call_view(spec, args, kwargs):
 def _view_of(cls, src, root, geo, pol):
     """A view tensor of class ``cls``: ``src``'s storage and counter, the new geometry."""
     shape, strides, offset = geo
-    return blank(cls, src._storage, tuple(shape), tuple(strides), offset, src._dtype, src._vc,
+    vc = src._vc
+    if vc.inference and vc.counted:  # a view of a detached inference alias: no counter
+        vc = InferenceCounter()
+    return blank(cls, src._storage, tuple(shape), tuple(strides), offset, src._dtype, vc,
                  None, root, pol)
 
 
 def detach(t):
     d = Tensor._alias(t)
+    if t._vc.inference:  # outside inference_mode: a counter of its own (DetachedInferenceCounter)
+        d._vc = alias_counter(t._vc)
     if hooks.active:
         hooks.emit_op(_DETACH, "alias", [t], d)
     return d
