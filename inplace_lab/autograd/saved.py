@@ -46,7 +46,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "version", "_vc", "is_output", "node_name", "output_nr",
                  "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer",
-                 "_nonleaf")
+                 "_nonleaf", "view_node")
 
     def __init__(self, t, node_name: str, *, is_output: bool, policy: str, name: str):
         if t._vc.inference:
@@ -59,6 +59,9 @@ class SavedTensor:
         self.name = name
         # PyTorch names an output's own node, but an input's *current* grad_fn (see producer_name).
         self._producer = _short(node_name) if is_output else None
+        # An in-place op's result on a view: a weak reference to the view's node, rebuilt on
+        # the rebased base when the result was saved (PyTorch's weak_grad_fn_; see producer_name)
+        self.view_node = None
         self.output_nr = t._output_nr
         self.policy = policy if policy is not None else _policies._current  # (get_inplace_policy)
         self.freed = False
@@ -79,7 +82,16 @@ class SavedTensor:
 
     @property
     def producer_name(self) -> str:
-        """The op named in PyTorch's error: 'output 0 of Exp'."""
+        """The op named in PyTorch's error: 'output 0 of Exp'.
+
+        For an in-place op's result on a view, the view's node as it was rebuilt when the
+        result was saved ('output 0 of AsStrided') while that node lives (the view still has
+        it, or a graph holds it); once it is gone (the view's node was rebuilt again after
+        another write), the op that saved it, as PyTorch's ``saved_for`` fallback."""
+        if self.view_node is not None:
+            gf = self.view_node()
+            if gf is not None:
+                return _short(gf.name())
         if self._producer is not None:
             return self._producer
         gf = _current_grad_fn(self._tensor) if self._tensor is not None else None

@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+import weakref
+
 from .. import backend, dtypes, errors, hooks, layout, policy
 from ..autograd import grad_mode
 from ..autograd import views as _views
@@ -242,9 +244,9 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
         raise policy.legacy_error(spec, target)
     shape = target._shape
     others = [x for x in ins[1:] if isinstance(x, Tensor)]
-    # TensorIterator's order: the overlaps (internal, then with an input), then the shapes,
-    # then the dtypes (``t = x[0]; t += x`` is an overlap error, not a shape one)
-    check_overlap(target, others, internal_ok=spec.internal_overlap_ok)
+    # TensorIterator's order: the overlaps it can tell (internal, then with an input), then
+    # the shapes, then the dtypes (``t = x[0]; t += x`` is an overlap error, not a shape one)
+    check_overlap(target, others, internal_ok=spec.internal_overlap_ok, as_torch=True)
     if spec.inplace_check is not None:  # not elementwise (index_put_, scatter_...): own shape rules
         spec.inplace_check(target, ins, params if params is not None else spec.params)
     elif others:
@@ -257,6 +259,7 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
             f"{target._dtype.torch_name}", tensor=target, op=spec.name)
+    check_overlap(target, others, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
 
 
 def check_broadcast(ins):
@@ -266,9 +269,20 @@ def check_broadcast(ins):
         layout.broadcast_shapes(*shapes)
 
 
-def check_overlap(target, others, internal_ok=False):
-    if not internal_ok and len(target._shape) and layout.numel(target._shape) > 1 and \
-            layout.has_internal_overlap(target._shape, target._strides):
+def check_overlap(target, others, internal_ok=False, *, as_torch=False):
+    """Refuse a write whose elements share cells (internal overlap) or whose inputs share some,
+    not all, of its cells (partial overlap), before anything is written.
+
+    ``as_torch``: only what PyTorch's ``has_internal_overlap``/``get_overlap_status`` can tell
+    (a stride-0 dim; two non-overlapping-and-dense tensors), what it checks before shapes and
+    dtypes. Without it the cells themselves are compared: inplace_lab also refuses the
+    overlaps PyTorch calls "too hard" and lets through (``x[:] = x[:, :1]``), after PyTorch's
+    own checks have had their say.
+    """
+    if not internal_ok and len(target._shape) and layout.numel(target._shape) > 1 and (
+            (not layout.is_dense(target._shape, target._strides) and
+             any(s == 0 and n > 1 for n, s in zip(target._shape, target._strides)))
+            if as_torch else layout.has_internal_overlap(target._shape, target._strides)):
         raise errors.InternalOverlapError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.",
@@ -276,12 +290,24 @@ def check_overlap(target, others, internal_ok=False):
     geo = (target._shape, target._strides, target._offset)
     for x in others:
         if x._storage is target._storage and x is not target:
-            kind = layout.overlap_kind(geo, (x._shape, x._strides, x._offset))
+            xgeo = (x._shape, x._strides, x._offset)
+            kind = _torch_overlap(geo, xgeo) if as_torch else layout.overlap_kind(geo, xgeo)
             if kind == "partial":
                 raise errors.PartialOverlapError(
                     "unsupported operation: some elements of the input tensor and the written-to "
                     "tensor refer to a single memory location. Please clone() the tensor before "
                     "performing the operation.", tensor=target, other=x)
+
+
+def _torch_overlap(a, b) -> str:
+    """PyTorch's ``get_overlap_status`` on one storage: "partial" only for two dense tensors
+    whose memory ranges meet without being the same range with the same strides."""
+    na, nb = layout.numel(a[0]), layout.numel(b[0])
+    if not na or not nb or not layout.is_dense(a[0], a[1]) or not layout.is_dense(b[0], b[1]):
+        return "none"  # (empty, or "too hard": left to check_overlap's own rule)
+    if a[2] == b[2] and na == nb:
+        return "full" if tuple(a[1]) == tuple(b[1]) else "partial"
+    return "partial" if a[2] < b[2] + nb and b[2] < a[2] + na else "none"
 
 
 # ---- 5. record ----------------------------------------------------------------------------
@@ -845,7 +871,7 @@ def _call_out(spec, ins, params, out):
         res = xp.asarray(spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params))
         shape = tuple(res.shape)
     if shape != out._shape:  # PyTorch judges the overlap on out as given, then resizes it
-        check_overlap(out, tensors)  # (a failed call leaves out's shape as it was)
+        check_overlap(out, tensors, as_torch=True)  # (a refused call leaves out as it was)
         resize_out(out, shape, stacklevel=5)  # (the user's line for a direct call)
     check_overlap(out, tensors)
     if direct:  # check_overlap allows only no overlap or the very same elements: ufunc-safe
@@ -918,8 +944,9 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
         views.rebase_history(target, node, setitem_owner=owner)
         save_result(node, spec, target, pol)
         if target._grad_fn is not node and spec.saves_result:  # a view, its base rebased:
-            node.saved["result"]._producer = "AsStrided"  # torch saves it after the rebase,
-            # so its errors name the view's regenerated node (see views.refresh_view_grad_fn)
+            gf = target.grad_fn  # PyTorch reads the view's node (rebuilt) when it saves
+            if gf is not None:  # the result, and its errors name that node while it lives
+                node.saved["result"].view_node = weakref.ref(gf)
     if hooks.active:
         hooks.emit_op(spec, "inplace", ins, target)
     return target
