@@ -244,7 +244,7 @@ def _select(xp, mask, g):
     it = _SAME_WIDTH_INT.get(g.dtype.itemsize)
     if xp is not _np or it is None:
         return xp.where(mask, g, 0)
-    m = mask.astype(it)
+    m = _np.asarray(mask).astype(it)  # (a 0-dim mask comes as a numpy bool scalar)
     _np.negative(m, out=m)  # 1 -> all bits set, 0 -> none
     _np.bitwise_and(m, g.view(it), out=m)
     return m.view(g.dtype)

@@ -101,7 +101,8 @@ def _bool_index(flag: bool, device) -> Tensor:
 
 
 def _select(t: Tensor, dim: int, i: int, real_dim: int = 0) -> Tensor:
-    """``select`` with indexing's own bound error, naming the dim of the *indexed* tensor."""
+    """``select`` with indexing's own bound error, which names ``real_dim``: the entry's place
+    in the index tuple (``x[..., 3]`` of a [3, 4] says dimension 1, ``x[None, 5]`` too)."""
     nd = len(t._shape)
     if nd == 0:
         raise IndexError(_ZERO_DIM)
@@ -121,12 +122,10 @@ def apply_slicing(self: Tensor, idx: tuple, *, skip_full_slices: bool = True):
     if n_spec > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
     out, dim, tensors, dev = self, 0, {}, self.device
-    real = 0  # the dim of self the entry applies to (for error texts)
-    for ix in idx:
+    for pos, ix in enumerate(idx):
         i = _as_int(ix)
-        real += self.ndim - n_spec if ix is Ellipsis else (1 if ix is None else _consumed(ix))
-        if i is not None:
-            out = _select(out, dim, i, real - 1)
+        if i is not None:  # (PyTorch's bound error names the entry's place in the index)
+            out = _select(out, dim, i, pos)
         elif isinstance(ix, slice):
             start, stop, step = _slice_bound(ix.start), _slice_bound(ix.stop), _slice_bound(ix.step)
             if step == 0:

@@ -91,3 +91,18 @@ def test_masked_gradient_keeps_nan_and_zero_sign_as_torch(name):
             raise
         pytest.skip(str(e))
     assert str(got) == str(want)  # (str: NaN == NaN)
+
+
+@pytest.mark.parametrize("value", [0.5, -0.5, 0.0])
+def test_relu_backward_of_a_0dim_tensor_in_place_on_a_view(value):
+    """The array backward's bit select on a 0-dim mask (a numpy bool scalar): sweep seed 5029."""
+    got = []
+    for T in (torch, ilt):
+        x = T.tensor([[value, value], [value, value]], dtype=T.float64, requires_grad=True)
+        y = x.clone().mean().squeeze()
+        y.relu_()
+        (y * 3).backward()
+        a = T.tensor(value, requires_grad=True)
+        a.relu().backward()
+        got.append((x.grad.tolist(), a.grad.item()))
+    assert got[0] == got[1]

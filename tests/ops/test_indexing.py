@@ -195,3 +195,22 @@ def test_random_mixed_indices_match_numpy_after_selects(data):
     got = il.tensor(a)[tuple(idx)]
     assert tuple(got.shape) == tuple(ref.shape)
     assert np.array_equal(np.asarray(got), ref.numpy())
+
+
+@pytest.mark.parametrize("expr", [
+    "x[..., 3, 2]", "x[3, 2]", "x[..., 5]", "x[..., 0, 5]", "y[..., 3, 0]", "y[..., 4]",
+    "y[0, ..., 5]", "y[..., 2, 0, 0]", "y[5, ...]", "y[1, ..., 4, 0]", "x[..., None, 4]",
+    "y[:, ..., 3, 0]", "x[None, 5]", "x[:, None, 5]", "x[T.tensor([0]), 5]", "x[True, 5]",
+    "x[0, None, 7]", "x[[0], 5]"])
+def test_out_of_bounds_integer_names_its_place_in_the_index(expr):
+    """PyTorch's applySelect names the entry's position in the index tuple, not the dim it
+    lands on: ``x[..., 3]`` of a [3, 4] says dimension 1 (sweep seed 6551)."""
+    torch = pytest.importorskip("torch")
+    import inplace_lab.torch as ilt
+
+    texts = []
+    for T in (torch, ilt):
+        with pytest.raises(IndexError) as e:
+            eval(expr, {"T": T, "x": T.ones(3, 4), "y": T.ones(2, 3, 4)})  # noqa: S307
+        texts.append(str(e.value))
+    assert texts[0] == texts[1]
