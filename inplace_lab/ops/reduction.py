@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numpy as _np
+
 from .. import dtypes, layout
 from .elementwise import assign, masked_grad
 from .table import OPS, OpSpec, register
@@ -540,30 +542,41 @@ def _cum(fname):
         if a.ndim == 0:
             layout.wrap_dim(dim, 0)
             return assign(xp, out, a.astype(dt.np))
-        r = getattr(xp, fname)(a, axis=layout.wrap_dim(dim, a.ndim), dtype=dt.np)
-        return assign(xp, out, r)
+        acc = _CPU_ACC.get(dt.np) if xp.__name__ == "numpy" else None
+        r = getattr(xp, fname)(a, axis=layout.wrap_dim(dim, a.ndim), dtype=acc or dt.np)
+        return assign(xp, out, r if acc is None else r.astype(dt.np))
 
     return fwd
 
 
+# PyTorch's CPU scans accumulate in at::acc_type (float32 in double, float16 in float): the
+# same sums, rounded once at the end (numpy's float32 cumsum rounds every step)
+_CPU_ACC = {_np.dtype(_np.float32): _np.float64, _np.dtype(_np.float16): _np.float32,
+            _np.dtype(_np.complex64): _np.complex128}
+
+
 def reverse_cumsum(g, dim):
-    """sum_{j >= i} g_j along ``dim``: the backward of cumsum, in tensor ops."""
-    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+    """sum_{j >= i} g_j along ``dim``: PyTorch's reversed_cumsum, flip-cumsum-flip (its
+    rounding, and its nodes under create_graph)."""
+    return g.flip(dim).cumsum(dim).flip(dim)
 
 
 def _cumsum_bw(c, g):
-    if not len(c.input_meta[0][0]):
-        return g
+    shape = c.input_meta[0][0]
+    if layout.numel(shape) <= 1 or shape[layout.wrap_dim(c["dim"], len(shape))] == 1:
+        return g  # PyTorch's trivial case: the gradient itself (a leaf then copies it)
     return reverse_cumsum(g, c["dim"])
 
 
 def _cumprod_bw(c, g):
     """sum_{i >= k} g_i * prod_{j <= i, j != k} x_j; divides by x when no element is zero."""
-    x, r = c["self"], c["result"]
     shape = c.input_meta[0][0]
-    if not len(shape):
+    if layout.numel(shape) <= 1:
         return g
     d = layout.wrap_dim(c["dim"], len(shape))
+    if shape[d] == 1:  # PyTorch's trivial cases: the gradient itself
+        return g
+    x, r = c["self"], c["result"]
     if not bool((x == 0).any()):
         return reverse_cumsum(g * r, d) / x
     from .. import creation
