@@ -226,7 +226,9 @@ def _nodes_to_run(order, inputs, accumulate):
     """``None`` (run everything) or the set of nodes on a path to an input edge."""
     if inputs is None:
         return None
-    target_edges = set(inputs)
+    # an input with no node (a no_grad view that requires grad) is PyTorch's "unreachable
+    # input": no edge of the graph leads to it (the (None, 0) edges of numbers do not)
+    target_edges = {e for e in inputs if e[0] is not None}
     runs = set()
     if accumulate:  # backward(inputs=[leaf]): the leaf's AccumulateGrad itself runs
         runs.update(n for n, _ in inputs if isinstance(n, AccumulateGrad))

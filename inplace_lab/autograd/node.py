@@ -282,6 +282,8 @@ class OpNode(Node):
         return self.params[key]
 
     def apply(self, grads):
+        if len(self.saved) > 1:  # which modified saved tensor an error names: see _check_saved
+            _check_saved(self)
         fa = self.spec.backward_array  # raw arrays when nothing can see the difference
         out = fa(self, grads) if fa is not None and self._extra is None else None
         if out is None:
@@ -297,6 +299,20 @@ class OpNode(Node):
                 if g is not None:
                     g._vc.bump(k)
         return out
+
+
+def _check_saved(node) -> None:
+    """PyTorch's generated ``apply`` unpacks a node's saved variables in the order of their
+    names before its formula runs, so of two modified (or freed) ones the error names the
+    first by name (``maximum(a, b)``: ``other``), whatever order the formula reads them in.
+    Only one that fails is unpacked here (it raises); the formula unpacks the rest."""
+    saved = node.saved
+    for name in sorted(saved):
+        s = saved[name]
+        if s.freed or (s._unpack is None and (
+                s._vc.version != s.version or
+                s._nonleaf and s._tensor is not None and s._tensor._grad_fn is None)):
+            s.unpack(node)
 
 
 _NODE_CLASSES: dict = {}

@@ -57,3 +57,51 @@ def test_a_leaf_detached_in_place_after_use_gets_no_grad():
         y.exp().sum().backward()
         out.append((x.grad, x.requires_grad, x.is_leaf))
     assert out[1] == out[0]
+
+
+UNPACK_ORDER = {"mul": "a * b", "mul_rev": "b * a", "div": "a / b", "maximum": "T.maximum(a, b)",
+                "pow": "a.pow(b)", "atan2": "T.atan2(a, b)", "addcmul": "T.addcmul(a, a, b)",
+                "lerp": "T.lerp(a, b, a)", "hypot": "T.hypot(a, b)",
+                "mm": "a.reshape(1, 2).mm(b.reshape(2, 1))"}
+
+
+@pytest.mark.parametrize("op", UNPACK_ORDER)
+def test_of_two_modified_saved_tensors_the_first_by_name_is_named(op):
+    """torch's generated apply unpacks saved variables in name order (other < self,
+    tensor1 < tensor2, end < self < weight): with both modified, that one's version shows."""
+    import re
+
+    found = []
+    for T in (torch, ilt):
+        x = T.tensor([1.5, 2.5], requires_grad=True)
+        a, b = x * 1, x * 2
+        z = eval(UNPACK_ORDER[op], {"T": T, "a": a, "b": b})  # noqa: S307
+        with T.no_grad():
+            a.add_(1)
+            b.add_(1)
+            b.add_(1)  # a at version 1, b at 2
+        with pytest.raises(RuntimeError) as e:
+            z.sum().backward()
+        found.append(re.search(r"is at version \d+", str(e.value)).group(0))
+    assert found[0] == found[1]
+
+
+def test_an_input_no_edge_leads_to_is_unused_not_run():
+    """autograd.grad of a no_grad view (requires grad, no node): nothing leads to it, so no
+    node runs (a freed graph is not touched) and it is unused (sweep seed 4361)."""
+    texts = []
+    for T in (torch, ilt):
+        x = T.tensor([[1.27, -1.31], [-1.1, 0.85]], requires_grad=True)
+        y = x * 1
+        y.sum().backward()
+        with T.no_grad():
+            v = y.t()
+        with pytest.raises(RuntimeError) as e:
+            T.autograd.grad(y.sum(), [v])
+        texts.append(str(e.value))
+        y2 = x * 2
+        with T.no_grad():
+            w = y2[0]
+        g = T.autograd.grad((y2 * 3).sum(), [w, x], allow_unused=True)
+        assert g[0] is None and g[1].tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    assert texts[0] == texts[1]
