@@ -458,8 +458,8 @@ def call(spec, args, kwargs):
     if not isinstance(res, xp.ndarray):
         res = xp.asarray(res)
     strides = None
-    if spec.layout and res.ndim > 1:
-        res, strides = result_layout(spec.layout, xp, res, ins, params)
+    if spec.layout and res.ndim:
+        res, strides = result_layout(spec, xp, res, ins, params)
     result = Tensor._wrap(res, dev, pol)
     if strides is not None:
         _restride(result, strides)
@@ -472,32 +472,23 @@ def call(spec, args, kwargs):
 
 # ---- result layout: PyTorch's strides where numpy's can differ --------------------------------
 
-def result_layout(rule, xp, res, ins, params):
+def result_layout(spec, xp, res, ins, params):
     """``(res, strides)``: ``res`` laid out in memory as PyTorch lays out this op's result,
     and the exact strides the tensor should show (None: the array's own), per ``OpSpec.layout``.
 
     Only a result of two or more dims can differ; a call whose tensors are all contiguous
-    costs a look at each tensor's strides ("ti"), or at the result's flags.
+    costs a look at each tensor's strides ("ti"), or at the result's flags. A Python number
+    is a (0-dim) operand where PyTorch wraps it in a tensor (``x * 2``, ``2 - x``), not where
+    a Scalar overload is a unary kernel ("ti1", "pow": ``x.pow(2)``, ``x.clamp(0, 1)``).
     """
-    shape = res.shape
+    rule, shape = spec.layout, res.shape
     if rule == "contiguous" or rule == "cat" and not _all_channels_last(ins) or \
             rule == "pow" and not isinstance(ins[0], Tensor):
         return (res if res.flags.c_contiguous else xp.ascontiguousarray(res)), None
-    if rule == "ti" or rule == "ti_rev" or rule == "pow":
-        operands = []
-        plain = True
-        for x in ins:
-            if isinstance(x, Tensor):
-                if plain and x._strides != _c_strides(x._shape):
-                    plain = False
-                operands.append((x._shape, x._strides))
-            elif x is not None and not isinstance(x, (list, tuple, str)):
-                operands.append(((), ()))  # a Python number: a 0-dim operand
-        if plain:
+    if rule in _ITERATOR_RULES:
+        strides = iterator_layout(rule, ins, shape)
+        if strides is None:
             return res, None
-        if rule == "ti_rev":
-            operands[:2] = operands[1::-1]
-        strides = layout.iterator_strides(shape, operands)
     elif rule == "preserve":
         x = next((x for x in ins if isinstance(x, Tensor)), None)
         if x is None or x._shape != shape or x._strides == _c_strides(shape):
@@ -518,6 +509,29 @@ def result_layout(rule, xp, res, ins, params):
         n, c, h, w = shape
         strides = (h * w * c, 1, w * c, c)
     return _strided_like(xp, res, strides), strides
+
+
+_ITERATOR_RULES = frozenset(("ti", "ti_rev", "ti1", "pow"))
+
+
+def iterator_layout(rule, ins, shape):
+    """TensorIterator's strides for a result of ``shape`` from ``ins``, or None when every
+    tensor among them is contiguous (then so is the result)."""
+    numbers = rule == "ti" or rule == "ti_rev"
+    operands = []
+    plain = True
+    for x in ins:
+        if isinstance(x, Tensor):
+            if plain and x._strides != _c_strides(x._shape):
+                plain = False
+            operands.append((x._shape, x._strides))
+        elif numbers and x is not None and not isinstance(x, (list, tuple, str)):
+            operands.append(((), ()))  # a wrapped Python number: a 0-dim operand
+    if plain:
+        return None
+    if rule == "ti_rev":
+        operands[:2] = operands[1::-1]
+    return layout.iterator_strides(shape, operands)
 
 
 def _strided_like(xp, res, strides):
@@ -621,6 +635,9 @@ def lane(spec, arity=None):
     if n == 1:
         def op1(x):
             if isinstance(x, Tensor):
+                xs = x._strides
+                if xs is not _C_STRIDES.get(x._shape) and xs != _c_strides(x._shape):
+                    return call(spec, (x,), {})  # a layout of its own (result_layout)
                 dt = x._dtype
                 npd = dts.get(dt)
                 if npd is None:
@@ -666,9 +683,9 @@ def lane(spec, arity=None):
                         yg = False
                     elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
                             y._storage.device is dev:
-                        xs, ys = x._strides, y._strides  # (one strides tuple per shape is
-                        if xs is not ys and xs != ys and (  # shared by fresh results)
-                                xs != _c_strides(x._shape) or ys != _c_strides(y._shape)):
+                        xs, ys = x._strides, y._strides  # (fresh results and factories
+                        if xs is not _C_STRIDES.get(x._shape) and xs != _c_strides(x._shape) \
+                                or ys is not xs and ys != _c_strides(y._shape):  # share one
                             return call(spec, (x, y), {})  # a layout of its own (result_layout)
                         b = y._arr
                         if b is None:
@@ -827,8 +844,8 @@ def _call_multi(spec, ins, params, pol, dev, res):
     outs = []
     for r in res:
         r, strides = xp.asarray(r), None
-        if spec.layout and r.ndim > 1:
-            r, strides = result_layout(spec.layout, xp, r, ins, params)
+        if spec.layout and r.ndim:
+            r, strides = result_layout(spec, xp, r, ins, params)
         outs.append(Tensor._wrap(r, dev, pol))
         if strides is not None:
             _restride(outs[-1], strides)
@@ -872,7 +889,9 @@ def _call_out(spec, ins, params, out):
         shape = tuple(res.shape)
     if shape != out._shape:  # PyTorch judges the overlap on out as given, then resizes it
         check_overlap(out, tensors, as_torch=True)  # (a refused call leaves out as it was)
-        resize_out(out, shape, stacklevel=5)  # (the user's line for a direct call)
+        resize_out(out, shape, stacklevel=5,  # (the user's line for a direct call)
+                   strides=iterator_layout(spec.layout, ins, shape)
+                   if spec.layout in _ITERATOR_RULES else None)
     check_overlap(out, tensors)
     if direct:  # check_overlap allows only no overlap or the very same elements: ufunc-safe
         spec.forward(xp, *[_array(x) for x in ins], out=out._a, dt=dt, **params)
@@ -884,9 +903,10 @@ def _call_out(spec, ins, params, out):
     return out
 
 
-def resize_out(out, shape, stacklevel) -> None:
+def resize_out(out, shape, stacklevel, strides=None) -> None:
     """Resize ``out`` as part of one out= write: PyTorch's deprecation warning when it had
-    elements, no version bump of its own (the write bumps)."""
+    elements, no version bump of its own (the write bumps). ``strides``: the layout an
+    elementwise op gives it (TensorIterator restrides a resized output), else contiguous."""
     from .methods import grow_storage
 
     if out.numel() != 0:
@@ -903,7 +923,7 @@ def resize_out(out, shape, stacklevel) -> None:
     need = out._offset + layout.numel(shape)
     if need > out._storage.size():
         grow_storage(out._storage, need)
-    out._set_geometry(shape, layout.contiguous_strides(shape))
+    out._set_geometry(shape, strides if strides is not None else layout.contiguous_strides(shape))
 
 
 def call_inplace(spec, args, kwargs, *, setitem=False):

@@ -69,12 +69,13 @@ class OpSpec:
     grad_writes: int = 0
     # How PyTorch lays out the result where numpy's own layout can differ (dispatch.
     # result_layout): "ti" (TensorIterator: strides follow the first input with an opinion),
-    # "ti_rev" (the same, the first two inputs swapped: rsub), "pow" ("ti", but a number base
-    # gives a contiguous result, as pow(Scalar, Tensor)), "preserve" (empty_like of the first
+    # "ti_rev" (the same, the first two inputs swapped: rsub), "ti1" (a Python number is no
+    # operand: Scalar overloads that are unary kernels, clamp, lerp's weight), "pow" ("ti1",
+    # but a number base gives a contiguous result, as pow(Scalar, Tensor)), "preserve" (empty_like of the first
     # input), "contiguous", "cat" (contiguous unless every input is channels-last), "rot90"
     # (flip, then a transposed view), "nonzero" (an (n, ndim) result with strides (1, n));
     # "" keeps numpy's (which for one operand is TensorIterator's). Default: RESULT_LAYOUTS
-    # by name, else "ti" for ufunc ops of two or more arguments.
+    # by name, else "ti" for elementwise ops (_ELEMENTWISE_MODULES, ufunc ops).
     layout: str = ""
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
@@ -86,8 +87,8 @@ class OpSpec:
         if not self.ufunc:
             self.ufunc = getattr(self.forward, "ufunc", "")
         if not self.layout:
-            self.layout = RESULT_LAYOUTS.get(self.name, "ti" if self.ufunc and
-                                             len(self.args) > 1 else "")
+            self.layout = RESULT_LAYOUTS.get(self.name, "ti" if self.ufunc or getattr(
+                self.forward, "__module__", "") in _ELEMENTWISE_MODULES else "")
         if self.torch_inplace is None:
             self.torch_inplace = self.inplace
         if self.paddle_inplace is None:
@@ -129,22 +130,28 @@ class OpSpec:
         return " and ".join(sorted(kinds, key=lambda k: k != "inputs"))
 
 
+# The modules whose normal ops are elementwise (TensorIterator ops in PyTorch): "ti" unless
+# RESULT_LAYOUTS says otherwise
+_ELEMENTWISE_MODULES = {"inplace_lab.ops.elementwise", "inplace_lab.ops.unary",
+                        "inplace_lab.ops.activation", "inplace_lab.ops.nn_shrink"}
 # PyTorch's result layouts by op name, where numpy's differ (OpSpec.layout says what each
 # means). Elementwise ops of several tensors follow TensorIterator; the others allocate
 # contiguous results (``at::empty``) or keep their input's layout (``empty_like``).
 RESULT_LAYOUTS = {
     **dict.fromkeys((
-        "where", "lerp", "addcmul", "addcdiv", "clamp", "clamp_min", "clamp_max", "heaviside", "igamma", "igammac", "isclose", "ldexp", "logical_and",
+        "where", "addcmul", "addcdiv", "heaviside", "igamma", "igammac", "isclose", "ldexp", "logical_and",
         "logical_or", "logical_xor", "xlogy", "copysign", "nextafter", "fmod", "remainder",
         "floor_divide", "atan2", "hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "maximum",
         "minimum", "eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "div"), "ti"),
     "rsub": "ti_rev",
+    **dict.fromkeys(("clamp", "clamp_min", "clamp_max", "lerp"), "ti1"),
     **dict.fromkeys(("pow", "float_power"), "pow"),
     **dict.fromkeys((
         "stack", "masked_fill", "masked_scatter", "roll", "cumsum", "cumprod", "cummax",
         "cummin", "softmax", "log_softmax", "tril", "triu", "linalg_cross",
         "mvlgamma", "index", "index_select", "gather", "repeat"), "contiguous"),
     "cat": "cat",
+    **dict.fromkeys(("clone", "_to_copy"), "preserve"),
     "rot90": "rot90",
     **dict.fromkeys(("flip", "sort", "argsort", "msort"), "preserve"),
     **dict.fromkeys(("nonzero", "argwhere"), "nonzero"),

@@ -269,10 +269,6 @@ KNOWN = {
     "stale_view_is_leaf": lambda line, path, a, b: path.split(".")[-1].split(":")[0] == "is_leaf"
     or (path.endswith(":keys") and set(a) ^ set(b) == {"grad"})
     or (path.endswith(".requires_grad") and line.endswith(".detach_()")),
-    # Result layouts left: a gradient's (backward formulas on arrays), and one input's
-    # size-1 dims with odd strides (torch keeps a dense input's strides exactly).
-    "result_layout": lambda line, path, a, b: path.split(".")[-1] in ("stride", "contiguous")
-    and not _is_error(a) and not _is_error(b),
     # An op outside inference_mode on an inference tensor: torch's result (sum, mean via out=)
     # is born at version 1 or 2. Only for a tensor this very line made.
     "result_of_inference_input_version": lambda line, path, a, b: path.endswith(".version") and

@@ -123,3 +123,45 @@ def test_lane_takes_the_full_path_only_for_a_layout_of_its_own():
         assert eval(expr).stride() == want  # noqa: S307
         ta, tb = torch.ones(3, 2), torch.ones(3, 2)
         assert eval(expr, {"a": ta, "b": tb}).stride() == want  # noqa: S307
+
+
+OUT_PROGRAMS = [
+    "o = T.ones(2, 3); x = T.zeros(4, 2).transpose(-1, 0); T.add(x, 1, out=o)",
+    "o = T.ones(2, 3, 2, dtype=T.float64); x = T.zeros(2, 3).t(); T.mul(x, 2, out=o)",
+    "o = T.empty(0); x = T.ones(2, 3).t(); T.neg(x, out=o)",
+    "o = T.empty(0); x = T.ones(2, 3).t(); T.cat([x, x], out=o)",
+    "o = T.empty(0); x = T.ones(2, 3).t(); T.matmul(x, x.t(), out=o)",
+    "o = T.empty(0); x = T.ones(2, 3).t(); T.add(x.contiguous(), x, out=o)",
+    "o = T.empty(0); x = T.ones(2, 3).t(); T.clamp(x, 0, 1, out=o)",
+    "o = T.empty(0); x = T.ones(2, 3).t(); T.sum(x, 0, out=o)",
+]
+
+
+@pytest.mark.parametrize("src", OUT_PROGRAMS)
+def test_resized_out_takes_torchs_layout(src):
+    """An elementwise op restrides the ``out=`` it resizes as TensorIterator lays out its
+    result; other ops resize it contiguous."""
+    import warnings
+
+    got = []
+    for T in (torch, ilt):
+        ns = {"T": T}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(src, ns)  # noqa: S102
+        got.append((ns["o"].stride(), ns["o"].tolist()))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("expr", ["-1.0 - x", "x.clamp(0, 3)", "x.pow(2)", "x * 2", "x > 1",
+                                  "T.lerp(x, x, 0.5)", "T.where(x > 1, x, 0.)", "x % 2",
+                                  "x.clone()", "x.exp()", "x + x"])
+def test_size_one_dims_keep_torchs_strides(expr):
+    """A [1, 2] with strides (1, 1) (a transposed [2, 1]): TensorIterator treats a wrapped
+    number as an operand (x * 2: its own order) but not a unary kernel's Scalar (x.pow(2),
+    clamp: contiguous); clone keeps a dense input's strides exactly."""
+    got = []
+    for T in (torch, ilt):
+        x = T.tensor([[1.97], [1.79]]).transpose(1, 0)
+        got.append(eval(expr, {"T": T, "x": x}).stride())  # noqa: S307
+    assert got[0] == got[1]
