@@ -24,7 +24,7 @@ from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
 from ..scalars import I64_MIN as _I64_MIN, U64_END as _U64_END, int_overflow
 from ..version import InferenceCounter, alias_counter
-from ..tensor import _C_STRIDES, Tensor, _c_strides, blank, fresh
+from ..tensor import Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
 
@@ -547,6 +547,25 @@ def _strided_like(xp, res, strides):
     return out
 
 
+def lane_layout(spec, ins, t) -> None:
+    """The lane's result ``t`` (numpy's layout) given PyTorch's when they differ.
+
+    The lane asks only when an input's strides tuple is not the result's: a fresh result, a
+    factory's tensor and their C-contiguous views of one shape share one tuple (``_c_strides``),
+    so the common call pays one identity test. ``t`` keeps its storage object (same bytes,
+    so memory's accounting and the alloc event stand); only its buffer may be laid out anew.
+    """
+    strides = iterator_layout(spec.layout, ins, t._shape)
+    if strides is None or strides == t._strides or policy.is_paddle(t._pol):
+        return
+    arr = t._a
+    new = _strided_like(backend.np, arr, strides)
+    if new is not arr:
+        t._storage.data = new.base if new.base is not None else new
+        t._arr = new
+    t._strides = tuple(strides)
+
+
 def _restride(t, strides):
     """Give a fresh result PyTorch's exact strides where they differ from its array's only at
     size-1 dims (which address nothing). Paddle's results stay row-major (Tensor._wrap)."""
@@ -626,6 +645,8 @@ def lane(spec, arity=None):
 
     def slow(x, r, dev, ins):  # a 0-dim or non C-ordered result: adopted as the full path does
         res = Tensor._wrap(backend.np.asarray(r), dev, x._pol)
+        if res._shape:
+            lane_layout(spec, ins, res)
         if _needs_grad(spec, ins):
             record(spec, list(ins), params, x._pol, res)
         if hooks.active:
@@ -635,9 +656,6 @@ def lane(spec, arity=None):
     if n == 1:
         def op1(x):
             if isinstance(x, Tensor):
-                xs = x._strides
-                if xs is not _C_STRIDES.get(x._shape) and xs != _c_strides(x._shape):
-                    return call(spec, (x,), {})  # a layout of its own (result_layout)
                 dt = x._dtype
                 npd = dts.get(dt)
                 if npd is None:
@@ -652,6 +670,8 @@ def lane(spec, arity=None):
                         pol = x._pol
                         res = fresh(Tensor if pol is None else classes.get(pol, Tensor), r, dt,
                                     dev, pol)
+                        if x._strides is not res._strides:  # (see lane_layout)
+                            lane_layout(spec, (x,), res)
                         if x._requires_grad and differentiable and _gm.enabled and \
                                 not x._vc.inference:
                             record(spec, [x], params, pol, res)
@@ -676,17 +696,10 @@ def lane(spec, arity=None):
                 if npd and dev.type is cpu:
                     yc = y.__class__
                     if yc is float or yc is int and _I64_MIN <= y < _U64_END:
-                        xs = x._strides
-                        if xs is not _C_STRIDES.get(x._shape) and xs != _c_strides(x._shape):
-                            return call(spec, (x, y), {})  # a layout of its own (result_layout)
                         b = y if npd is not _F16 else None
                         yg = False
                     elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
                             y._storage.device is dev:
-                        xs, ys = x._strides, y._strides  # (fresh results and factories
-                        if xs is not _C_STRIDES.get(x._shape) and xs != _c_strides(x._shape) \
-                                or ys is not xs and ys != _c_strides(y._shape):  # share one
-                            return call(spec, (x, y), {})  # a layout of its own (result_layout)
                         b = y._arr
                         if b is None:
                             b = y._a
@@ -707,6 +720,9 @@ def lane(spec, arity=None):
                             pol = x._pol
                             res = fresh(Tensor if pol is None else classes.get(pol, Tensor), r,
                                         dt, dev, pol)
+                            st = res._strides  # (see lane_layout)
+                            if x._strides is not st or b is not y and y._strides is not st:
+                                lane_layout(spec, (x, y), res)
                             if (x._requires_grad or yg) and differentiable and \
                                     _gm.enabled and (not x._vc.inference or (
                                         scalar_edges if yc is float or yc is int
