@@ -37,8 +37,10 @@ def dims_of(dim, ndim):
 
 
 def expand_back(g, in_shape, dim, keepdim):
-    """Broadcast a reduced gradient back to the input's shape."""
-    if not keepdim and len(in_shape):
+    """Broadcast a reduced gradient back to the input's shape (PyTorch's sum_backward: a
+    reduction over every dim expands its 0-dim gradient directly, so every stride is 0)."""
+    if not keepdim and len(in_shape) and not (
+            dim is None or isinstance(dim, (list, tuple)) and len(dim) == 0):
         for d in dims_of(dim, len(in_shape)):
             g = g.unsqueeze(d)
     return g.expand(in_shape)

@@ -258,8 +258,9 @@ STOPS = {"too_hard_overlap", "inference_detach_write",
          "result_of_inference_input_version"}
 
 KNOWN = {
-    # SumBackward0's expand of a 0-dim grad has all-zero strides in torch (an autograd.grad
-    # result of x.sum() for x of shape [2, 1] has strides (0, 0)); is_view of such results.
+    # Gradients that torch's view backward formulas return as views (SqueezeBackward's
+    # unsqueeze, TBackward's transpose, AsStridedBackward's as_strided): their is_view and
+    # strides; inplace_lab's array formulas return fresh tensors there.
     "grad_result_layout": lambda line, path, a, b: any(
         _grad_field(path, f) for f in ("stride", "is_view", "contiguous")),
     # torch's Python is_leaf asks grad_fn (a stale no_grad/multi-output view raises there,

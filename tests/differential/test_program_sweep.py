@@ -87,11 +87,10 @@ def test_grad_version_after_layout_copy():
     _same("x = T.tensor([1., 2.], requires_grad=True)\nx.sum().backward()", "x.grad._version")
 
 
-@pytest.mark.xfail(strict=True, reason="SumBackward0's expand of a 0-dim grad: torch's strides "
-                   "are all 0 (backward_arrays / reduction backward)")
-def test_known_sum_backward_grad_strides():
-    _same("x = T.ones(2, 1, requires_grad=True)\ng, = T.autograd.grad(x.sum(), [x])",
-          "g.stride()")
+def test_sum_backward_grad_strides():  # (SumBackward0 expands its 0-dim gradient: strides 0)
+    _same("x = T.ones(2, 1, requires_grad=True)\ng, = T.autograd.grad(x.sum(), [x])\n"
+          "x.sum().backward()\ny = T.ones(3, requires_grad=True)\ny.flatten().sum().backward()",
+          "g.stride()", "g._is_view()", "x.grad.stride()", "x.grad._version", "y.grad._version")
 
 
 @pytest.mark.xfail(strict=True, reason="tensor.is_leaf reads the raw field; torch's Python "
