@@ -321,8 +321,19 @@ def _expand_geo(t, *sizes):
 
 
 def _expand_bw(c, g):
-    shape = c.input_meta[0][0]  # torch's at::sum_to: the gradient itself when nothing expanded
-    return (g if g._shape == shape else g.sum_to_size(shape),)
+    """PyTorch's at::sum_to: the gradient itself when nothing was expanded, else a keepdim sum
+    over the expanded dims, viewed without the leading ones (so the result is a view)."""
+    shape = tuple(c.input_meta[0][0])
+    if g._shape == shape:
+        return (g,)
+    if not shape:  # (to a 0-dim tensor: a plain sum)
+        return (g.sum(),)
+    lead = len(g._shape) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and g._shape[lead + i] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return (g.view(shape) if lead else g,)
 
 
 view_op("expand", _expand_geo, _expand_bw, node_name="ExpandBackward0", variadic=True)
