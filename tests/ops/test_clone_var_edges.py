@@ -79,3 +79,22 @@ def test_a_transposed_root_gradient_is_stolen_by_the_leaf_as_torch():
         y.backward(T.ones_like(y))
         out.append((x.grad._version, x.grad.stride()))
     assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("expr", [
+    "T.tensor([1.]).var()", "T.tensor([]).var()", "T.tensor([]).mean()", "T.zeros(2, 0).mean(1)",
+    "T.tensor([]).std()", "T.zeros(0, 2).var(0)", "T.tensor([1., 2.]).var()",
+    "T.tensor([1., 2.]).std(correction=2)", "T.var(T.tensor([3.]))", "T.std(T.ones(2, 1), 1)"])
+def test_empty_and_no_dof_reductions_warn_as_torch(expr):
+    """torch's own var()/std() warning when the degrees of freedom are <= 0, and none of
+    numpy's RuntimeWarnings (the mean of an empty slice is NaN, silently)."""
+    import warnings
+
+    got = []
+    for T in (torch, ilt):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = eval(expr, {"T": T})  # noqa: S307
+        got.append((repr(r.tolist()), [(str(m.message).split(" (Triggered")[0], m.category)
+                                       for m in w]))
+    assert got[0] == got[1]
