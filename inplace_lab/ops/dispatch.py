@@ -260,6 +260,31 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
             f"result type {dt.torch_name} can't be cast to the desired output type "
             f"{target._dtype.torch_name}", tensor=target, op=spec.name)
     check_overlap(target, others, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
+    if spec.expanded_warning and not policy.is_paddle(pol) and \
+            layout.numel(shape) > 1 and any(s == 0 and n > 1 for n, s in zip(shape, target._strides)):
+        _warn_expanded(spec, ins, params if params is not None else spec.params)
+
+
+def _warn_expanded(spec, ins, params):
+    """PyTorch's kernels warn when they write an expanded tensor; index_put_ with one bool mask
+    and a single value goes on to masked_fill_, which warns too (``x[mask] = 1.``)."""
+    import warnings
+
+    names = [spec.name]
+    if spec.name == "index_put" and not params.get("accumulate"):
+        idx = [i for i in (ins[1] or ()) if i is not None]
+        v = ins[2]
+        if len(idx) == 1 and isinstance(idx[0], Tensor) and idx[0]._dtype in (
+                dtypes.bool_, dtypes.uint8) and (not isinstance(v, Tensor) or v.numel() == 1):
+            names.append("masked_fill")
+    for name in names:
+        example = _EXPANDED_EXAMPLES.get(name, spec.expanded_warning)
+        warnings.warn(f"Use of {name}_ on expanded tensors is deprecated. Please clone() the "
+                      "tensor before performing this operation. This also applies to advanced "
+                      f"indexing e.g. {example}", UserWarning, stacklevel=5)
+
+
+_EXPANDED_EXAMPLES = {"masked_fill": "tensor[mask] = scalar"}
 
 
 def check_broadcast(ins):

@@ -415,7 +415,8 @@ def _value_select(name, pos):
 
 
 _VALUE_TENSOR: dict = {}
-_IF = register(OpSpec(name="index_fill", forward=_index_fill_fwd, internal_overlap_ok=True, backward=_index_fill_bw,
+_IF = register(OpSpec(name="index_fill", forward=_index_fill_fwd, internal_overlap_ok=True,
+                      expanded_warning="tensor[mask] = scalar", backward=_index_fill_bw,
                       args=("self", "dim", "index", "value"), saves=("index",), dtype_rule="self",
                       inplace=True, paddle_inplace=True, inplace_check=_no_overlap,
                       select=_value_select("index_fill", 3)))
@@ -489,7 +490,8 @@ def _masked_fill_bw(c, g):
     return (_grad_outside_mask(c, g, m), None, gv)
 
 
-_MF = register(OpSpec(name="masked_fill", forward=_masked_fill_fwd, internal_overlap_ok=True, backward=_masked_fill_bw,
+_MF = register(OpSpec(name="masked_fill", forward=_masked_fill_fwd, internal_overlap_ok=True,
+                      expanded_warning="tensor[mask] = scalar", backward=_masked_fill_bw,
                       args=("self", "mask", "value"), saves=("mask",), dtype_rule="self",
                       inplace=True, paddle_inplace=True,
                       select=_value_select("masked_fill", 2)))

@@ -343,7 +343,8 @@ def _no_overlap(target, ins, params):
                 "operation.", tensor=target, other=x)
 
 
-register(OpSpec(name="index_put", forward=_index_put_fwd, internal_overlap_ok=True, backward=_index_put_bw,
+register(OpSpec(name="index_put", forward=_index_put_fwd, internal_overlap_ok=True,
+                expanded_warning="tensor[indices] = tensor", backward=_index_put_bw,
                 args=("self", "indices", "values"), params={"accumulate": False},
                 saves=("indices",), dtype_rule="self", inplace=True, paddle_inplace=True, out=False,
                 inplace_check=_no_overlap))

@@ -47,6 +47,9 @@ class OpSpec:
     variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
     internal_overlap_ok: bool = False  # in-place on an expanded target allowed (fill_, zero_ ...)
+    # PyTorch's deprecation warning for an expanded target: "Use of <name>_ on expanded tensors
+    # is deprecated ... e.g. <this example>" (masked_fill_, index_fill_, index_put_)
+    expanded_warning: str = ""
     out_direct: bool = False  # kernel writes a correct result into any out= array of the
     #                           broadcast shape and result dtype (ufuncs): out= needs no temporary
     nondiff: Optional[tuple] = None  # args that never get an edge (default: NONDIFF_ARGS)

@@ -123,8 +123,7 @@ def test_known_too_hard_overlap_is_refused():
     _same("x = T.zeros(4, 2)\nx[:] = x[:, 0:1]", "x")
 
 
-@pytest.mark.xfail(strict=True, reason="torch warns on masked_fill_ of an expanded target")
-def test_known_masked_fill_expanded_warning():
+def test_masked_fill_expanded_warning():  # (OpSpec.expanded_warning)
     import warnings
     got = []
     for T in (torch, ilt):
