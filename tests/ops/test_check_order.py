@@ -71,3 +71,24 @@ def test_inplace_result_on_a_view_names_the_node_torch_names(name):
         texts.append(str(e.value))
     assert texts[0] == texts[1]
     assert f"output 0 of {name.strip()}," in texts[1]
+
+
+EXPANDED_WRITES = [
+    "x.masked_fill_(T.tensor([[True, False, True], [False, True, False]]), 2.)",
+    "x[T.tensor([0])] = 5.", "x.index_put_((T.tensor([1]),), T.tensor(7.))", "x[x > -1] = 1.",
+    "x.fill_(3.)", "x.zero_()", "x[0] = 4.", "x.index_fill_(1, T.tensor([0]), 2.)",
+    "x.masked_scatter_(T.ones(2, 3, dtype=T.bool), T.arange(6.))"]
+
+
+@pytest.mark.parametrize("src", EXPANDED_WRITES)
+def test_writes_into_an_expanded_tensor_warn_and_write_as_torch(src):
+    import warnings
+
+    got = []
+    for T in (torch, ilt):
+        ns = {"T": T, "x": T.zeros(3).expand(2, 3)}
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            exec(src, ns)  # noqa: S102
+        got.append((ns["x"].tolist(), [str(m.message).split(" (Triggered")[0] for m in w]))
+    assert got[0] == got[1]
