@@ -184,9 +184,11 @@ def rebase_history(target, node, setitem_owner=None) -> None:
     copy = CopySlices(edge_of(base), _geometry(base), _geometry(target), node, base)
     _set_grad_fn(base, copy)
     base_requires_grad_now(base)
-    target._view_meta.attr_version = -1  # force the lazy AsStridedBackward0 rebuild
+    target._view_meta.attr_version = -1  # force the AsStridedBackward0 rebuild
     target._view_meta.inherited = False
     target._requires_grad = True
+    if target._view_meta.creation == "default":  # torch rebuilds it at once ("trigger an
+        refresh_view_grad_fn(target)  # update to the view's grad_fn"): the node before dies
 
 
 def _set_grad_fn(t, node) -> None:
@@ -237,6 +239,9 @@ class CopySlices(Node):
 
     def __init__(self, base_edge, base_geo, view_geo, fn, base):
         super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+        # fn's edge 0 (the view's old node) is taken over by the base's: fn lets go of it, as
+        # in torch, so that node dies unless the graph holds it elsewhere (saved.view_node)
+        fn.next_functions = ((None, 0),) + tuple(fn.next_functions[1:])
         self.base_geo = base_geo
         self.view_geo = view_geo
         self.fn = fn

@@ -53,6 +53,11 @@ VIEW_RESULT_PROGRAMS = {  # which node torch's error names, for an in-place op's
     "Relu": "w = y.as_strided((2,), (1,), 1)\nT.relu_(w)\ny.t_()\nw.sum().backward()",
     "Tanh": "w = y.sum().unsqueeze(-1)\nw.tanh_()\nwith T.no_grad(): w._base.mul_(2)\n"
             "w.mean().backward()",
+    # a second in-place op on the view rebuilds its node at once: the first one's dies ...
+    "Relu ": "w = y.reshape(1, 3).t()\nT.relu_(w)\nw += -1.0\nw.mean().backward()",
+    # ... unless something still holds it
+    "AsStrided  ": "w = y.reshape(1, 3).t()\nT.relu_(w)\nkeep = w.grad_fn\nw += -1.0\n"
+                   "w.mean().backward()",
 }
 
 
