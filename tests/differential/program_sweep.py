@@ -280,6 +280,13 @@ KNOWN = {
     # Deliberate: inplace_lab refuses overlapping writes torch calls "too hard" and lets through.
     "too_hard_overlap": lambda line, path, a, b: path.endswith("line:unexpected_error") and _is_error(
         b, "unsupported operation: ") and a == "ok",
+    # A saved in-place result on a view names the view's rebuilt node (AsStrided) while that
+    # node lives, else the op: the sweep's own reading of grad_fn after every line changes
+    # node lifetimes differently in torch (its node wrappers) and here. Direct programs are
+    # pinned in tests/ops/test_check_order.py.
+    "view_node_lifetime": lambda line, path, a, b: path.endswith("line:error_text") and
+    isinstance(a, str) and isinstance(b, str) and "of AsStrided," in a + b and
+    a.split(", which is output")[0] == b.split(", which is output")[0],
     # Warnings left: numpy's floating-point RuntimeWarnings (overflow in exp) that torch
     # does not give, and torch's out= resize warning, given twice by some ops.
     "warnings": lambda line, path, a, b: path.endswith(".warnings"),
