@@ -152,7 +152,11 @@ RESULT_LAYOUTS = {
     **dict.fromkeys((
         "stack", "masked_fill", "masked_scatter", "roll", "cumsum", "cumprod", "cummax",
         "cummin", "softmax", "log_softmax", "tril", "triu", "linalg_cross",
-        "mvlgamma", "index", "index_select", "gather", "repeat"), "contiguous"),
+        "mvlgamma", "index", "index_select", "gather", "repeat",
+        # reductions: ATen allocates their results contiguous (numpy keeps the input's order)
+        "sum", "_sum_dim", "mean", "_mean_dim", "prod", "_prod_dim", "max", "amax", "argmax",
+        "min", "amin", "argmin", "var", "std", "norm", "all", "any", "count_nonzero",
+        "logsumexp", "nansum", "_std_mean", "_var_mean", "median", "nanmedian"), "contiguous"),
     "cat": "cat",
     **dict.fromkeys(("clone", "_to_copy"), "preserve"),
     "rot90": "rot90",

@@ -165,3 +165,26 @@ def test_size_one_dims_keep_torchs_strides(expr):
         x = T.tensor([[1.97], [1.79]]).transpose(1, 0)
         got.append(eval(expr, {"T": T, "x": x}).stride())  # noqa: S307
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("src", ["xp", "xt", "xs", "xp.transpose(0, 2)"])
+def test_reductions_of_any_layout_come_back_contiguous(src):
+    """ATen allocates a reduction's result contiguous, whatever the input's layout (numpy's
+    keeps the input's order): sum, mean, amax, max/median values and indices, var, argmax,
+    logsumexp, norm, prod, over each dim, with and without keepdim."""
+    got = []
+    for T in (torch, ilt):
+        ns = {"T": T}
+        exec(SETUP, ns)  # noqa: S102
+        t = eval(src, ns)  # noqa: S307
+        r = []
+        for d in range(t.dim()):
+            for kd in (False, True):
+                r += [t.sum(d, keepdim=kd).stride(), t.mean(d, keepdim=kd).stride(),
+                      t.amax(d, keepdim=kd).stride(), t.max(d, keepdim=kd).values.stride(),
+                      t.max(d, keepdim=kd).indices.stride(), t.var(d, keepdim=kd).stride(),
+                      t.argmax(d, keepdim=kd).stride(), t.logsumexp(d, keepdim=kd).stride(),
+                      t.norm(dim=d, keepdim=kd).stride(), t.prod(d, keepdim=kd).stride(),
+                      t.median(d, keepdim=kd).values.stride()]
+        got.append(r)
+    assert got[0] == got[1]
