@@ -86,6 +86,11 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
     order = topological_order([n for n, _ in roots])
     buffers = GradBuffers()
     for (node, nr), g in zip(roots, root_grads):
+        meta = node.output_meta[nr] if g is not None and nr < len(node.output_meta) else None
+        if meta is not None and g._shape != tuple(meta[0]) and \
+                _expandable(tuple(meta[0]), g._shape):  # (a root whose shape changed under
+            buffers.add(node, nr, g.sum_to_size(meta[0]))  # no_grad: torch's validate_outputs)
+            continue
         buffers.add(node, nr, g, foreign=True)  # the caller still holds a root gradient
     runs = _nodes_to_run(order, inputs, accumulate)
     targets = set(inputs or ())

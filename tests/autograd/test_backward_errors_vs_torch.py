@@ -105,3 +105,28 @@ def test_an_input_no_edge_leads_to_is_unused_not_run():
         g = T.autograd.grad((y2 * 3).sum(), [w, x], allow_unused=True)
         assert g[0] is None and g[1].tolist() == [[6.0, 6.0], [6.0, 6.0]]
     assert texts[0] == texts[1]
+
+
+ROOT_RESHAPED = [
+    "t0 = T.ones(2, 3, requires_grad=True)\nt3 = t0.sum()\nwith T.no_grad(): t3.unsqueeze_(0)\n"
+    "t3.backward()",
+    "t0 = T.ones(2, 3, requires_grad=True)\nt4 = t0.sum(1)\nwith T.no_grad(): t4.unsqueeze_(0)\n"
+    "t4.backward(T.ones(1, 2))",
+    "t0 = T.zeros(1, 3, dtype=T.float64, requires_grad=True)\nt3 = t0.sum(1)\n"
+    "with T.no_grad(): t3.squeeze_()\nt3.exp().sum().backward()",
+]
+
+
+@pytest.mark.parametrize("src", ROOT_RESHAPED)
+def test_a_root_reshaped_under_no_grad_is_summed_to_its_nodes_shape(src):
+    """torch's validate_outputs also runs on the root gradients: a root whose shape changed
+    under no_grad (unsqueeze_) is summed back to what its node recorded (sweep seed 11701)."""
+    got = []
+    for T in (torch, ilt):
+        ns = {"T": T}
+        try:
+            exec(src, ns)  # noqa: S102
+            got.append(ns["t0"].grad.tolist())
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]
