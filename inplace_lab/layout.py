@@ -208,6 +208,26 @@ def has_internal_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
     return False
 
 
+def has_broadcast_overlap(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``has_internal_overlap`` answering Yes: not dense, and a stride-0 dim of size
+    > 1 (an expanded tensor). It calls any other overlap "too hard" (see has_internal_overlap).
+    """
+    return numel(shape) > 1 and not is_dense(shape, strides) and \
+        any(s == 0 and n > 1 for n, s in zip(shape, strides))
+
+
+def overlap_kind_as_torch(a: tuple, b: tuple) -> str:
+    """PyTorch's ``get_overlap_status`` for two windows on one storage: "partial" only for two
+    dense tensors whose memory ranges meet without being the same range with the same
+    strides; anything else it cannot tell ("too hard") is "none" here."""
+    na, nb = numel(a[0]), numel(b[0])
+    if not na or not nb or not is_dense(a[0], a[1]) or not is_dense(b[0], b[1]):
+        return "none"
+    if a[2] == b[2] and na == nb:
+        return "full" if tuple(a[1]) == tuple(b[1]) else "partial"
+    return "partial" if a[2] < b[2] + nb and b[2] < a[2] + na else "none"
+
+
 def overlap_kind(a: tuple, b: tuple) -> str:
     """How two (shape, strides, offset) windows on one storage overlap.
 

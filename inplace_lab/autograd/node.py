@@ -308,11 +308,8 @@ def _check_saved(node) -> None:
     Only one that fails is unpacked here (it raises); the formula unpacks the rest."""
     saved = node.saved
     for name in sorted(saved):
-        s = saved[name]
-        if s.freed or (s._unpack is None and (
-                s._vc.version != s.version or
-                s._nonleaf and s._tensor is not None and s._tensor._grad_fn is None)):
-            s.unpack(node)
+        if saved[name].fails():
+            saved[name].unpack(node)
 
 
 _NODE_CLASSES: dict = {}

@@ -108,6 +108,13 @@ class SavedTensor:
     def current_version(self) -> int:
         return self._vc.version
 
+    def fails(self) -> bool:
+        """Would ``unpack`` raise: freed, modified since saved, or a non-leaf detached in place
+        (never with saved-tensor hooks, which skip the checks)?"""
+        return self.freed or (self._unpack is None and (
+            self._vc.version != self.version or
+            self._nonleaf and self._tensor is not None and self._tensor._grad_fn is None))
+
     def unpack(self, node=None):
         """The saved value, after checking it was not modified in place since."""
         if self.freed:

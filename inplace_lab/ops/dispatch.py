@@ -24,6 +24,7 @@ from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
 from ..scalars import I64_MIN as _I64_MIN, U64_END as _U64_END, int_overflow
 from ..version import InferenceCounter, alias_counter
+from .table import OPS
 from ..tensor import Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
@@ -261,7 +262,7 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
             f"{target._dtype.torch_name}", tensor=target, op=spec.name)
     check_overlap(target, others, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
     if spec.expanded_warning and not policy.is_paddle(pol) and \
-            layout.numel(shape) > 1 and any(s == 0 and n > 1 for n, s in zip(shape, target._strides)):
+            layout.has_broadcast_overlap(shape, target._strides):
         _warn_expanded(spec, ins, params if params is not None else spec.params)
 
 
@@ -270,21 +271,17 @@ def _warn_expanded(spec, ins, params):
     and a single value goes on to masked_fill_, which warns too (``x[mask] = 1.``)."""
     import warnings
 
-    names = [spec.name]
+    specs = [spec]
     if spec.name == "index_put" and not params.get("accumulate"):
         idx = [i for i in (ins[1] or ()) if i is not None]
         v = ins[2]
         if len(idx) == 1 and isinstance(idx[0], Tensor) and idx[0]._dtype in (
                 dtypes.bool_, dtypes.uint8) and (not isinstance(v, Tensor) or v.numel() == 1):
-            names.append("masked_fill")
-    for name in names:
-        example = _EXPANDED_EXAMPLES.get(name, spec.expanded_warning)
-        warnings.warn(f"Use of {name}_ on expanded tensors is deprecated. Please clone() the "
+            specs.append(OPS["masked_fill"])
+    for s in specs:
+        warnings.warn(f"Use of {s.name}_ on expanded tensors is deprecated. Please clone() the "
                       "tensor before performing this operation. This also applies to advanced "
-                      f"indexing e.g. {example}", UserWarning, stacklevel=5)
-
-
-_EXPANDED_EXAMPLES = {"masked_fill": "tensor[mask] = scalar"}
+                      f"indexing e.g. {s.expanded_warning}", UserWarning, stacklevel=5)
 
 
 def check_broadcast(ins):
@@ -304,10 +301,9 @@ def check_overlap(target, others, internal_ok=False, *, as_torch=False):
     overlaps PyTorch calls "too hard" and lets through (``x[:] = x[:, :1]``), after PyTorch's
     own checks have had their say.
     """
-    if not internal_ok and len(target._shape) and layout.numel(target._shape) > 1 and (
-            (not layout.is_dense(target._shape, target._strides) and
-             any(s == 0 and n > 1 for n, s in zip(target._shape, target._strides)))
-            if as_torch else layout.has_internal_overlap(target._shape, target._strides)):
+    if not internal_ok and layout.numel(target._shape) > 1 and (
+            layout.has_broadcast_overlap if as_torch else layout.has_internal_overlap)(
+                target._shape, target._strides):
         raise errors.InternalOverlapError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.",
@@ -316,23 +312,12 @@ def check_overlap(target, others, internal_ok=False, *, as_torch=False):
     for x in others:
         if x._storage is target._storage and x is not target:
             xgeo = (x._shape, x._strides, x._offset)
-            kind = _torch_overlap(geo, xgeo) if as_torch else layout.overlap_kind(geo, xgeo)
+            kind = (layout.overlap_kind_as_torch if as_torch else layout.overlap_kind)(geo, xgeo)
             if kind == "partial":
                 raise errors.PartialOverlapError(
                     "unsupported operation: some elements of the input tensor and the written-to "
                     "tensor refer to a single memory location. Please clone() the tensor before "
                     "performing the operation.", tensor=target, other=x)
-
-
-def _torch_overlap(a, b) -> str:
-    """PyTorch's ``get_overlap_status`` on one storage: "partial" only for two dense tensors
-    whose memory ranges meet without being the same range with the same strides."""
-    na, nb = layout.numel(a[0]), layout.numel(b[0])
-    if not na or not nb or not layout.is_dense(a[0], a[1]) or not layout.is_dense(b[0], b[1]):
-        return "none"  # (empty, or "too hard": left to check_overlap's own rule)
-    if a[2] == b[2] and na == nb:
-        return "full" if tuple(a[1]) == tuple(b[1]) else "partial"
-    return "partial" if a[2] < b[2] + nb and b[2] < a[2] + na else "none"
 
 
 # ---- 5. record ----------------------------------------------------------------------------
@@ -508,7 +493,8 @@ def result_layout(spec, xp, res, ins, params):
     """
     rule, shape = spec.layout, res.shape
     if rule == "contiguous" or rule == "cat" and not _all_channels_last(ins) or \
-            rule == "pow" and not isinstance(ins[0], Tensor):
+            rule == "pow" and not isinstance(ins[0], Tensor) or \
+            rule == "rot90" and params["k"] % 4 == 0:  # (rot90 by 0: a contiguous clone)
         return (res if res.flags.c_contiguous else xp.ascontiguousarray(res)), None
     if rule in _ITERATOR_RULES:
         strides = iterator_layout(rule, ins, shape)
@@ -519,10 +505,8 @@ def result_layout(spec, xp, res, ins, params):
         if x is None or x._shape != shape or x._strides == _c_strides(shape):
             return res, None
         strides = layout.dense_strides_like(shape, x._strides)
-    elif rule == "rot90":  # flip (empty_like) then a transposed view; k == 0: a contiguous clone
+    elif rule == "rot90":  # flip (empty_like), then a transposed view unless k == 2
         x, k = ins[0], params["k"] % 4
-        if k == 0 or x._strides == _c_strides(x._shape) and k == 2:
-            return (res if res.flags.c_contiguous else xp.ascontiguousarray(res)), None
         strides = list(layout.dense_strides_like(x._shape, x._strides))
         if k != 2:
             d0, d1 = (layout.wrap_dim(d, len(x._shape)) for d in params["dims"])

@@ -13,7 +13,9 @@ cumprod save input and result. Every backward is written with tensor ops, so
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import warnings
 from collections import namedtuple
 
 import numpy as _np
@@ -119,31 +121,20 @@ def _mean_dtype(spec, ins, params):
 
 
 def _mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    if not a.size:  # NaN over an empty slice, as torch, without numpy's RuntimeWarnings
-        with _quiet(xp):
-            return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
-    return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+    with _quiet(xp, not a.size):  # NaN over an empty slice, as torch, silently
+        return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
 
 
-class _quiet:
-    """numpy's warnings off for a kernel whose NaN/inf PyTorch returns silently (the mean of
-    an empty slice): its RuntimeWarnings and floating-point errstate."""
-
-    def __init__(self, xp):
-        self.xp = xp
-
-    def __enter__(self):
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
+@contextlib.contextmanager
+def _quiet(xp, when=True):
+    """numpy's warnings off (``when``) for a kernel whose NaN/inf PyTorch returns silently
+    (the mean of an empty slice): its RuntimeWarnings and floating-point errstate."""
+    if not when:
+        yield
+        return
+    with warnings.catch_warnings(), xp.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        self._e = self.xp.errstate(all="ignore")
-        self._e.__enter__()
-
-    def __exit__(self, *exc):
-        self._e.__exit__(*exc)
-        return self._w.__exit__(*exc)
+        yield
 
 
 def _mean_bw(c, g):
@@ -432,24 +423,16 @@ def _var_fwd(root):
         for d in axes:
             n *= a.shape[d]
         if n - corr <= 0:  # torch's own warning (the user's line: kernel, call, the entry)
-            import warnings
-
             warnings.warn(f"{'std' if root else 'var'}(): degrees of freedom is <= 0. "
                           "Correction should be strictly less than the reduction factor (input "
                           "numel divided by output numel).", UserWarning, stacklevel=4)
-        if not a.size or n - corr <= 0:  # NaN/inf as torch, without numpy's warnings
-            with _quiet(xp):
-                return _var_kernel(xp, a, axes, kd, n - corr, root)
-        return _var_kernel(xp, a, axes, kd, n - corr, root)
+        with _quiet(xp, not a.size or n - corr <= 0):  # NaN/inf as torch, silently
+            mean = xp.mean(a, axis=axes, keepdims=True)
+            sq = xp.abs(a - mean) ** 2
+            v = xp.sum(sq, axis=axes, keepdims=kd) / max(n - corr, 0)
+            return xp.sqrt(v) if root else v
 
     return fwd
-
-
-def _var_kernel(xp, a, axes, kd, dof, root):
-    mean = xp.mean(a, axis=axes, keepdims=True)
-    sq = xp.abs(a - mean) ** 2
-    v = xp.sum(sq, axis=axes, keepdims=kd) / max(dof, 0)
-    return xp.sqrt(v) if root else v
 
 
 def _var_bw(root):

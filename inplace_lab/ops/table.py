@@ -74,11 +74,11 @@ class OpSpec:
     # result_layout): "ti" (TensorIterator: strides follow the first input with an opinion),
     # "ti_rev" (the same, the first two inputs swapped: rsub), "ti1" (a Python number is no
     # operand: Scalar overloads that are unary kernels, clamp, lerp's weight), "pow" ("ti1",
-    # but a number base gives a contiguous result, as pow(Scalar, Tensor)), "preserve" (empty_like of the first
-    # input), "contiguous", "cat" (contiguous unless every input is channels-last), "rot90"
-    # (flip, then a transposed view), "nonzero" (an (n, ndim) result with strides (1, n));
-    # "" keeps numpy's (which for one operand is TensorIterator's). Default: RESULT_LAYOUTS
-    # by name, else "ti" for elementwise ops (_ELEMENTWISE_MODULES, ufunc ops).
+    # but a number base gives a contiguous result, as pow(Scalar, Tensor)), "preserve"
+    # (empty_like of the first input), "contiguous", "cat" (contiguous unless every input is
+    # channels-last), "rot90" (flip, then a transposed view), "nonzero" (an (n, ndim) result
+    # with strides (1, n)); "" keeps numpy's. Default: RESULT_LAYOUTS by name, else "ti" for
+    # elementwise ops (ufunc ops and those of _ELEMENTWISE_MODULES).
     layout: str = ""
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
@@ -141,11 +141,7 @@ _ELEMENTWISE_MODULES = {"inplace_lab.ops.elementwise", "inplace_lab.ops.unary",
 # means). Elementwise ops of several tensors follow TensorIterator; the others allocate
 # contiguous results (``at::empty``) or keep their input's layout (``empty_like``).
 RESULT_LAYOUTS = {
-    **dict.fromkeys((
-        "where", "addcmul", "addcdiv", "heaviside", "igamma", "igammac", "isclose", "ldexp", "logical_and",
-        "logical_or", "logical_xor", "xlogy", "copysign", "nextafter", "fmod", "remainder",
-        "floor_divide", "atan2", "hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "maximum",
-        "minimum", "eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "div"), "ti"),
+    "isclose": "ti",  # (elementwise, outside those modules)
     "rsub": "ti_rev",
     **dict.fromkeys(("clamp", "clamp_min", "clamp_max", "lerp"), "ti1"),
     **dict.fromkeys(("pow", "float_power"), "pow"),
@@ -158,9 +154,8 @@ RESULT_LAYOUTS = {
         "min", "amin", "argmin", "var", "std", "norm", "all", "any", "count_nonzero",
         "logsumexp", "nansum", "_std_mean", "_var_mean", "median", "nanmedian"), "contiguous"),
     "cat": "cat",
-    **dict.fromkeys(("clone", "_to_copy"), "preserve"),
+    **dict.fromkeys(("clone", "_to_copy", "flip", "sort", "argsort", "msort"), "preserve"),
     "rot90": "rot90",
-    **dict.fromkeys(("flip", "sort", "argsort", "msort"), "preserve"),
     **dict.fromkeys(("nonzero", "argwhere"), "nonzero"),
 }
 
