@@ -907,14 +907,6 @@ def _named(t) -> bool:
     return bool(t._name) and not _is_anon(t._name)
 
 
-def _raw_storage(st):
-    """A small numpy storage keeps its bytes (decoded when the step is built); others as before."""
-    data = st.data
-    if type(data) is _np.ndarray and data.size <= STORAGE_VALUES_LIMIT:
-        return (data.size, st.dtype.name, st.device.key, data.nbytes, data.tobytes(), data.dtype)
-    return _storage_snapshot(st)
-
-
 def _build_storage(r) -> dict:
     if type(r) is dict:
         v = r["values"]
