@@ -19,6 +19,13 @@ from . import errors
 POLICIES = ("pytorch", "paddle", "paddle-legacy")
 _current = "pytorch"
 
+# > 0 while the core's own code runs on the user's tensors: a composite op (matmul's reshape
+# + bmm, einsum) or a backward formula (bmm's ``mat2.transpose(1, 2)``). That code calls
+# tensor methods with PyTorch's signatures; a facade tensor whose methods take the framework's
+# own (``paddle.Tensor.transpose(perm)``, ``reshape(shape)``) answers those calls with the
+# core's methods while this is set. A list, so that readers share one mutable cell.
+core_calls = [0]
+
 
 def get_inplace_policy() -> str:
     return _current
@@ -50,6 +57,33 @@ def policy_of(t) -> str:
 
 def is_paddle(name) -> bool:
     return name in ("paddle", "paddle-legacy")
+
+
+# ---- Paddle's type promotion -------------------------------------------------------------------
+
+# Ops whose Paddle kernels check the two tensors' dtypes before running (Paddle's type
+# promotion white list; the table's names): int with float, or two int widths, is a TypeError.
+PADDLE_PROMOTED = frozenset((
+    "add", "sub", "mul", "div", "pow", "floor_divide", "remainder", "maximum", "minimum",
+    "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_xor"))
+
+
+def check_paddle_promotion(x, y, inplace: bool = False) -> None:
+    """Paddle 3.3.1's ``NeedTypePromotion``: two tensors of different dtypes may meet only if
+    both are floating point or one is complex. Out of place, a 0-D tensor takes part like a
+    Python number (no check); an in-place op checks it too (``x.add_(0-D float)``)."""
+    if not (hasattr(x, "_vc") and hasattr(y, "_vc")):
+        return
+    a, b = x._dtype, y._dtype
+    if a is b or not inplace and (not x._shape or not y._shape):
+        return
+    if (a.is_floating_point and b.is_floating_point) or a.is_complex or b.is_complex:
+        return
+    raise TypeError(
+        "(InvalidType) Type promotion only support calculations between floating-point numbers "
+        f"and between complex and real numbers. But got different data type x: {a.name}, "
+        f"y: {b.name}. (at /paddle/paddle/phi/common/type_promotion.h:220)\n")
 
 
 # ---- error texts ---------------------------------------------------------------------------

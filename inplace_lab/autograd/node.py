@@ -16,6 +16,7 @@ import itertools
 import weakref
 
 from . import grad_mode
+from ..policy import core_calls as _core_calls
 
 _seq = itertools.count()
 
@@ -287,7 +288,12 @@ class OpNode(Node):
         fa = self.spec.backward_array  # raw arrays when nothing can see the difference
         out = fa(self, grads) if fa is not None and self._extra is None else None
         if out is None:
-            out = self.spec.backward(self, *grads)
+            cc = _core_calls
+            cc[0] += 1  # (the formula's method calls have PyTorch's signatures: see policy)
+            try:
+                out = self.spec.backward(self, *grads)
+            finally:
+                cc[0] -= 1
         if not isinstance(out, tuple):
             out = (out,)
         keep = self.edge_args  # backward formulas answer per argument; edges skip some

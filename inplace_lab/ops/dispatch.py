@@ -441,7 +441,12 @@ def set_history(t, node, output_nr=0):
 def call(spec, args, kwargs):
     """An out-of-place op (or one with ``out=``)."""
     if spec.kind == "composite":  # composed of table ops (matmul: reshape + mm/bmm + view)
-        return spec.forward(*args, **kwargs)
+        cc = policy.core_calls
+        cc[0] += 1  # (its method calls have PyTorch's signatures, whatever the tensors' facade)
+        try:
+            return spec.forward(*args, **kwargs)
+        finally:
+            cc[0] -= 1
     if spec.select is not None:  # overloads: x.sum() is SumBackward0, x.sum(0) SumBackward1
         spec = spec.select(args, kwargs) or spec
     plain = None if kwargs else _resolve_plain(spec, args)
@@ -455,6 +460,9 @@ def call(spec, args, kwargs):
         if out is not None:
             return _call_out(spec, ins, params, out)
         dev, pol = device_of(spec, ins)
+        if pol is not None and len(ins) > 1 and spec.name in policy.PADDLE_PROMOTED and \
+                policy.is_paddle(pol) and not policy.core_calls[0]:  # (the user's call)
+            policy.check_paddle_promotion(ins[0], ins[1])
         dt = result_dtype(spec, ins, params)
         arrays = [x._a if isinstance(x, Tensor) else x for x in ins]
     xp = backend.xp_of(dev)

@@ -16,6 +16,7 @@ raises AttributeError, as only ``Tensor.add_`` exists in 3.3.1.
 """
 from __future__ import annotations
 
+import builtins as _builtins
 import sys as _sys
 
 from inplace_lab import autograd as _autograd
@@ -146,7 +147,9 @@ from .views import as_strided, broadcast_to, chunk, expand, expand_as, reshape, 
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
-    """``paddle.matmul``: ``transpose_x``/``transpose_y`` swap the last two dims first."""
+    """``paddle.matmul``: ``transpose_x``/``transpose_y`` swap the last two dims first;
+    shapes are checked as Paddle's MatmulInferMeta and kernel do, with their words."""
+    _check_matmul(list(x.shape), list(y.shape), transpose_x, transpose_y)
     if transpose_x and x.ndim >= 2:
         x = _Core.transpose(x, -1, -2)
     if transpose_y and y.ndim >= 2:
@@ -155,6 +158,35 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
 
 
 Tensor.matmul = matmul
+
+
+def _check_matmul(xs, ys, tx, ty) -> None:
+    nx, ny = len(xs), len(ys)
+    if not nx or not ny:
+        return  # (the core's error: Paddle's 0-D message is not reproduced)
+    ix = 0 if nx == 1 else (nx - 2 if tx else nx - 1)
+    iy = 0 if ny == 1 else (ny - 1 if ty else ny - 2)
+    if xs[ix] != ys[iy]:
+        raise ValueError(
+            f"(InvalidArgument) In operator matmul, the [{ix}] dimension of Input(X) must be "
+            f"equal to the [{iy}] dimension of Input(Y). But receiving the [{ix}]dimension of "
+            f"Input(X) is [{xs[ix]}], and the [{iy}] dimension of Input(Y) is [{ys[iy]}].\n  "
+            f"[Hint: Expected K_lhs == K_rhs, but received K_lhs:{xs[ix]} != K_rhs:{ys[iy]}.] "
+            "(at /paddle/paddle/phi/infermeta/binary.cc:3087)\n")
+    n = _builtins.max(nx, ny)  # (max here is paddle.max)
+    bx = [1] * (n - nx) + (xs[:-2] if nx > 2 else [1] * (nx - 1))
+    by = [1] * (n - ny) + (ys[:-2] if ny > 2 else [1] * (ny - 1))
+    for i, (a, b) in enumerate(zip(bx, by)):
+        if a != b and a > 1 and b > 1:
+            raise ValueError(
+                "(InvalidArgument) Input(X) and Input(Y) has error dim. X_broadcast's "
+                f"shape[{i}] must be equal to Y_broadcast's shape[{i}], or X_broadcast's "
+                f"shape[{i}] <= 1, or Y_broadcast's shape[{i}] <= 1, but received X_broadcast's "
+                f"shape[{i}] = [{a}]received Y_broadcast's shape[{i}] = [{b}].\n  [Hint: "
+                "Expected x_bd_dims[i] == y_bd_dims[i] || x_bd_dims[i] <= 1 || y_bd_dims[i] <= 1 "
+                "== true, but received x_bd_dims[i] == y_bd_dims[i] || x_bd_dims[i] <= 1 || "
+                "y_bd_dims[i] <= 1:0 != true:1.] (at "
+                "/paddle/paddle/phi/kernels/impl/matmul_kernel_impl.h:63)\n")
 
 
 def assign(x, output=None):
@@ -188,6 +220,9 @@ def numel(x, name=None):
 
 
 from . import autograd, device, linalg, nn, optimizer  # noqa: E402,F401
+from .tensor import honour_core_calls as _honour_core_calls  # noqa: E402
+
+_honour_core_calls()  # (after every Paddle-signature method above is in place)
 
 __version__ = "3.3.1+inplace_lab"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from inplace_lab import dtypes, facade, layout
+from inplace_lab import dtypes, facade, layout, policy
 from inplace_lab.autograd import grad_mode
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
@@ -143,19 +143,10 @@ _BROADCAST_CHECKED = frozenset((
 _ARITHMETIC = frozenset(("add_", "subtract_", "sub_", "multiply_", "mul_", "divide_", "div_"))
 
 
-def _is_int(dt) -> bool:
-    return not (dt.is_floating_point or dt.is_complex) and dt is not dtypes.bool_
-
-
 def _check_operand(pname: str, x, y) -> None:
     """Paddle's checks before an in-place binary kernel runs (nothing is written)."""
-    if pname in _ARITHMETIC and x._dtype is not y._dtype and (
-            (_is_int(x._dtype) and y._dtype.is_floating_point)
-            or (x._dtype.is_floating_point and _is_int(y._dtype))):
-        raise TypeError(
-            "(InvalidType) Type promotion only support calculations between floating-point "
-            "numbers and between complex and real numbers. But got different data type x: "
-            f"{x._dtype.name}, y: {y._dtype.name}.")
+    if pname in _ARITHMETIC:
+        policy.check_paddle_promotion(x, y, inplace=True)
     if pname in _BROADCAST_CHECKED:
         out = list(layout.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
         if out != list(x.shape):

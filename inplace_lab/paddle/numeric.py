@@ -9,6 +9,8 @@ come from the core's recorded ops.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import inplace_lab as _il
@@ -16,6 +18,7 @@ from inplace_lab import dtypes
 from inplace_lab.tensor import Tensor as _Core
 
 from .selection import _to_last
+from .views import reshape
 
 
 def _dims(axis):
@@ -79,16 +82,69 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     return _il.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan).all()
 
 
-def _composite_not_yet(name):
-    """The core composes these of Tensor *methods* (``x.reshape(a, b, c)``), which on a
-    paddle.Tensor have Paddle's signatures; rather than answer wrongly, say so."""
-    return NotImplementedError(
-        f"paddle.{name} is not implemented in inplace_lab's paddle facade yet: the core's "
-        f"{name} is a PyTorch composite that calls PyTorch-signature methods")
-
-
 def einsum(equation, *operands):
-    raise _composite_not_yet("einsum")
+    """``paddle.einsum``: the core's einsum (table ops, the core's methods called unbound,
+    so Paddle's method signatures do not get in the way); a label whose sizes differ
+    between operands is Paddle's ValueError."""
+    for op in operands:  # (Paddle reads each operand's shape first: no list of operands)
+        if not isinstance(op, _Core):
+            raise AttributeError(f"'{type(op).__name__}' object has no attribute 'shape'")
+    _check_einsum_dtypes(operands)
+    _check_label_sizes(equation, operands)
+    return _il.einsum(equation, *operands)
+
+
+_EINSUM_CPU = ("float32", "float64", "complex64", "complex128")
+_PHI_CODE = {"float32": 10, "float64": 11}  # (phi::DataType, as Paddle's messages print it)
+
+
+def _check_einsum_dtypes(operands):
+    """Paddle's CPU einsum kernel: float32/64 and complex only, one dtype for all operands."""
+    for op in operands:
+        name = op._dtype.name
+        if name not in _EINSUM_CPU and op._storage.device.type == "cpu":
+            raise RuntimeError(
+                f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
+                f"`einsum` is not registered. Selected wrong DataType `{name}`. Paddle support "
+                "following DataTypes: float64, complex128, float32, complex64.\n  [Hint: Expected "
+                "kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != "
+                "true, but received kernel_iter == iter->second.end() && kernel_key.backend() == "
+                "Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:317)\n")
+    first = operands[0]._dtype.name
+    for op in operands[1:]:
+        other = op._dtype.name
+        if other != first:
+            codes = (f"dtype():{_PHI_CODE[other]} != phi::CppTypeToDataType<T>::Type():"
+                     f"{_PHI_CODE[first]}" if first in _PHI_CODE and other in _PHI_CODE
+                     else "dtype() != phi::CppTypeToDataType<T>::Type()")
+            raise ValueError(
+                f"(InvalidArgument) The type of data we are trying to retrieve ({first}) does not "
+                f"match the type of data ({other}) currently contained in the container.\n  "
+                f"[Hint: Expected dtype() == phi::CppTypeToDataType<T>::Type(), but received "
+                f"{codes}.] (at /paddle/paddle/phi/core/dense_tensor.cc:153)\n")
+
+
+def _check_label_sizes(equation, operands):
+    """Paddle's einsum kernel check: one size per label (no broadcasting of size 1)."""
+    lhs = equation.replace(" ", "").split("->")[0].split(",")
+    if len(lhs) != len(operands):
+        return  # (the core says how many operands the equation wants)
+    sizes = {}
+    for spec, op in zip(lhs, operands):
+        if "..." in spec:
+            head, tail = spec.split("...", 1)
+            dims = list(zip(head, op.shape[:len(head)]))
+            dims += list(zip(tail, op.shape[op.ndim - len(tail):])) if tail else []
+        else:
+            dims = list(zip(spec, op.shape))
+        for label, n in dims:
+            seen = sizes.setdefault(label, n)
+            if seen != n:
+                raise ValueError(
+                    f"(InvalidArgument) Same label have different shapes for label: `{label}`\n"
+                    f"  [Hint: Expected (*labelshape)[c] == op_dim[dim_ptr], but received "
+                    f"(*labelshape)[c]:{seen} != op_dim[dim_ptr]:{n}.] (at "
+                    f"/paddle/paddle/phi/kernels/impl/einsum_kernel_impl.h:227)\n")
 
 
 def kron(x, y, name=None):
@@ -97,13 +153,35 @@ def kron(x, y, name=None):
 
 def cross(x, y, axis=9, name=None):
     """``paddle.cross``: ``axis=9`` (the default) is the first axis of size 3."""
-    if axis == 9:
-        return _il.cross(x, y)
+    if axis == 9:  # (the first axis of size 3, found here: torch's own default warns)
+        axis = next((i for i, n in enumerate(x.shape) if n == 3), None)
+        if axis is None:
+            raise ValueError(
+                "(InvalidArgument) There must be at least one dimension 'd' so that "
+                f"Input(X/Y).dims()[d] is equal to 3. But received: Input(X/Y).dims() == "
+                f"{list(x.shape)}.\n  [Hint: Expected dim == DDim::kMaxRank == false, but "
+                "received dim == DDim::kMaxRank:1 != false:0.] (at "
+                "/paddle/paddle/phi/kernels/cpu/cross_kernel.cc:65)\n")
     return _il.cross(x, y, dim=axis)
 
 
 def inner(x, y, name=None):
-    raise _composite_not_yet("inner")
+    """``paddle.inner`` as Paddle composes it: a one-element operand multiplies; otherwise
+    both are flattened to rows of their last dim, ``matmul(nx, ny, transpose_y=True)``,
+    reshaped to ``x.shape[:-1] + y.shape[:-1]``."""
+    from . import matmul, multiply
+
+    if x.size == 1 or y.size == 1:
+        return multiply(x, y)
+    xs, ys = list(x.shape), list(y.shape)
+    nx = reshape(x, (-1, xs[-1]) if xs[-1] else (math.prod(xs[:-1]) if len(xs) > 1 else 1, 0))
+    ny = reshape(y, (-1, ys[-1]) if ys[-1] else (math.prod(ys[:-1]) if len(ys) > 1 else 1, 0))
+    if xs[-1] != ys[-1]:
+        raise ValueError(
+            "After performing an optional transpose, Input X's last dim should be equal to Y's "
+            "last dim for multiplication prerequisites. But received X's shape: "
+            f"{list(nx.shape)}, Y's shape: {list(ny.shape)}\n")
+    return reshape(matmul(nx, ny, transpose_y=True), xs[:-1] + ys[:-1])
 
 
 def dot(x, y, name=None):
@@ -114,8 +192,13 @@ def dot(x, y, name=None):
 
 
 def outer(x, y, name=None):
-    """``paddle.outer``/``ger`` (of the flattened inputs in Paddle)."""
-    raise _composite_not_yet("outer")
+    """``paddle.outer``/``ger`` as Paddle composes it: ``x`` flattened to a column times
+    ``y`` flattened to a row (Paddle's multiply, with its dtype rules)."""
+    from . import multiply
+
+    nx = reshape(x, (0, 1) if x.size == 0 else (-1, 1))
+    ny = reshape(y, (1, 0) if y.size == 0 else (1, -1))
+    return multiply(nx, ny)
 
 
 ger = outer
@@ -132,10 +215,8 @@ def flip(x, axis, name=None):
 def _quantile(core, x, q, axis, keepdim, interpolation):
     if isinstance(q, _Core) and q.ndim == 0:
         q = float(q.item())
-    if isinstance(q, (list, tuple, _Core)):
-        raise NotImplementedError("paddle.quantile with a list or 1-D tensor q is not "
-                                  "implemented in inplace_lab's paddle facade yet (the core "
-                                  "composite calls PyTorch-signature methods); pass one float")
+    elif isinstance(q, (list, tuple)):  # (the core's quantile takes a 1-D tensor of x's dtype)
+        q = _il.tensor([float(v) for v in q], dtype=x.dtype, device=x.device)
     if axis is None or isinstance(axis, int):
         return core(x, q, dim=axis, keepdim=keepdim, interpolation=interpolation)
     t, shape = _to_last(x, axis, keepdim)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 
-from inplace_lab import facade
+from inplace_lab import facade, policy
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
@@ -91,7 +91,49 @@ def _paddle_method(spec):
             s = spec.select((self,) + args, kwargs) if spec.select is not None else None
             return dispatch.call(s or spec, (self,) + args, translate_kwargs(spec, kwargs))
     m.__name__ = m.__qualname__ = spec.name
+    m._positional_as_core = True  # (PyTorch's positional arguments pass through unchanged)
     return m
+
+
+def _core_or_own(name: str, own):
+    """``paddle.Tensor.<name>`` with Paddle's signature, or the core's (PyTorch's) method
+    while the core's own code runs (``policy.core_calls``: a composite such as batched
+    ``matmul``, or a backward formula such as bmm's ``mat2.transpose(1, 2)``)."""
+    core = getattr(_Core, name)
+    cc = policy.core_calls
+
+    if isinstance(own, property):
+        core_get, own_get = core.__get__, own.fget
+        return property(lambda self: core_get(self) if cc[0] else own_get(self), own.fset,
+                        own.fdel, own.__doc__)
+
+    def m(self, *args, **kwargs):
+        if cc[0]:
+            return core(self, *args, **kwargs)
+        return own(self, *args, **kwargs)
+
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = own.__doc__
+    m.__wrapped__ = own
+    return m
+
+
+def honour_core_calls() -> None:
+    """Wrap every method paddle.Tensor defines with Paddle's own signature (hand-written
+    ones, in-place adapters, ``size``) in ``_core_or_own``; hidden names read as the core's
+    while core code runs (``facade.Hidden``). Called once the facade has set them all."""
+    for name, v in list(vars(Tensor).items()):
+        if name.startswith("__") and name != "__getitem__":
+            continue
+        core = getattr(_Core, name, None)
+        if core is None or v is core or isinstance(v, facade.Hidden) or \
+                getattr(v, "_positional_as_core", False) or hasattr(v, "__wrapped__"):
+            continue
+        if isinstance(v, property):
+            if name == "size":  # (shape, grad, name, is_leaf read the same in core code)
+                setattr(Tensor, name, _core_or_own(name, v))
+        elif callable(v):
+            setattr(Tensor, name, _core_or_own(name, v))
 
 
 class Tensor(_Core):

@@ -114,6 +114,35 @@ CASES = {
     "trace_offset": (lambda L, x: L.trace(x, offset=1), A),
     "flip_axis": (lambda L, x: L.flip(x, axis=1), A),
     "quantile": (lambda L, x: L.quantile(x, 0.3), A),
+    "quantile_list": (lambda L, x: L.quantile(x, [0.2, 0.5], axis=1), A),
+    "quantile_list_all": (lambda L, x: L.quantile(x, [0.25, 0.75]), A),
+    "quantile_list_axes_keepdim": (lambda L, x: L.quantile(x, (0.4,), axis=[0, 1], keepdim=True),
+                                   A),
+    # Paddle's composites: outer/inner flatten as Paddle's Python does, einsum is one kernel
+    "outer_2d": (lambda L, x, y: L.outer(x, y), A, B),
+    "outer_1d": (lambda L, x, y: L.outer(x[0], y[1]), A, B),
+    "ger": (lambda L, x, y: L.ger(x[0], y[1]), A, B),
+    "inner_2d": (lambda L, x, y: L.inner(x, y), A, B),
+    "inner_3d_2d": (lambda L, x, y: L.inner(x, y), IMG[0, :, :3, :4], B),
+    "inner_1d": (lambda L, x, y: L.inner(x[0], y[0]), A, B),
+    "inner_one_element": (lambda L, x, y: L.inner(x, y[0, :1]), A, B),
+    "einsum_mm": (lambda L, x, y: L.einsum("ij,kj->ik", x, y), A, B),
+    "einsum_bmm": (lambda L, x, y: L.einsum("bij,bjk->bik", x, y), IMG[0, :, :3, :4],
+                   IMG[1, :, :4, :2]),
+    "einsum_trace": (lambda L, x: L.einsum("ii", x), SQ),
+    "einsum_diagonal": (lambda L, x: L.einsum("ii->i", x), SQ),
+    "einsum_implicit": (lambda L, x, y: L.einsum("ij,kj", x, y), A, B),
+    "einsum_ellipsis": (lambda L, x, y: L.einsum("...j,kj->...k", x, y), IMG[0, :, :3, :4], B),
+    "einsum_three": (lambda L, x, y, z: L.einsum("ij,kj,k->i", x, y, z), A, B, A[:, 0]),
+    "einsum_sum_all": (lambda L, x: L.einsum("ij->", x), A),
+    # batched products: core composites whose steps call PyTorch-signature methods
+    "matmul_3d_2d": (lambda L, x, y: L.matmul(x, y), IMG[0, :, :3, :4], A5.T[:, :4].T.copy()),
+    "matmul_3d_3d": (lambda L, x, y: L.matmul(x, y), IMG[0, :, :3, :4], IMG[1, :, :4, :2]),
+    "matmul_1d_3d": (lambda L, x, y: L.matmul(x[0], y), A, IMG[1, :, :4, :2]),
+    "matmul_transpose_y": (lambda L, x, y: L.matmul(x, y, transpose_y=True),
+                           IMG[0, :, :3, :4], IMG[1, :, :2, :4]),
+    "bmm": (lambda L, x, y: L.bmm(x, y), IMG[0, :, :3, :4], IMG[1, :, :4, :2]),
+    "linear_3d": (lambda L, x, w: _F(L).linear(x, w), IMG[0, :, :3, :4], B.T.copy()),
     "quantile_axes": (lambda L, x: L.quantile(x, 0.5, axis=[0, 1], keepdim=True), A),
     "nanquantile": (lambda L, x: L.nanquantile(x, 0.5, axis=1), NAN),
     "inverse": (lambda L, x: L.inverse(x), SQ),
@@ -220,10 +249,6 @@ def test_unsupported_forms_say_so():
         lab.unique(x, axis=0)
     with pytest.raises(NotImplementedError, match="SAME"):
         labF.avg_pool2d(lab.to_tensor(IMG), 2, padding="SAME")
-    for call in (lambda: lab.einsum("ij->ji", x), lambda: lab.inner(x, x),
-                 lambda: lab.outer(x, x), lambda: lab.quantile(x, [0.5])):
-        with pytest.raises(NotImplementedError, match="not implemented"):
-            call()
     with pytest.raises(AttributeError, match="not implemented"):
         lab.linalg.matrix_norm  # noqa: B018
     with pytest.raises(ValueError, match="Mode"):
