@@ -30,6 +30,7 @@ from . import api_names as _api
 from . import inplace as _inplace
 from . import numeric as _numeric
 from . import selection as _selection
+from . import tensor as _tensor_mod
 from . import views
 from .creation import (arange, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                        get_device, is_tensor, linspace, normal, ones, ones_like, rand, randint,
@@ -107,6 +108,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _function(name, spec):
     """A paddle.X function for a table op (Paddle's argument names translated)."""
+    order = _api.FUNCTION_ARGS.get(name)
+    if order is not None:  # (Paddle's parameter order differs from the op's)
+        return _tensor_mod.paddle_signature(name, spec, order)
     sig_name = name + "_"
 
     def fn(x, *args, **kwargs):
@@ -126,6 +130,8 @@ _PADDLE_SEMANTICS = {}
 for _mod in (_selection, _numeric):
     for _n in _mod.NAMES:
         _PADDLE_SEMANTICS[_n] = globals()[_n] = getattr(_mod, _n)
+for _n in _api.SEMANTICS_METHODS:  # (x.max(axis) is paddle.max(x, axis))
+    setattr(Tensor, _n, _PADDLE_SEMANTICS[_n])
 
 
 def _export():

@@ -134,6 +134,60 @@ FUNCTIONAL_FUNCTIONS = (
     "upsample", "zeropad2d",
 )
 
+# Module functions (and the Tensor methods of the same names, ``x`` being the tensor) whose
+# Paddle parameters differ in order or name from the table op's: Paddle's parameters in
+# Paddle's order, each with the op's name for it (or the composite function's; None:
+# accepted and ignored). Checked against paddle 3.3.1's signatures in
+# tests/paddle/test_function_signatures.py.
+FUNCTION_ARGS = {
+    "addmm": (("input", "self"), ("x", "mat1"), ("y", "mat2"), ("beta", "beta"),
+              ("alpha", "alpha")),
+    "baddbmm": (("input", "self"), ("x", "batch1"), ("y", "batch2"), ("beta", "beta"),
+                ("alpha", "alpha")),
+    "concat": (("x", "tensors"), ("axis", "dim")),
+    "concatenate": (("x", "tensors"), ("axis", "dim")),
+    "cat": (("x", "tensors"), ("axis", "dim")),
+    "stack": (("x", "tensors"), ("axis", "dim")),
+    "hstack": (("x", "tensors"),),
+    "vstack": (("x", "tensors"),),
+    "dstack": (("x", "tensors"),),
+    "trapezoid": (("y", "y"), ("x", "x"), ("dx", "dx"), ("axis", "dim")),
+    "cumulative_trapezoid": (("y", "y"), ("x", "x"), ("dx", "dx"), ("axis", "dim")),
+    "take_along_dim": (("arr", "input"), ("indices", "indices"), ("axis", "dim"),
+                       ("broadcast", None)),
+    "diagonal": (("x", "self"), ("offset", "offset"), ("axis1", "dim1"), ("axis2", "dim2")),
+    "index_add": (("x", "self"), ("index", "index"), ("axis", "dim"), ("value", "source"),
+                  ("alpha", "alpha")),
+    "index_fill": (("x", "self"), ("index", "index"), ("axis", "dim"), ("value", "value")),
+    "index_put": (("x", "self"), ("indices", "indices"), ("value", "values"),
+                  ("accumulate", "accumulate")),
+    "index_select": (("x", "self"), ("index", "index"), ("axis", "dim")),
+    "isin": (("x", "elements"), ("test_x", "test_elements"), ("assume_unique", "assume_unique"),
+             ("invert", "invert")),
+    "masked_scatter": (("x", "self"), ("mask", "mask"), ("value", "source")),
+    "put_along_axis": (("arr", "self"), ("indices", "index"), ("values", "src"), ("axis", "dim"),
+                       ("reduce", "reduce"), ("include_self", "include_self"),
+                       ("broadcast", "broadcast")),
+    "renorm": (("x", "self"), ("p", "p"), ("axis", "dim"), ("max_norm", "maxnorm")),
+    "rot90": (("x", "self"), ("k", "k"), ("axes", "dims")),
+    "sum": (("x", "self"), ("axis", "dim"), ("dtype", "dtype"), ("keepdim", "keepdim")),
+    "unflatten": (("x", "self"), ("axis", "dim"), ("shape", "sizes")),
+    "unfold": (("x", "self"), ("axis", "dimension"), ("size", "size"), ("step", "step")),
+    "where": (("condition", "condition"), ("x", "self"), ("y", "other")),
+}
+# Functions with Paddle's own semantics (paddle/selection.py, paddle/numeric.py) that are
+# also paddle.Tensor methods (``x.max(axis)`` returns the values only, as ``paddle.max``).
+SEMANTICS_METHODS = (
+    "allclose", "amax", "amin", "argsort", "bucketize", "cross", "cummax", "cummin", "cumprod",
+    "cumsum", "diag", "diff", "dot", "flip", "inner", "inverse", "isclose", "kron", "kthvalue",
+    "logsumexp", "max", "median", "min", "mode", "multinomial", "nanmean", "nanmedian",
+    "nanquantile", "nansum", "outer", "quantile", "repeat_interleave", "sort", "topk", "trace",
+    "unique")
+# FUNCTION_ARGS names that paddle.Tensor does not have as methods.
+FUNCTION_ONLY = frozenset(("concatenate", "cat", "hstack", "vstack", "dstack"))
+# Paddle's defaults where the table op has none (``paddle.index_select(x, index)``: axis 0).
+FUNCTION_DEFAULTS = {"index_select": {"dim": 0}}
+
 SIGNATURES = {
     'abs_': (),
     'acos_': (),

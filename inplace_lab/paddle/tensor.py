@@ -82,7 +82,43 @@ def translate_kwargs(spec, kwargs: dict) -> dict:
     return out
 
 
-def _paddle_method(spec):
+def paddle_signature(name: str, spec, order):
+    """``name`` with Paddle's parameters (``api_names.FUNCTION_ARGS``): each argument,
+    positional or keyword, goes to the op under the op's own name for it."""
+    by_name = dict(order)
+    defaults = api_names.FUNCTION_DEFAULTS.get(name, {})
+    entry = dispatch.call_view if spec.kind == "view" else dispatch.call
+
+    def fn(*args, **kwargs):
+        if len(args) > len(order):
+            raise TypeError(f"{name}() takes at most {len(order)} positional arguments but "
+                            f"{len(args)} were given")
+        kw = dict(defaults)
+        for (_, core), v in zip(order, args):
+            if core is not None:
+                kw[core] = v
+        for k, v in kwargs.items():
+            if k == "name":
+                continue
+            if k in kw and k not in defaults and k not in by_name:
+                raise TypeError(f"{name}() got multiple values for argument '{k}'")
+            core = by_name.get(k, k)
+            if core is not None:
+                kw[core] = v
+        if kw.get("out", 0) is None:
+            del kw["out"]
+        return entry(spec, (), kw)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"paddle.{name}({', '.join(p for p, _ in order)}): the {spec.name!r} op."
+    fn._positional_as_core = False
+    return fn
+
+
+def _paddle_method(spec, name=None):
+    order = api_names.FUNCTION_ARGS.get(name or spec.name)
+    if order is not None:
+        return paddle_signature(name or spec.name, spec, order)
     if spec.kind == "view":
         def m(self, *args, **kwargs):
             return dispatch.call_view(spec, (self,) + args, translate_kwargs(spec, kwargs))
@@ -329,7 +365,11 @@ def _install() -> None:
             continue
         for n in (spec.name,) + tuple(spec.aliases):
             if n not in own and callable(getattr(_Core, n, None)):
-                setattr(Tensor, n, _paddle_method(spec))
+                setattr(Tensor, n, _paddle_method(spec, n))
+    for n, order in api_names.FUNCTION_ARGS.items():  # (x.where(a, b) is where(x, a, b))
+        spec = facade.resolve(n, inplace.RENAMES)
+        if n not in api_names.FUNCTION_ONLY and n not in own and spec is not None:
+            setattr(Tensor, n, paddle_signature(n, spec, order))
     paddle_names = set(api_names.TENSOR_INPLACE)
     for n in dir(_Core):
         if n.endswith("_") and not n.startswith("_") and n not in paddle_names and n not in own:

@@ -180,18 +180,22 @@ def _diff1(ref, got, path, ignore):
     return None if ref == got else (path, ref, got)
 
 
-def first_difference(lines, ref_lib, got_lib, known=None, **kw):
+def first_difference(lines, ref_lib, got_lib, known=None, observe_fn=None, stops=None, **kw):
     """(line index, field path, torch's, inplace_lab's) at the first difference, or None.
 
-    ``known``: {name: predicate(line, path, ref, got)} of differences to step over.
+    ``known``: {name: predicate(line, path, ref, got)} of differences to step over;
+    ``observe_fn``: how a run is observed (default: ``observe``, torch's fields);
+    ``stops``: the known differences after which the runs' states part (default ``STOPS``).
     """
-    ref, got = observe(lines, ref_lib, **kw), observe(lines, got_lib, **kw)
+    observe_fn = observe_fn or observe
+    stops = STOPS if stops is None else stops
+    ref, got = observe_fn(lines, ref_lib, **kw), observe_fn(lines, got_lib, **kw)
     for i, (r, g) in enumerate(zip(ref, got)):
         stop = []
 
         def ignore(path, a, b, line=lines[i]):
             hit = [n for n, k in (known or {}).items() if _holds(k, line, path, a, b)]
-            stop.extend(n for n in hit if n in STOPS)
+            stop.extend(n for n in hit if n in stops)
             return bool(hit)
         for key in ("line", "warnings", "state"):
             d = _diff(r[key], g[key], "." + key, ignore)
@@ -216,9 +220,10 @@ def kind_of(diff) -> str:
     return ".".join(parts)
 
 
-def minimise(lines, ref_lib, got_lib, kind=None, known=None):
-    """Drop lines (one at a time, repeatedly) while a difference of the same kind remains."""
-    d = first_difference(lines, ref_lib, got_lib, known)
+def minimise(lines, ref_lib, got_lib, kind=None, known=None, **kw):
+    """Drop lines (one at a time, repeatedly) while a difference of the same kind remains
+    (``kw``: ``first_difference``'s ``observe_fn`` and ``stops``)."""
+    d = first_difference(lines, ref_lib, got_lib, known, **kw)
     if d is None:
         return lines, None
     kind = kind or kind_of(d)
@@ -228,11 +233,11 @@ def minimise(lines, ref_lib, got_lib, kind=None, known=None):
         changed = False
         for i in range(len(lines) - 1, -1, -1):
             trial = lines[:i] + lines[i + 1:]
-            td = first_difference(trial, ref_lib, got_lib, known)
+            td = first_difference(trial, ref_lib, got_lib, known, **kw)
             if td is not None and kind_of(td) == kind:
                 lines, changed = trial[: td[0] + 1], True
                 break
-    return lines, first_difference(lines, ref_lib, got_lib, known)
+    return lines, first_difference(lines, ref_lib, got_lib, known, **kw)
 
 
 # ---- differences known today -----------------------------------------------------------------
