@@ -154,6 +154,11 @@ class BackwardTwiceError(InplaceLabError, RuntimeError):
     fix = "Pass retain_graph=True to the first backward call."
 
 
+class PaddleBackwardTwiceError(BackwardTwiceError, SystemError):
+    """Paddle's form: a node released by an earlier backward is reached again (a SystemError,
+    whatever the node saved)."""
+
+
 class DeviceMismatchError(InplaceLabError, RuntimeError):
     """Tensors on different devices in one op."""
 

@@ -86,6 +86,57 @@ def check_paddle_promotion(x, y, inplace: bool = False) -> None:
         f"y: {b.name}. (at /paddle/paddle/phi/common/type_promotion.h:220)\n")
 
 
+# ---- Paddle's grad node names --------------------------------------------------------------
+
+# Table ops whose Paddle kernel (hence GradNode) has another name: ``clone`` is Paddle's
+# ``assign``, a reshape is ``reshape``, a permutation ``transpose``...
+_PADDLE_KERNEL = {
+    "clone": "Assign", "select": "Slice", "slice": "Slice", "view": "Reshape",
+    "reshape": "Reshape", "unsafe_view": "Reshape", "reshape_alias": "Reshape",
+    "permute": "Transpose", "t": "Transpose", "transpose": "Transpose", "to_copy": "Cast",
+    "clamp": "Clip", "clamp_min": "Clip", "clamp_max": "Clip", "cat": "Concat", "amax": "Max",
+    "amin": "Min", "mm": "Matmul", "mv": "Matmul", "neg": "Scale", "split_with_sizes": "Split",
+    "fill": "Fill", "zero": "Fill", "index": "IndexElementwiseGet", "mean_all": "MeanAll",
+    "squeeze_dim": "Squeeze", "squeeze_dims": "Squeeze"}
+# Arithmetic with a Python number runs Paddle's ``scale`` kernel.
+_PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Divide",
+                  "rsub": "Subtract"}
+
+
+def paddle_node_name(node) -> str:
+    """The name Paddle 3.3.1 gives the grad node of the op ``node`` recorded
+    (``x * y``: MultiplyGradNode, ``x * 2``: ScaleGradNode, ``x.clone()``: AssignGradNode)."""
+    spec = getattr(node, "spec", None)
+    if spec is None:
+        return "GradNodeAccumulation" if type(node).__name__ == "AccumulateGrad" else \
+            type(node).__name__
+    n = spec.name.strip("_")  # (in-place forms and internal overloads: the op's name)
+    params = node.params
+    if n in _PADDLE_BINARY:
+        base = ("DivScale" if n == "div" else "Scale") if "other" in params else \
+            _PADDLE_BINARY[n]
+    elif n == "pow":
+        base = "Pow" if "exponent" in params else "Square" if not node.next_functions[1:] \
+            else "ElementwisePow"
+    elif n == "slice" and params.get("step") not in (None, 1):
+        base = "StridedSlice"
+    else:
+        base = _PADDLE_KERNEL.get(n) or "".join(w.capitalize() for w in n.split("_"))
+    return base + "GradNode"
+
+
+def paddle_released_error(node):
+    """Paddle's error when backward reaches a node an earlier backward released."""
+    name = paddle_node_name(node)
+    return errors.PaddleBackwardTwiceError(
+        f"(Fatal) The TensorWrappers of {name} do not exist. This may be because:\nYou "
+        "calculate backward twice for the same subgraph without setting retain_graph=True. "
+        "Please set retain_graph=True in the first backward/grad call.\n\n  [Hint: Expected "
+        "node->IsTensorWrappersCleared() != true, but received "
+        "node->IsTensorWrappersCleared():1 == true:1.] (at "
+        "/paddle/paddle/fluid/eager/backward.cc:204)\n", node=node)
+
+
 # ---- error texts ---------------------------------------------------------------------------
 
 def leaf_error(t, pol: str, *, setitem: bool = False, view: bool = False, op: str = ""):

@@ -118,6 +118,8 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
                 if hooks.active:
                     hooks.emit_accumulate(node.variable, grads[0])
                 continue
+            if node._released and policy.is_paddle(getattr(node, "policy", None)):
+                raise policy.paddle_released_error(node)  # (Paddle: whatever it saved)
             if hooks.active:
                 hooks.emit_node(node)
             try:

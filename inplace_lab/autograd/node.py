@@ -186,6 +186,8 @@ class AccumulateGrad(Node):
         self.output_meta.append((variable._shape, variable._dtype, variable._storage.device))
 
     def name(self) -> str:
+        if self.variable._pol is not None and self.variable._pol.startswith("paddle"):
+            return "GradNodeAccumulation"
         return "torch::autograd::AccumulateGrad"
 
     def accumulate(self, grad, steal=False) -> None:
@@ -251,6 +253,11 @@ class OpNode(Node):
         self.policy = policy  # a facade's tensors: whose rules the op ran under
 
     def name(self) -> str:
+        if self.policy is not None and self.policy != "pytorch":  # (a Paddle graph's names)
+            from ..policy import is_paddle, paddle_node_name
+
+            if is_paddle(self.policy):
+                return paddle_node_name(self)
         return self.spec.node_name
 
     @property
