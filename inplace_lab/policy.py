@@ -86,6 +86,83 @@ def check_paddle_promotion(x, y, inplace: bool = False) -> None:
         f"y: {b.name}. (at /paddle/paddle/phi/common/type_promotion.h:220)\n")
 
 
+def check_paddle_broadcast(xs, ys) -> None:
+    """Paddle's elementwise broadcast check (common_shape.h), its ValueError and words."""
+    n = max(len(xs), len(ys))
+    a, b = [1] * (n - len(xs)) + list(xs), [1] * (n - len(ys)) + list(ys)
+    for i, (p, q) in enumerate(zip(a, b)):
+        if p != q and not (p <= 1 and p != 0) and not (q <= 1 and q != 0):
+            cond = ("x_dims_array[i] == y_dims_array[i] || (x_dims_array[i] <= 1 && "
+                    "x_dims_array[i] != 0) || (y_dims_array[i] <= 1 && y_dims_array[i] != 0)")
+            raise ValueError(
+                "(InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast "
+                f"together with the shape of X = {list(xs)} and the shape of Y = {list(ys)}. "
+                f"Received [{p}] in X is not equal to [{q}] in Y at i:{i}.\n  [Hint: Expected "
+                f"{cond} == true, but received {cond}:0 != true:1.] (at "
+                "/paddle/paddle/phi/kernels/funcs/common_shape.h:72)\n")
+
+
+# ---- Paddle's CPU kernels and the dtypes they are registered for ------------------------------
+
+_FC = "float64, complex128, float32, complex64"
+_F = "float64, float32"
+_IFC = "int32, int64, float64, complex128, float32, complex64"
+_IF = "int32, int64, float64, float32"
+_LOG = "int64, float64, complex128, float16, float32, complex64, int32, bfloat16"
+_EXP = "int32, int64, float64, complex128, float16, float32, complex64"
+_CUMSUM = "int16, float64, complex128, int32, uint8, float32, complex64, int64, int8"
+# table op -> (Paddle kernel, its CPU dtypes as Paddle's message lists them, whether Paddle's
+# Python API casts an integer tensor to float32 before an out-of-place call)
+PADDLE_KERNELS = {
+    "exp": ("exp", _EXP, True), "expm1": ("expm1", _EXP, True),
+    "sqrt": ("sqrt", _FC, True), "sin": ("sin", _FC, True), "cos": ("cos", _FC, True),
+    "tanh": ("tanh", _FC, True), "sigmoid": ("sigmoid", _FC, True),
+    "reciprocal": ("reciprocal", _FC, True), "log": ("log", _LOG, True),
+    "log1p": ("log1p", _LOG, True), "erf": ("erf", "float64, float16, float32", True),
+    "rsqrt": ("rsqrt", _F, True), "logsumexp": ("logsumexp", _F, True),
+    "relu": ("relu", _F, False), "softmax": ("softmax", _F, False),
+    "_softmax": ("softmax", _F, False), "log_softmax": ("log_softmax", _F, False),
+    "_log_softmax": ("log_softmax", _F, False), "gelu": ("gelu", _F, False),
+    "leaky_relu": ("leaky_relu", _F, False),
+    "abs": ("abs", _IFC, False), "square": ("square", _IFC, False), "round": ("round", _IFC, False),
+    "prod": ("prod", _IFC, False), "cumprod": ("cumprod", _IFC, False), "pow": ("pow", _IFC, False),
+    "sort_front": ("argsort", "int64, int16, float64, float16, float32, int32, uint8, bfloat16",
+                    False),
+    "mm": ("matmul", _IFC, False), "clamp": ("clip", _IF, False), "amax": ("max", _IF, False),
+    "amin": ("min", _IF, False), "cumsum": ("cumsum", _CUMSUM, False),
+    "floor": ("floor", "int16, float64, float16, float32, int32, uint8, bfloat16, int64, int8",
+              False),
+    "sign": ("sign", _CUMSUM, False),
+    "argmax": ("argmax", "int64, int16, float64, int32, uint8, float32", False),
+}
+_KERNEL_SETS = {k: frozenset(v[1].split(", ")) for k, v in PADDLE_KERNELS.items()}
+
+
+def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
+    """Paddle's kernel lookup: a CPU kernel not registered for x's dtype is its RuntimeError
+    (``F.relu`` of an int64 tensor, ``exp`` of a bool one, ``x.sqrt_()`` of an int one). An
+    integer tensor reaches the float-math kernels (exp, sqrt, tanh...) out of place already
+    cast to float32 by Paddle's Python API."""
+    name = spec.name.strip("_") if spec.name.strip("_") in PADDLE_KERNELS else spec.name
+    hit = PADDLE_KERNELS.get(name)
+    if hit is None or not hasattr(x, "_dtype") or name == "pow" and hasattr(other, "_dtype"):
+        return  # (a tensor exponent is another kernel, elementwise_pow)
+    dt = x._dtype.name
+    if dt in _KERNEL_SETS[name] or x._storage.device.type != "cpu":
+        return
+    kernel, listed, casts = hit
+    if casts and not inplace and dt != "bool" and not x._dtype.is_floating_point and \
+            not x._dtype.is_complex:
+        return
+    raise RuntimeError(
+        f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) of kernel `{kernel}` "
+        f"is not registered. Selected wrong DataType `{dt}`. Paddle support following "
+        f"DataTypes: {listed}.\n  [Hint: Expected kernel_iter == iter->second.end() && "
+        "kernel_key.backend() == Backend::CPU != true, but received kernel_iter == "
+        "iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at "
+        "/paddle/paddle/phi/core/kernel_factory.cc:317)\n")
+
+
 # ---- Paddle's grad node names --------------------------------------------------------------
 
 # Table ops whose Paddle kernel (hence GradNode) has another name: ``clone`` is Paddle's

@@ -28,6 +28,7 @@ import heapq
 import warnings
 
 from .. import errors, hooks, layout, policy
+from ..version import VersionCounter
 from . import grad_mode
 from .node import AccumulateGrad
 
@@ -380,6 +381,8 @@ def accumulate_into_leaf(leaf, g, steal=False) -> None:
     if leaf._grad is None:
         if steal and not grad_mode.state.enabled and _obeys_layout_contract(g, leaf):
             leaf._grad = g.detach()
+            if leaf._grad._vc.version and _paddle(leaf):  # (summed in place on the way:
+                leaf._grad._vc = VersionCounter()          # Paddle's .grad starts at 0)
         else:
             leaf._grad = clone_obey_contract(g, leaf)
     elif not grad_mode.state.enabled:

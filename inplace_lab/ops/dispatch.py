@@ -286,9 +286,11 @@ def _warn_expanded(spec, ins, params):
 
 def check_broadcast(ins):
     """Raise PyTorch's RuntimeError if the tensor arguments' shapes do not broadcast."""
-    shapes = [x._shape for x in ins if isinstance(x, Tensor)]
-    if len(shapes) > 1:
-        layout.broadcast_shapes(*shapes)
+    tensors = [x for x in ins if isinstance(x, Tensor)]
+    if len(tensors) == 2 and tensors[0]._pol is not None and policy.is_paddle(tensors[0]._pol):
+        policy.check_paddle_broadcast(tensors[0]._shape, tensors[1]._shape)  # (Paddle's words)
+    if len(tensors) > 1:
+        layout.broadcast_shapes(*[x._shape for x in tensors])
 
 
 def check_overlap(target, others, internal_ok=False, *, as_torch=False):
@@ -442,6 +444,9 @@ def call(spec, args, kwargs):
     """An out-of-place op (or one with ``out=``)."""
     if spec.kind == "composite":  # composed of table ops (matmul: reshape + mm/bmm + view)
         cc = policy.core_calls
+        x = args[0] if args else None
+        if not cc[0] and getattr(x, "_pol", None) is not None and policy.is_paddle(x._pol):
+            policy.check_paddle_kernel(spec, x)  # (Paddle's kernel for the whole composite)
         cc[0] += 1  # (its method calls have PyTorch's signatures, whatever the tensors' facade)
         try:
             return spec.forward(*args, **kwargs)
@@ -460,9 +465,10 @@ def call(spec, args, kwargs):
         if out is not None:
             return _call_out(spec, ins, params, out)
         dev, pol = device_of(spec, ins)
-        if pol is not None and len(ins) > 1 and spec.name in policy.PADDLE_PROMOTED and \
-                policy.is_paddle(pol) and not policy.core_calls[0]:  # (the user's call)
-            policy.check_paddle_promotion(ins[0], ins[1])
+        if pol is not None and policy.is_paddle(pol) and not policy.core_calls[0]:
+            if len(ins) > 1 and spec.name in policy.PADDLE_PROMOTED:  # (the user's call)
+                policy.check_paddle_promotion(ins[0], ins[1])
+            policy.check_paddle_kernel(spec, ins[0], other=ins[1] if len(ins) > 1 else None)
         dt = result_dtype(spec, ins, params)
         arrays = [x._a if isinstance(x, Tensor) else x for x in ins]
     xp = backend.xp_of(dev)
@@ -974,7 +980,9 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     ins, params, out = bind(spec, args, kwargs)
     check_int_scalars(spec, ins, params)
     target = ins[0]
-    device_of(spec, ins)
+    _, fpol = device_of(spec, ins)
+    if fpol is not None and policy.is_paddle(fpol) and not policy.core_calls[0]:
+        policy.check_paddle_kernel(spec, target, inplace=True)  # (before Paddle's dtype rules)
     dt = result_dtype(spec, ins, params)
     check_inplace(spec, target, ins, dt, setitem=setitem, params=params)
     pol = policy.policy_of(target)

@@ -22,7 +22,9 @@ import sys as _sys
 from inplace_lab import autograd as _autograd
 from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
+from inplace_lab import policy as _policy
 from inplace_lab.ops import dispatch as _dispatch
+from inplace_lab.ops.table import OPS as _OPS
 from inplace_lab.tensor import Tensor as _Core
 from inplace_lab.version import VersionCounter as _VersionCounter
 
@@ -77,7 +79,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     As Paddle: outputs that stop gradient contribute nothing (no error); an input that the
     outputs do not reach is None with ``allow_unused=True``, else Paddle's ValueError;
-    every gradient is a contiguous tensor of its own.
+    every gradient is a contiguous tensor of its own; no node is released (a backward or
+    another grad through the same graph works, ``retain_graph`` or not).
     """
     single = isinstance(outputs, _Core)
     outs = [outputs] if single else list(outputs)
@@ -86,10 +89,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         [grad_outputs] if isinstance(grad_outputs, _Core) else list(grad_outputs))
     keep = [i for i, o in enumerate(outs) if o._requires_grad]
     if keep:
-        res = list(_autograd.grad([outs[i] for i in keep], ins,
-                                  None if gos is None else [gos[i] for i in keep],
-                                  retain_graph=retain_graph, create_graph=create_graph,
-                                  allow_unused=True))
+        res = list(_autograd.grad([outs[i] for i in keep], ins,  # (Paddle's grad releases
+                                  None if gos is None else [gos[i] for i in keep],  # no node,
+                                  retain_graph=True, create_graph=create_graph,  # whatever
+                                  allow_unused=True))  # retain_graph says: a later backward works)
     else:
         res = [None] * len(ins)
     for i, g in enumerate(res):
@@ -156,6 +159,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """``paddle.matmul``: ``transpose_x``/``transpose_y`` swap the last two dims first;
     shapes are checked as Paddle's MatmulInferMeta and kernel do, with their words."""
     _check_matmul(list(x.shape), list(y.shape), transpose_x, transpose_y)
+    _policy.check_paddle_kernel(_OPS["mm"], x)
     if transpose_x and x.ndim >= 2:
         x = _Core.transpose(x, -1, -2)
     if transpose_y and y.ndim >= 2:
@@ -197,12 +201,29 @@ def _check_matmul(xs, ys, tx, ty) -> None:
 
 def assign(x, output=None):
     """``paddle.assign``: a copy of x (recorded: gradients flow back to x); numbers and
-    arrays become a new tensor; ``output=`` is written in place."""
+    arrays become a new tensor. ``output`` takes the copy's values, dtype, shape and
+    history in place, one version bump and no leaf check, as Paddle's assign_out_."""
+    if output is not None and output is x:
+        return output  # (Paddle: nothing to do, no version bump)
     r = _Core.clone(x) if isinstance(x, _Core) else to_tensor(x)
     if output is None:
         return r
-    output.copy_(r, False)
+    if r._dtype is not output._dtype:  # no buffer of output's holds the new dtype
+        return _inplace._take_result(output, r, leaf_check=False)
+    _inplace.copy_(output, r)  # in output's buffer when it fits (a view writes its base)
+    output._vc.bump()
+    if r._grad_fn is not None:
+        output._grad_fn, output._output_nr, output._requires_grad = r._grad_fn, r._output_nr, True
     return output
+
+
+def t(input, name=None):
+    return Tensor.t(input)
+
+
+def cast(x, dtype):
+    """``paddle.cast``: a new tensor (even to the dtype x has), CastGradNode."""
+    return Tensor.astype(x, dtype)
 
 
 def transpose(x, perm, name=None):

@@ -182,7 +182,17 @@ SEMANTICS_METHODS = (
     "cumsum", "diag", "diff", "dot", "flip", "inner", "inverse", "isclose", "kron", "kthvalue",
     "logsumexp", "max", "median", "min", "mode", "multinomial", "nanmean", "nanmedian",
     "nanquantile", "nansum", "outer", "quantile", "repeat_interleave", "sort", "topk", "trace",
-    "unique")
+    "unique", "mean", "clip")
+# The same for paddle.nn.functional (with Paddle's defaults where the op's differ).
+FUNCTIONAL_ARGS = {
+    "log_softmax": (("x", "self"), ("axis", "dim"), ("dtype", "dtype")),
+    "hardshrink": (("x", "self"), ("threshold", "lambd")),
+    "softshrink": (("x", "self"), ("threshold", "lambd")),
+    "selu": (("x", "self"), ("scale", "scale"), ("alpha", "alpha")),
+    "silu": (("x", "self"), ("inplace", None)),
+}
+FUNCTIONAL_DEFAULTS = {"log_softmax": {"dim": -1}, "hardshrink": {"lambd": 0.5},
+                       "softshrink": {"lambd": 0.5}}
 # FUNCTION_ARGS names that paddle.Tensor does not have as methods.
 FUNCTION_ONLY = frozenset(("concatenate", "cat", "hstack", "vstack", "dstack"))
 # Paddle's defaults where the table op has none (``paddle.index_select(x, index)``: axis 0).

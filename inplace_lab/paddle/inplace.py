@@ -148,6 +148,7 @@ def _check_operand(pname: str, x, y) -> None:
     if pname in _ARITHMETIC:
         policy.check_paddle_promotion(x, y, inplace=True)
     if pname in _BROADCAST_CHECKED:
+        policy.check_paddle_broadcast(tuple(x.shape), tuple(y.shape))
         out = list(layout.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
         if out != list(x.shape):
             raise ValueError(f"The shape of broadcast output {out} is different from that of "
@@ -211,12 +212,9 @@ def reshape_(x, shape, name=None):
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
-    nd = x.ndim
-    if nd == 0:
-        return _view_inplace(x, [1])
-    s, e = layout.wrap_dim(start_axis, nd), layout.wrap_dim(stop_axis, nd)
-    if s > e:
-        raise ValueError("The stop_axis should be larger than stat_axis")
+    from .views import flatten_axes
+
+    s, e = flatten_axes(x.ndim, start_axis, stop_axis, zero_d=False)
     shape = list(x.shape[:s]) + [layout.numel(x.shape[s:e + 1])] + list(x.shape[e + 1:])
     return _view_inplace(x, shape)
 
@@ -261,13 +259,14 @@ def _gives_bool(spec) -> bool:
     return rule == "bool" or getattr(rule, "__name__", "") == "bool_rule"
 
 
-def _take_result(x, new):
+def _take_result(x, new, leaf_check=True):
     """x takes ``new``'s storage, dtype and history in place (one version bump).
 
     For Paddle's in-place ops that change the dtype (``cast_``, ``equal_`` on floats):
-    no buffer can hold the new dtype, so x is re-pointed at the result's storage.
+    no buffer can hold the new dtype, so x is re-pointed at the result's storage. Also
+    ``paddle.assign(x, output)``, which checks no leaf (``leaf_check=False``).
     """
-    if x._requires_grad and x._grad_fn is None and grad_mode.state.enabled:
+    if leaf_check and x._requires_grad and x._grad_fn is None and grad_mode.state.enabled:
         from inplace_lab import policy
 
         raise policy.leaf_error(x, policy.policy_of(x), op="cast")
@@ -362,9 +361,17 @@ def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
                                                          "norm_type": norm_type})
 
 
+def clip_(x, min=None, max=None, name=None):
+    """``x.clip_(min, max)``: an integer x takes its float bounds truncated toward zero."""
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
+        min = int(min) if isinstance(min, float) else min
+        max = int(max) if isinstance(max, float) else max
+    return _generic("clip_")(x, min, max)
+
+
 SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
                                     cast_, apply_, where_, set_, reconstruct_from_, resize_,
-                                    embedding_renorm_, copy_)}
+                                    embedding_renorm_, copy_, clip_)}
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
 
@@ -439,7 +446,7 @@ def describe(pname: str) -> tuple[bool, Optional[object], str]:
     """(supported now, table op or None, note) for the coverage table."""
     if pname in _CORE_METHODS or pname == "grad_":
         return True, None, "Tensor method (no op)"
-    if pname in SPECIAL:
+    if pname in SPECIAL and pname != "clip_":  # (clip_ is the op, its integer bounds adapted)
         if pname == "where_":
             spec = OPS.get("where")
             return spec is not None, spec, "where, result copied into x"

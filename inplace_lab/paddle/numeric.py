@@ -233,6 +233,30 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
     return _quantile(_il.nanquantile, x, q, axis, keepdim, interpolation)
 
 
+def _is_float(x) -> bool:
+    return x._dtype.is_floating_point or x._dtype.is_complex
+
+
+def mean(x, axis=None, keepdim=False, name=None):
+    """``paddle.mean``: of an integer (or bool) tensor, the sum divided by the count in
+    integer arithmetic, truncated toward zero, in x's dtype (PyTorch refuses)."""
+    if _is_float(x):
+        return _il.mean(x, dim=_dims(axis), keepdim=keepdim)
+    from .creation import to_tensor
+
+    s = _il.sum(x, dim=_dims(axis), keepdim=keepdim)
+    q = np.asarray(s.numpy(), np.float64) / (max(x.numel(), 1) // max(s.numel(), 1))
+    q = q != 0 if x._dtype is dtypes.bool_ else np.trunc(q)  # (a bool mean: any nonzero)
+    return to_tensor(q.astype(x._dtype.np), place=x.place)
+
+
+def clip(x, min=None, max=None, name=None):
+    """``paddle.clip``: an integer tensor with a float bound is clipped as float32."""
+    if not _is_float(x) and (isinstance(min, float) or isinstance(max, float)):
+        x = _il.Tensor.to(x, dtypes.float32)
+    return _il.clamp(x, min, max)
+
+
 def multinomial(x, num_samples=1, replacement=False, name=None):
     return _il.multinomial(x, num_samples, replacement=replacement)
 
@@ -243,4 +267,5 @@ def inverse(x, name=None):
 
 NAMES = ("diag", "diff", "repeat_interleave", "meshgrid", "searchsorted", "bucketize", "nansum",
          "nanmean", "isclose", "allclose", "einsum", "kron", "cross", "inner", "dot", "outer",
-         "ger", "trace", "flip", "quantile", "nanquantile", "multinomial", "inverse")
+         "ger", "trace", "flip", "quantile", "nanquantile", "multinomial", "inverse", "mean",
+         "clip")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 
 from inplace_lab import facade, policy
+from inplace_lab.autograd import grad_mode
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
@@ -82,11 +83,12 @@ def translate_kwargs(spec, kwargs: dict) -> dict:
     return out
 
 
-def paddle_signature(name: str, spec, order):
+def paddle_signature(name: str, spec, order, defaults=None):
     """``name`` with Paddle's parameters (``api_names.FUNCTION_ARGS``): each argument,
     positional or keyword, goes to the op under the op's own name for it."""
     by_name = dict(order)
-    defaults = api_names.FUNCTION_DEFAULTS.get(name, {})
+    if defaults is None:
+        defaults = api_names.FUNCTION_DEFAULTS.get(name, {})
     entry = dispatch.call_view if spec.kind == "view" else dispatch.call
 
     def fn(*args, **kwargs):
@@ -290,11 +292,32 @@ class Tensor(_Core):
         return self
 
     def astype(self, dtype):
+        """Paddle's cast: always a new tensor with its own buffer (CastGradNode), even to the
+        dtype it has (PyTorch's ``.to`` returns the tensor itself then)."""
         from inplace_lab import dtypes
 
-        return self.to(dtypes.from_any(dtype))
+        return dispatch.call(OPS["_to_copy"], (self,), {"dtype": dtypes.from_any(dtype)})
 
     cast = astype
+
+    def t(self, name=None):
+        """Paddle's ``t``: a tensor of at most 2 dims (ValueError, in Paddle's words)."""
+        if self.ndim > 2:
+            raise ValueError(
+                "Input(input) only support N-D (N<=2) tensor, but received length of "
+                f"Input(input) is {self.ndim}. Perhaps you can use paddle.tensor.transpose() "
+                "instead.")
+        return _Core.t(self)
+
+    def detach_(self):
+        """Paddle detaches a view in place too (it keeps sharing its base's buffer and version
+        counter); PyTorch refuses a view."""
+        if self._base is None or grad_mode.state.inference:
+            return _Core.detach_(self)
+        self._grad_fn = None
+        self._requires_grad = False
+        self._view_meta = None
+        return self
 
     # ---- Paddle's signatures for methods that differ from PyTorch's ------------------------
     reshape = views.reshape
@@ -308,6 +331,7 @@ class Tensor(_Core):
     as_strided = views.as_strided
 
     def transpose(self, perm, name=None):
+        views.check_perm(self.ndim, list(perm))
         return _Core.permute(self, list(perm))
 
     def __getitem__(self, item):

@@ -74,7 +74,42 @@ def expand(x, shape, name=None):
     if isinstance(shape, _Core):
         shape = shape.tolist()
     shape = [int(s.item()) if isinstance(s, _Core) else int(s) for s in shape]
+    _check_expand(list(x.shape), shape)
     return _copy(_Core.expand(x, shape))
+
+
+def _check_expand(have, shape):
+    """Paddle's expand_v2 checks, in its words."""
+    if len(shape) < len(have):
+        raise ValueError(f"(InvalidArgument) The number of elements ({len(shape)}) of 'shape' for "
+                         f"expand_v2 op must be greater than or equal to the rank ({len(have)}) "
+                         "of the input.")
+    for n, want in zip(have, shape[len(shape) - len(have):]):
+        if n != 1 and want != -1 and n != want:
+            raise ValueError(f"(InvalidArgument) The value ({n}) of the non-singleton dimension "
+                             f"does not match the corresponding value ({want}) in shape for "
+                             "expand_v2 op.")
+
+
+def check_perm(nd, perm):
+    """Paddle's transpose checks of ``perm``, in its words (a perm shorter than x's rank,
+    which Paddle half-applies, is left to the core's error)."""
+    if len(perm) > nd:
+        raise ValueError("(InvalidArgument) The input tensor's dimension should be equal to or "
+                         f"greater than the axis's size. But received input tensor's dimension "
+                         f"is {nd}, axis's size is {len(perm)}")
+    for i, v in enumerate(perm):
+        if not -nd <= v < nd:
+            gap = " " if v >= 0 else "  "  # (Paddle's two messages differ by a space)
+            raise ValueError(f"(InvalidArgument) The reduce dim index {i} should be in the range "
+                             f"[ -dimension(X), dimension(X) ){gap}which dimension = {nd}. But "
+                             f"received dim index = {v}.")
+    seen = set()
+    for i, v in enumerate(perm):  # (the index where a dim comes back is the one named)
+        if v % nd in seen:
+            raise ValueError(f"(InvalidArgument) Each element of axis should be unique. but "
+                             f"axis[{i}] is {v} appear not only once")
+        seen.add(v % nd)
 
 
 def expand_as(x, y, name=None):
@@ -144,8 +179,27 @@ def _view_error():
     return ValueError("(InvalidArgument) The Tensor can not be viewed, please call reshape.")
 
 
+def flatten_axes(nd, start_axis, stop_axis, zero_d=True):
+    """Paddle's checks of flatten's axes (``zero_d``: flatten's own 0-D rule; flatten_ has
+    none, so any axis of a 0-D tensor is out of range)."""
+    if nd == 0 and zero_d:
+        for which, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+            if not isinstance(a, int) or a not in (0, -1):
+                raise ValueError(f"The {which} should be int, and should be 0 or -1 when the "
+                                 "input tensor is a 0-D-Tensor")
+        return 0, 0
+    for which, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+        if not isinstance(a, int) or a > nd - 1 or a < -nd:
+            raise ValueError(f"The {which} should be a int, and in range [-rank(x), rank(x))")
+    s, e = start_axis % nd, stop_axis % nd
+    if s > e:
+        raise ValueError("The stop_axis should be larger than stat_axis")
+    return s, e
+
+
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     nd = x.ndim
+    flatten_axes(nd, start_axis, stop_axis)
     if nd == 0:
         return _shared_counter_copy(x, [1])
     r = _Core.flatten(x, start_axis, stop_axis)

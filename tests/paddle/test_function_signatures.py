@@ -111,6 +111,8 @@ METHODS = {  # name: (x, call on the tensor): the method is Paddle's function, n
     "topk": (A, lambda L, x: x.topk(2)[0]),
     "trace": (SQ3, lambda L, x: x.trace()),
     "unique": (SQ3.round(), lambda L, x: x.unique()),
+    "mean": (A, lambda L, x: x.mean(axis=1, keepdim=True)),
+    "clip": (A, lambda L, x: x.clip(-1.0, max=1.0)),
 }
 
 
@@ -128,3 +130,29 @@ def test_tensor_methods_are_paddles_functions(name):
         outs.append((str(r.dtype).split(".")[-1], list(r.shape), np.asarray(r.numpy())))
     assert outs[1][:2] == outs[0][:2]
     np.testing.assert_allclose(outs[1][2], outs[0][2], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(api_names.FUNCTIONAL_ARGS))
+def test_the_functional_table_lists_paddles_parameters(name):
+    params = [p.name for p in inspect.signature(getattr(paddle.nn.functional, name))
+              .parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "name"]
+    assert [p for p, _ in api_names.FUNCTIONAL_ARGS[name]] == params
+
+
+FUNCTIONAL = {
+    "log_softmax_default_axis": lambda F, t: F.log_softmax(t),
+    "log_softmax_axis0": lambda F, t: F.log_softmax(t, 0),
+    "hardshrink_default": lambda F, t: F.hardshrink(t),
+    "hardshrink_threshold": lambda F, t: F.hardshrink(t, 0.8),
+    "softshrink_keyword": lambda F, t: F.softshrink(t, threshold=0.3),
+    "selu_scale_then_alpha": lambda F, t: F.selu(t, 1.1, 1.5),
+    "silu": lambda F, t: F.silu(t),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FUNCTIONAL))
+def test_functional_calls_match_paddle(case):
+    x = A * 1.1  # (no element on a shrink threshold: Paddle keeps x == threshold, not pinned)
+    outs = [np.asarray(FUNCTIONAL[case](L.nn.functional, L.to_tensor(x)).numpy())
+            for L in (paddle, lab)]
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)

@@ -360,3 +360,124 @@ def test_int_tensor_may_drop_stop_gradient():
         t.stop_gradient = False
         see(t.stop_gradient)
     """)
+
+
+# ---- found by tests/differential/paddle_program_sweep.py (session 5) ---------------------------
+
+def test_assign_into_output_bumps_it_once_takes_dtype_and_history():
+    same("""
+        x = P.to_tensor([1.0, 2.0], stop_gradient=False)
+        o = P.zeros([2])
+        r = P.assign(x * 2, o)
+        see(r is o, o.stop_gradient, o.is_leaf, o.inplace_version)
+        o.sum().backward()
+        see(x.grad)
+        d = P.zeros([2], dtype='float64')
+        P.assign(P.ones([3]), d)
+        see(d, d.inplace_version)
+        y = x * 1
+        P.assign(y, y)
+        see(y.inplace_version)
+    """)
+
+
+def test_assign_writes_into_a_views_buffer():
+    same("""
+        b = P.to_tensor([[1.1, -0.31, -0.45], [-0.77, -1.82, -1.86]], stop_gradient=False)
+        c = b + 0
+        with P.no_grad(): v = c.reshape([-1])
+        P.assign(P.to_tensor([0.82, -1.76, 0.23]).sum(), v)
+        see(c, list(v.shape), v.inplace_version, c.inplace_version)
+    """)
+
+
+def test_cast_is_always_a_new_tensor_with_its_own_buffer():
+    same("""
+        x = P.to_tensor([1.0, 2.0], stop_gradient=False)
+        y = x * 1
+        c = y.cast('float32')
+        see(c is y, shares(c, y), c.is_leaf, c.grad_fn.name(), P.cast(y, 'float64'))
+    """)
+
+
+def test_detach_in_place_of_a_view_is_allowed():
+    same("""
+        x = P.to_tensor([1.0, 2.0], stop_gradient=False)
+        y = x * 1
+        v = y[0:1]
+        r = v.detach_()
+        see(r is v, v.stop_gradient, v.is_leaf, shares(v, y))
+        v.add_(P.ones([1]))
+        see(y, y.inplace_version, v.inplace_version)
+    """)
+
+
+def test_t_and_flatten_check_their_arguments_as_paddle():
+    same("""
+        see(attempt(lambda: P.ones([2, 3, 2]).t()), attempt(lambda: P.t(P.ones([2, 3, 2]))))
+        see(attempt(lambda: P.to_tensor(1.0).flatten_()), P.to_tensor(1.0).flatten())
+        see(attempt(lambda: P.ones([2, 3]).flatten(start_axis=3)),
+            attempt(lambda: P.ones([2, 3]).flatten(1, 0)),
+            attempt(lambda: P.to_tensor(1.0).flatten(1)))
+    """)
+
+
+def test_leaf_grad_starts_at_version_zero_after_an_in_place_sum_on_the_way():
+    same("""
+        t0 = P.to_tensor([[-1.29, 0.79], [-1.99, -0.92]], stop_gradient=False)
+        t1 = P.divide(t0, t0 + 3.0)
+        t2 = P.matmul(t1, t1, transpose_y=True)
+        t2.pow(2).sum().backward()
+        see(t0.grad.inplace_version)
+    """)
+
+
+def test_paddle_grad_releases_no_node():
+    same("""
+        x = P.to_tensor([1.0, 2.0], stop_gradient=False)
+        y = (x * x * 3.0).sum()
+        see(P.grad([y], [x]), P.grad([y], [x], retain_graph=False))
+        y.backward()
+        see(x.grad, attempt(lambda: y.backward()))
+    """)
+
+
+@pytest.mark.parametrize("perm", [[0, 1, 2, 3], [3, 0, 1], [-4, 0, 1], [0, 0, 1], [2, 0, -3],
+                                  [2, 1, 0]])
+def test_transpose_checks_perm_as_paddle(perm):
+    same(f"""
+        x = P.arange(24).reshape([2, 3, 4])
+        see(attempt(lambda: x.transpose({perm})), attempt(lambda: P.transpose(x, {perm})))
+    """)
+
+
+@pytest.mark.parametrize("shape", [[2, -1], [-1, 3], [2, 2, 3], [-1], [4, -1, 3], [3, 3], [3]])
+def test_expand_checks_shape_as_paddle(shape):
+    same(f"""
+        y = P.ones([2, 3])
+        see(attempt(lambda: y.expand({shape})), attempt(lambda: P.expand(y, {shape})))
+    """)
+
+
+def test_integer_mean_truncates_and_integer_clip_with_float_bounds():
+    same("""
+        for v in ([1, 2], [1, 0, 2], [[1, 2], [3, 6]], [-1, -2]):
+            t = P.to_tensor(v)
+            see(t.mean(), P.mean(t, axis=0), P.mean(t, keepdim=True))
+        see(P.to_tensor([[1, 2], [3, 4]], dtype='int32').mean(axis=1),
+            P.to_tensor([True, False, True]).mean())
+        t = P.to_tensor([-3, 0, 3])
+        see(P.clip(t, -1, 2), P.clip(t, -1.5, 2.5), P.clip(t, min=-1.5), t.clip(max=2.5))
+        t.clip_(-1.7, 2.9)
+        see(t, t.inplace_version)
+    """)
+
+
+@pytest.mark.parametrize("shapes", [([2, 3, 2], [3, 4]), ([2, 3], [4]), ([3, 4], [2, 3, 2]),
+                                    ([2, 3], [3, 3]), ([2, 3], [0])])
+def test_broadcast_errors_are_paddles(shapes):
+    a, b = shapes
+    same(f"""
+        see(attempt(lambda: P.ones({a}) * P.ones({b})), attempt(lambda: P.add(P.ones({a}), P.ones({b}))),
+            attempt(lambda: P.ones({a}).add_(P.ones({b}))))
+    """)

@@ -13,6 +13,13 @@ from .. import inplace as _inplace
 
 
 def _functional(name, spec):
+    order = _api.FUNCTIONAL_ARGS.get(name)
+    if order is not None:  # (Paddle's parameters differ from the op's)
+        from ..tensor import paddle_signature
+
+        fn = paddle_signature(name, spec, order, _api.FUNCTIONAL_DEFAULTS.get(name, {}))
+        fn.__doc__ = f"paddle.nn.functional.{name}: the {spec.name!r} op."
+        return fn
     sig_name = name + "_"
 
     def fn(x, *args, **kwargs):
