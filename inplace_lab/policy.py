@@ -184,9 +184,8 @@ def paddle_node_name(node) -> str:
     """The name Paddle 3.3.1 gives the grad node of the op ``node`` recorded
     (``x * y``: MultiplyGradNode, ``x * 2``: ScaleGradNode, ``x.clone()``: AssignGradNode)."""
     spec = getattr(node, "spec", None)
-    if spec is None:
-        return "GradNodeAccumulation" if type(node).__name__ == "AccumulateGrad" else \
-            type(node).__name__
+    if spec is None:  # (AccumulateGrad, CopySlices... know their Paddle names)
+        return node.name()
     n = spec.name.strip("_")  # (in-place forms and internal overloads: the op's name)
     params = node.params
     if n in _PADDLE_BINARY:

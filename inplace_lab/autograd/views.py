@@ -248,7 +248,18 @@ class CopySlices(Node):
         self._base_meta = (base._dtype, base._storage.device)
         self.output_meta.append((base._shape, base._dtype, base._storage.device))
 
+    @property
+    def policy(self):
+        """The facade of the base it writes (Paddle's setitem: SetValue[WithTensor]GradNode)."""
+        return self.fn.policy if hasattr(self.fn, "policy") else None
+
     def name(self) -> str:
+        pol = self.policy
+        if pol is not None and pol.startswith("paddle"):
+            # (a value tensor that needs grad is fn's second edge; one that does not is not told
+            # apart from a number here: SetValueGradNode)
+            tensor = any(n is not None for n, _ in self.fn.next_functions[1:])
+            return "SetValueWithTensorGradNode" if tensor else "SetValueGradNode"
         return "torch::autograd::CopySlices"
 
     def saved_tensors_info(self):

@@ -229,8 +229,9 @@ class Tensor(_Core):
         _Core.backward(self, grad_tensor, retain_graph=retain_graph)
 
     def clear_gradient(self, set_to_zero=True):
+        """Zero the gradient's values (no version bump, as Paddle's), or drop it."""
         if self._grad is not None and set_to_zero:
-            self._grad.zero_()
+            self._grad._a[...] = 0
         else:
             self._grad = None
 
@@ -312,6 +313,7 @@ class Tensor(_Core):
     def detach_(self):
         """Paddle detaches a view in place too (it keeps sharing its base's buffer and version
         counter); PyTorch refuses a view."""
+        self._grad = None  # (Paddle's detach_ drops the gradient too)
         if self._base is None or grad_mode.state.inference:
             return _Core.detach_(self)
         self._grad_fn = None
@@ -342,21 +344,42 @@ class Tensor(_Core):
         views.check_index(item, self._shape)
         return _Core.__getitem__(self, item)
 
+    def __setitem__(self, item, value):
+        """Paddle's check of a tensor value's shape against the indexed region's (a value
+        that does not broadcast there is its ValueError), then the core's setitem."""
+        if isinstance(value, _Core) and value.ndim:
+            target = list(_Core.__getitem__(self, item).shape)
+            have = list(value.shape)
+            fit = have
+            while len(fit) > len(target) and fit[0] == 1:  # (leading 1s squeeze away)
+                fit = fit[1:]
+            if len(fit) > len(target) or any(
+                    v != t and v != 1 for v, t in zip(fit[::-1], target[::-1])):
+                raise ValueError("(InvalidArgument) The shape of tensor assigned value must match "
+                                 f"the shape of target shape: {have}, but now shape is "
+                                 f"{target}.")
+        return _Core.__setitem__(self, item, value)
+
     def is_contiguous(self, memory_format=None) -> bool:
         """Paddle's test: the strides are exactly the row-major ones (size-1 dims included)."""
         return views.is_contiguous(self)
 
     @property
     def strides(self) -> list:
-        return list(self.stride())
+        return self.get_strides()
 
     def get_strides(self) -> list:
-        return list(self.stride())
+        """Element strides; an empty tensor that is no view shows its shape there, as
+        Paddle's (``zeros([2, 0]).get_strides()`` is ``[2, 0]``)."""
+        if self._base is None and 0 in self._shape:
+            return list(self._shape)
+        return list(self._strides)
 
     @property
     def offset(self) -> int:
-        """Byte offset of the first element in the storage (Paddle's ``Tensor.offset``)."""
-        return self._offset * self._dtype.itemsize
+        """Byte offset of the first element in the storage (Paddle's ``Tensor.offset``;
+        0 for an empty tensor, a view included)."""
+        return 0 if 0 in self._shape else self._offset * self._dtype.itemsize
 
     def _is_shared_buffer_with(self, other) -> bool:
         """Paddle's test of whether two tensors use one allocation (views, detach, x[:])."""

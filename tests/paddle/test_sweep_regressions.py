@@ -481,3 +481,15 @@ def test_broadcast_errors_are_paddles(shapes):
         see(attempt(lambda: P.ones({a}) * P.ones({b})), attempt(lambda: P.add(P.ones({a}), P.ones({b}))),
             attempt(lambda: P.ones({a}).add_(P.ones({b}))))
     """)
+
+
+@pytest.mark.parametrize("case", ["x[:] = P.ones([3, 1])", "x[0] = P.ones([2])",
+                                  "x[:] = P.ones([1, 3])", "x[0] = P.ones([3])",
+                                  "x[:, 0] = P.ones([2, 1])"])
+def test_setitem_value_shape_is_checked_as_paddle(case):
+    same(f"""
+        x = P.zeros([2, 3]) + 0
+        def go():
+            {case}
+        see(attempt(go), x)
+    """)
