@@ -408,10 +408,15 @@ def _edge(x):
     return edge_of(x)
 
 
-def save_inputs(node, spec, ins, pol, *, replace=None):
-    """Save what the backward needs from the inputs (``replace``: clone for in-place self)."""
+def save_inputs(node, spec, ins, pol, *, replace=None, inplace=False):
+    """Save what the backward needs from the inputs (``replace``: clone for in-place self).
+
+    PyTorch saves an input only when the other input's gradient needs it (``x * c`` keeps c,
+    not x, when c needs no grad); Paddle's out-of-place nodes keep them all (MultiplyGradNode
+    keeps x and y), so a later in-place write to either breaks a Paddle backward."""
     for name, i, cond in spec.input_saves:  # (results are saved after the run)
-        if cond >= 0 and not node.needs_input_grad[cond]:
+        if cond >= 0 and not node.needs_input_grad[cond] and (
+                inplace or pol is None or not policy.is_paddle(pol)):
             continue
         x = ins[i]
         if isinstance(x, Tensor):
@@ -995,7 +1000,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
         if spec.saves_input_for_inplace and (
                 cond is None or node.needs_input_grad[spec.args.index(cond)]):
             old = _clone_before_overwrite(target)
-        save_inputs(node, spec, ins, pol, replace=old)
+        save_inputs(node, spec, ins, pol, replace=old, inplace=True)
     xp = backend.xp_of(target._storage.device)
     spec.forward(xp, *[_array(x) for x in ins], out=target._a, dt=dt, **params)
     target._vc.bump()

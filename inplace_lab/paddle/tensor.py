@@ -347,6 +347,7 @@ class Tensor(_Core):
     def __setitem__(self, item, value):
         """Paddle's check of a tensor value's shape against the indexed region's (a value
         that does not broadcast there is its ValueError), then the core's setitem."""
+        views.check_index(item, self._shape)  # (an index out of range: Paddle's OutOfRange)
         if isinstance(value, _Core) and value.ndim:
             target = list(_Core.__getitem__(self, item).shape)
             have = list(value.shape)

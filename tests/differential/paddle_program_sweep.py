@@ -149,9 +149,6 @@ KNOWN = {
     # where() with a 0-D operand: Paddle promotes float32 with a 0-D float64 to float64.
     "where_zero_d_promotion": lambda line, path, a, b: "P.where(" in line and
     _field(path) == "dtype",
-    # Setting a slice out of range: Paddle's OutOfRange text (getitem has it; setitem not yet).
-    "setitem_index_text": lambda line, path, a, b: "] = " in line and
-    path.endswith("line:error_text") and isinstance(a, str) and a.startswith("(OutOfRange)"),
     # stop_gradient / .grad after the graph was built: Paddle still fills .grad of a leaf
     # whose stop_gradient was set afterwards, and a view made before its base's detach_()
     # keeps needing grad.

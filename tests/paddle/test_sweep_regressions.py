@@ -493,3 +493,24 @@ def test_setitem_value_shape_is_checked_as_paddle(case):
             {case}
         see(attempt(go), x)
     """)
+
+
+@pytest.mark.parametrize("index", ["[1, :3, ...]", "[5]", "[0, 7]", "[-3]"])
+def test_setitem_index_out_of_range_is_paddles_error(index):
+    same(f"""
+        x = P.to_tensor([[0.16, 1.24, -0.65]], stop_gradient=False) + 0
+        def go():
+            x{index} = 0.5
+        see(attempt(go), x)
+    """)
+
+
+def test_a_paddle_node_keeps_both_inputs():
+    same("""
+        a = P.to_tensor([[1.51, 1.86, 0.09]], dtype='float64', stop_gradient=False)
+        b = a + 0
+        c = P.to_tensor([2.0, 3.0, 4.0], dtype='float64')
+        y = P.multiply(b, c)
+        b.unsqueeze_(0)
+        see(attempt(lambda: y.exp().sum().backward()))
+    """)
