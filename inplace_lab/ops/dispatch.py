@@ -416,7 +416,8 @@ def save_inputs(node, spec, ins, pol, *, replace=None, inplace=False):
     keeps x and y), so a later in-place write to either breaks a Paddle backward."""
     for name, i, cond in spec.input_saves:  # (results are saved after the run)
         if cond >= 0 and not node.needs_input_grad[cond] and (
-                inplace or pol is None or not policy.is_paddle(pol)):
+                inplace or pol is None or not policy.is_paddle(pol) or
+                not isinstance(ins[cond], Tensor)):  # (x * 2 is Paddle's scale: keeps nothing)
             continue
         x = ins[i]
         if isinstance(x, Tensor):

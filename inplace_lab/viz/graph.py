@@ -256,8 +256,9 @@ class _Builder:
         nid = self.new_id(node, "n")
         hi = id(node) in self.hi
         if isinstance(node, AccumulateGrad):
-            self.add(nid, _html_label("AccumulateGrad", ""), "accumulate", "AccumulateGrad", hi,
-                     fill=TINT["leaf"])
+            name = "AccumulateGrad" if node.name().startswith("torch") else node.name()
+            self.add(nid, _html_label(name, ""), "accumulate", name, hi,  # (Paddle's:
+                     fill=TINT["leaf"])                                  # GradNodeAccumulation)
             leaf = node.variable
             lid = self.add_tensor(leaf, "leaf")
             self.edge(nid, lid, "accumulates")

@@ -514,3 +514,26 @@ def test_a_paddle_node_keeps_both_inputs():
         b.unsqueeze_(0)
         see(attempt(lambda: y.exp().sum().backward()))
     """)
+
+
+def test_arithmetic_with_a_number_keeps_no_input():
+    """x * 2 is Paddle's scale kernel: its node keeps nothing, so x may change before backward
+    (a node of two tensors keeps both: test_a_paddle_node_keeps_both_inputs)."""
+    same("""
+        x = P.to_tensor([1.0, 2.0], stop_gradient=False)
+        y = x * 2
+        z = x / 4
+        with P.no_grad():
+            x.add_(P.ones([2]))
+        see(attempt(lambda: (y + z).sum().backward()), x.grad)
+    """)
+
+
+def test_the_graph_picture_names_paddles_nodes():
+    from inplace_lab import viz
+
+    x = ilp.to_tensor([1.0, 2.0], stop_gradient=False)
+    dot = viz.graph((x * x * 2).sum()).dot
+    for name in ("SumGradNode", "ScaleGradNode", "MultiplyGradNode", "GradNodeAccumulation"):
+        assert name in dot
+    assert "Backward0" not in dot and "AccumulateGrad<" not in dot
