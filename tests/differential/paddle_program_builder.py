@@ -10,60 +10,29 @@ line runs on real Paddle while it is written, so the next line can fit the tenso
 """
 from __future__ import annotations
 
-import random
 import warnings
 
 import paddle
 
+from . import program_builder
 from .program_builder import _factor, _nest
 
 SHAPES = [(3,), (4,), (2, 3), (3, 4), (1, 3), (2, 1), (2, 3, 2), (4, 2)]
 
 
-class Builder:
+class Builder(program_builder.Builder):
+    """``program_builder.Builder``'s bookkeeping (names, picking, numbers) over Paddle."""
+
+    tensor_type = paddle.Tensor
+
     def __init__(self, seed: int):
-        self.rng = random.Random(seed)
+        super().__init__(seed)
         self.ns = {"P": paddle, "F": paddle.nn.functional}
-        self.lines: list[str] = []
-        self.n = 0
-        self.g = 0
 
     def emit(self, line: str) -> None:
-        self.lines.append(line)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # (Paddle's own deprecation chatter)
             warnings.simplefilter("ignore")
-            try:
-                exec(line, self.ns)  # noqa: S102
-            except Exception:  # noqa: BLE001 - errors are part of the program
-                pass
-
-    def new(self) -> str:
-        self.n += 1
-        return f"t{self.n - 1}"
-
-    def tensors(self, pred=lambda t: True):
-        out = []
-        for k, v in self.ns.items():
-            if k[:1] == "t" and k[1:].isdigit() and isinstance(v, paddle.Tensor):
-                try:
-                    if pred(v):
-                        out.append(k)
-                except Exception:  # noqa: BLE001
-                    pass
-        return out
-
-    def pick(self, pred=lambda t: True):
-        names = self.tensors(pred)
-        return self.rng.choice(names) if names else None
-
-    def t(self, name):
-        return self.ns[name]
-
-    def num(self) -> str:
-        return repr(self.rng.choice([0.5, 2.0, -1.0, 1.5, 0.0, -0.25, 3.0]))
-
-    def off(self, p=0.1) -> bool:
-        return self.rng.random() < p
+            super().emit(line)
 
     # -- lines ----------------------------------------------------------------------------------
 

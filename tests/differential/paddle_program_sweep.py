@@ -29,7 +29,7 @@ def _probe(fn):
     try:
         return fn()
     except Exception as exc:  # noqa: BLE001 - the error is the observation
-        return _err(exc)
+        return _err(exc)  # (program_sweep's _probe, with Paddle's first-line rule)
 
 
 def _is_tensor(v) -> bool:

@@ -17,6 +17,8 @@ SHAPES = [(3,), (4,), (2, 3), (3, 4), (1, 3), (2, 1), (2, 3, 2), (4, 2), ()]
 
 
 class Builder:
+    tensor_type = torch.Tensor  # (what ``tensors`` lists; the Paddle builder's is paddle.Tensor)
+
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
         self.ns = {"T": torch}
@@ -39,7 +41,7 @@ class Builder:
 
     def tensors(self, pred=lambda t: True):
         return [k for k, v in self.ns.items() if k[:1] == "t" and k[1:].isdigit()
-                and isinstance(v, torch.Tensor) and _ok(pred, v)]
+                and isinstance(v, self.tensor_type) and _ok(pred, v)]
 
     def pick(self, pred=lambda t: True):
         names = self.tensors(pred)
