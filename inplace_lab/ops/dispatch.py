@@ -285,7 +285,8 @@ def _warn_expanded(spec, ins, params):
 
 
 def check_broadcast(ins):
-    """Raise PyTorch's RuntimeError if the tensor arguments' shapes do not broadcast."""
+    """Raise PyTorch's RuntimeError if the tensor arguments' shapes do not broadcast (for two
+    Paddle tensors, Paddle's ValueError and words)."""
     tensors = [x for x in ins if isinstance(x, Tensor)]
     if len(tensors) == 2 and tensors[0]._pol is not None and policy.is_paddle(tensors[0]._pol):
         policy.check_paddle_broadcast(tensors[0]._shape, tensors[1]._shape)  # (Paddle's words)
