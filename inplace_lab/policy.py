@@ -86,6 +86,11 @@ def check_paddle_promotion(x, y, inplace: bool = False) -> None:
         f"y: {b.name}. (at /paddle/paddle/phi/common/type_promotion.h:220)\n")
 
 
+# What Paddle's grad nodes keep beyond PyTorch's saved tensors (and check, like them, when
+# backward reaches the node): CumsumGradNode keeps x, DivideGradNode its output.
+PADDLE_EXTRA_SAVES = {"cumsum": "self", "div": "result"}
+
+
 def check_paddle_broadcast(xs, ys) -> None:
     """Paddle's elementwise broadcast check (common_shape.h), its ValueError and words."""
     n = max(len(xs), len(ys))

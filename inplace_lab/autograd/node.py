@@ -290,8 +290,9 @@ class OpNode(Node):
         return self.params[key]
 
     def apply(self, grads):
-        if len(self.saved) > 1:  # which modified saved tensor an error names: see _check_saved
-            _check_saved(self)
+        if len(self.saved) > 1 or self.saved and self.policy is not None and \
+                self.policy.startswith("paddle"):  # (Paddle checks every tensor its node keeps)
+            _check_saved(self)  # (which modified saved tensor an error names: see _check_saved)
         fa = self.spec.backward_array  # raw arrays when nothing can see the difference
         out = fa(self, grads) if fa is not None and self._extra is None else None
         if out is None:

@@ -873,6 +873,21 @@ def record(spec, ins, params, pol, result):
     if spec.saves_result:
         node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True, policy=pol,
                                            name="result")
+    if pol is not None and spec.name in policy.PADDLE_EXTRA_SAVES and policy.is_paddle(pol):
+        _paddle_extra_save(node, spec, ins, result, pol)
+
+
+def _paddle_extra_save(node, spec, ins, result, pol):
+    """Keep what Paddle's node keeps beyond PyTorch's (``policy.PADDLE_EXTRA_SAVES``); a
+    division by a number is Paddle's scale and keeps nothing."""
+    what = policy.PADDLE_EXTRA_SAVES[spec.name]
+    if what == "result":
+        if len(ins) > 1 and isinstance(ins[1], Tensor) and "result" not in node.saved:
+            node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True,
+                                               policy=pol, name="result")
+    elif what not in node.saved and isinstance(ins[0], Tensor):
+        node.saved[what] = SavedTensor(ins[0], spec.node_name, is_output=False, policy=pol,
+                                       name=what)
 
 
 _ndarray = backend.np.ndarray

@@ -155,10 +155,10 @@ KNOWN = {
     "stop_gradient_after_graph": lambda line, path, a, b: (
         ("backward(" in line and path.endswith("grad:keys")) or
         (line.endswith(".detach_()") and _field(path) in ("stop_gradient", "is_leaf"))),
-    # Paddle's nodes keep inputs PyTorch's formulas do not need (CumsumGradNode keeps x,
-    # DivideGradNode its output...), and Paddle's metadata in-place ops (unsqueeze_) bump the
-    # version: a later in-place write breaks Paddle's backward where the facade's, which saves
-    # what PyTorch saves, runs.
+    # Paddle's metadata in-place ops bump versions a little differently (reshape_ to the same
+    # shape does not; flatten_ of a saved tensor does): a later backward breaks in Paddle where
+    # the facade's runs. (What Paddle's nodes keep beyond PyTorch's, CumsumGradNode's x and
+    # DivideGradNode's output, is kept: policy.PADDLE_EXTRA_SAVES.)
     "paddle_saves_more": lambda line, path, a, b: ":error" in path and (
         _raised(a, "used in gradient computation has been modified by an inplace operation") or
         isinstance(a, str) and "used in gradient computation has been modified" in a),

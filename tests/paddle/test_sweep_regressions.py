@@ -321,9 +321,8 @@ def test_relu_maps_nan_to_zero():
     """)
 
 
-@pytest.mark.xfail(strict=True, reason="Paddle's divide saves its output for backward "
-                   "(DivideGradNode keeps x, y and out); the div op saves only inputs")
 def test_divide_saves_its_output():
+    """DivideGradNode keeps x, y and out (policy.PADDLE_EXTRA_SAVES)."""
     same("""
         x = P.to_tensor([1.5, 3.0], stop_gradient=False)
         q = x / x
@@ -537,3 +536,19 @@ def test_the_graph_picture_names_paddles_nodes():
     for name in ("SumGradNode", "ScaleGradNode", "MultiplyGradNode", "GradNodeAccumulation"):
         assert name in dot
     assert "Backward0" not in dot and "AccumulateGrad<" not in dot
+
+
+@pytest.mark.parametrize("case", ["y = P.cumsum(x); w = x", "y = x / (x.detach() + 1); w = y",
+                                  "y = (x.detach() + 1) / x; w = y", "y = x / 2; w = y",
+                                  "y = P.cumsum(x); w = y", "y = x.exp(); w = x"])
+def test_what_paddles_nodes_keep(case):
+    """Modify x or the result after the op: Paddle's backward fails exactly when its node
+    keeps that tensor (CumsumGradNode keeps x; DivideGradNode keeps out; x / 2 is scale)."""
+    same(f"""
+        x0 = P.to_tensor([[0.5, 1.2, 2.0], [1.5, 0.7, 1.1]], stop_gradient=False)
+        x = x0 * 1
+        {case}
+        with P.no_grad():
+            w.scale_(1.0)
+        see(attempt(lambda: y.sum().backward()))
+    """)
