@@ -1011,8 +1011,8 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     record = _needs_grad(spec, ins)
     node = None
     if record:
-        node = make_node(spec, ins, params, pol)
-        old = None
+        node = make_node(spec, ins, params, target._pol)  # (the node: the facade's; the saved
+        old = None                                       # tensors below: the session's rules)
         cond = spec.save_if.get("self")
         if spec.saves_input_for_inplace and (
                 cond is None or node.needs_input_grad[spec.args.index(cond)]):

@@ -235,7 +235,7 @@ def _inplace_view(name):
             spec.forward(self, *ins[1:], **params)
         node = None
         if dispatch._needs_grad(spec, [self]):
-            node = dispatch.make_node(spec, [self], params, policy.policy_of(self))
+            node = dispatch.make_node(spec, [self], params, self._pol)  # (the facade's)
             node.op_meta["geometry"] = geo
             node.op_meta["in_geo"] = (self._shape, self._strides, self._offset)
             if spec.perm_of is not None:

@@ -105,3 +105,16 @@ def test_clear_gradient_zeroes_without_a_version_bump():
         x.sum().backward()
         x.clear_gradient()
         assert x.grad.numpy().tolist() == [0.0, 0.0] and x.grad.inplace_version == 0
+
+
+def test_the_session_policy_keeps_pytorchs_names_for_core_tensors():
+    """``il.inplace_policy("paddle")`` changes the in-place rules of core tensors, not their
+    graph's names: an in-place node and an out-of-place one both keep PyTorch's."""
+    import inplace_lab as il
+
+    with il.inplace_policy("paddle"):
+        x = il.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 1
+        h.sin_()
+        names = (h.grad_fn.name(), (h * 2).grad_fn.name())
+    assert names == ("SinBackward0", "MulBackward0")
