@@ -116,8 +116,9 @@ _IF = "int32, int64, float64, float32"
 _LOG = "int64, float64, complex128, float16, float32, complex64, int32, bfloat16"
 _EXP = "int32, int64, float64, complex128, float16, float32, complex64"
 _CUMSUM = "int16, float64, complex128, int32, uint8, float32, complex64, int64, int8"
-# table op -> (Paddle kernel, its CPU dtypes as Paddle's message lists them, whether Paddle's
-# Python API casts an integer tensor to float32 before an out-of-place call)
+# table op (its name without leading or trailing underscores) -> (Paddle kernel, its CPU dtypes
+# as Paddle's message lists them, whether Paddle's Python API casts an integer tensor to
+# float32 before an out-of-place call)
 PADDLE_KERNELS = {
     "exp": ("exp", _EXP, True), "expm1": ("expm1", _EXP, True),
     "sqrt": ("sqrt", _FC, True), "sin": ("sin", _FC, True), "cos": ("cos", _FC, True),
@@ -126,8 +127,7 @@ PADDLE_KERNELS = {
     "log1p": ("log1p", _LOG, True), "erf": ("erf", "float64, float16, float32", True),
     "rsqrt": ("rsqrt", _F, True), "logsumexp": ("logsumexp", _F, True),
     "relu": ("relu", _F, False), "softmax": ("softmax", _F, False),
-    "_softmax": ("softmax", _F, False), "log_softmax": ("log_softmax", _F, False),
-    "_log_softmax": ("log_softmax", _F, False), "gelu": ("gelu", _F, False),
+    "log_softmax": ("log_softmax", _F, False), "gelu": ("gelu", _F, False),
     "leaky_relu": ("leaky_relu", _F, False),
     "abs": ("abs", _IFC, False), "square": ("square", _IFC, False), "round": ("round", _IFC, False),
     "prod": ("prod", _IFC, False), "cumprod": ("cumprod", _IFC, False), "pow": ("pow", _IFC, False),
@@ -148,7 +148,7 @@ def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
     (``F.relu`` of an int64 tensor, ``exp`` of a bool one, ``x.sqrt_()`` of an int one). An
     integer tensor reaches the float-math kernels (exp, sqrt, tanh...) out of place already
     cast to float32 by Paddle's Python API."""
-    name = spec.name.strip("_") if spec.name.strip("_") in PADDLE_KERNELS else spec.name
+    name = spec.name.strip("_")  # (_softmax, _sort_front: the op's own entry)
     hit = PADDLE_KERNELS.get(name)
     if hit is None or not hasattr(x, "_dtype") or name == "pow" and hasattr(other, "_dtype"):
         return  # (a tensor exponent is another kernel, elementwise_pow)
@@ -159,7 +159,12 @@ def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
     if casts and not inplace and dt != "bool" and not x._dtype.is_floating_point and \
             not x._dtype.is_complex:
         return
-    raise RuntimeError(
+    raise paddle_kernel_error(kernel, dt, listed)
+
+
+def paddle_kernel_error(kernel: str, dt: str, listed: str) -> RuntimeError:
+    """Paddle's error for a CPU kernel with no registration for ``dt``."""
+    return RuntimeError(
         f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) of kernel `{kernel}` "
         f"is not registered. Selected wrong DataType `{dt}`. Paddle support following "
         f"DataTypes: {listed}.\n  [Hint: Expected kernel_iter == iter->second.end() && "
@@ -172,7 +177,7 @@ def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
 
 # Table ops whose Paddle kernel (hence GradNode) has another name: ``clone`` is Paddle's
 # ``assign``, a reshape is ``reshape``, a permutation ``transpose``...
-_PADDLE_KERNEL = {
+_PADDLE_NODE_BASE = {
     "clone": "Assign", "select": "Slice", "slice": "Slice", "view": "Reshape",
     "reshape": "Reshape", "unsafe_view": "Reshape", "reshape_alias": "Reshape",
     "permute": "Transpose", "t": "Transpose", "transpose": "Transpose", "to_copy": "Cast",
@@ -186,12 +191,9 @@ _PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Di
 
 
 def paddle_node_name(node) -> str:
-    """The name Paddle 3.3.1 gives the grad node of the op ``node`` recorded
+    """The name Paddle 3.3.1 gives the grad node of the op an OpNode recorded
     (``x * y``: MultiplyGradNode, ``x * 2``: ScaleGradNode, ``x.clone()``: AssignGradNode)."""
-    spec = getattr(node, "spec", None)
-    if spec is None:  # (AccumulateGrad, CopySlices... know their Paddle names)
-        return node.name()
-    n = spec.name.strip("_")  # (in-place forms and internal overloads: the op's name)
+    n = node.spec.name.strip("_")  # (in-place forms and internal overloads: the op's name)
     params = node.params
     if n in _PADDLE_BINARY:
         base = ("DivScale" if n == "div" else "Scale") if "other" in params else \
@@ -202,13 +204,13 @@ def paddle_node_name(node) -> str:
     elif n == "slice" and params.get("step") not in (None, 1):
         base = "StridedSlice"
     else:
-        base = _PADDLE_KERNEL.get(n) or "".join(w.capitalize() for w in n.split("_"))
+        base = _PADDLE_NODE_BASE.get(n) or "".join(w.capitalize() for w in n.split("_"))
     return base + "GradNode"
 
 
 def paddle_released_error(node):
     """Paddle's error when backward reaches a node an earlier backward released."""
-    name = paddle_node_name(node)
+    name = node.name()  # (every node of a Paddle graph answers with Paddle's name)
     return errors.PaddleBackwardTwiceError(
         f"(Fatal) The TensorWrappers of {name} do not exist. This may be because:\nYou "
         "calculate backward twice for the same subgraph without setting retain_graph=True. "

@@ -381,6 +381,10 @@ class Tensor:
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        return self._cut_from_graph()
+
+    def _cut_from_graph(self):
+        """detach_'s work: no node, no grad required, no view replay (the storage stays)."""
         self._grad_fn = None
         self._requires_grad = False
         self._view_meta = None

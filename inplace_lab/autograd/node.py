@@ -16,7 +16,8 @@ import itertools
 import weakref
 
 from . import grad_mode
-from ..policy import core_calls as _core_calls
+from ..policy import core_calls as _core_calls, is_paddle as _is_paddle, \
+    paddle_node_name as _paddle_node_name
 
 _seq = itertools.count()
 
@@ -186,7 +187,7 @@ class AccumulateGrad(Node):
         self.output_meta.append((variable._shape, variable._dtype, variable._storage.device))
 
     def name(self) -> str:
-        if self.variable._pol is not None and self.variable._pol.startswith("paddle"):
+        if _is_paddle(self.variable._pol):
             return "GradNodeAccumulation"
         return "torch::autograd::AccumulateGrad"
 
@@ -253,11 +254,8 @@ class OpNode(Node):
         self.policy = policy  # a facade's tensors: whose rules the op ran under
 
     def name(self) -> str:
-        if self.policy is not None and self.policy != "pytorch":  # (a Paddle graph's names)
-            from ..policy import is_paddle, paddle_node_name
-
-            if is_paddle(self.policy):
-                return paddle_node_name(self)
+        if self.policy is not None and _is_paddle(self.policy):  # (a Paddle graph's names)
+            return _paddle_node_name(self)
         return self.spec.node_name
 
     @property
@@ -291,7 +289,7 @@ class OpNode(Node):
 
     def apply(self, grads):
         if len(self.saved) > 1 or self.saved and self.policy is not None and \
-                self.policy.startswith("paddle"):  # (Paddle checks every tensor its node keeps)
+                _is_paddle(self.policy):  # (Paddle checks every tensor its node keeps)
             _check_saved(self)  # (which modified saved tensor an error names: see _check_saved)
         fa = self.spec.backward_array  # raw arrays when nothing can see the difference
         out = fa(self, grads) if fa is not None and self._extra is None else None

@@ -251,11 +251,10 @@ class CopySlices(Node):
     @property
     def policy(self):
         """The facade of the base it writes (Paddle's setitem: SetValue[WithTensor]GradNode)."""
-        return self.fn.policy if hasattr(self.fn, "policy") else None
+        return getattr(self.fn, "policy", None)
 
     def name(self) -> str:
-        pol = self.policy
-        if pol is not None and pol.startswith("paddle"):
+        if policy.is_paddle(self.policy):
             # (a value tensor that needs grad is fn's second edge; one that does not is not told
             # apart from a number here: SetValueGradNode)
             tensor = any(n is not None for n, _ in self.fn.next_functions[1:])

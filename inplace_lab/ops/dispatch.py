@@ -1002,8 +1002,8 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     ins, params, out = bind(spec, args, kwargs)
     check_int_scalars(spec, ins, params)
     target = ins[0]
-    _, fpol = device_of(spec, ins)
-    if fpol is not None and policy.is_paddle(fpol) and not policy.core_calls[0]:
+    device_of(spec, ins)
+    if target._pol is not None and policy.is_paddle(target._pol) and not policy.core_calls[0]:
         policy.check_paddle_kernel(spec, target, inplace=True)  # (before Paddle's dtype rules)
     dt = result_dtype(spec, ins, params)
     check_inplace(spec, target, ins, dt, setitem=setitem, params=params)

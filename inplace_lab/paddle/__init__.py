@@ -212,9 +212,7 @@ def assign(x, output=None):
         return _inplace._take_result(output, r, leaf_check=False)
     _inplace.copy_(output, r)  # in output's buffer when it fits (a view writes its base)
     output._vc.bump()
-    if r._grad_fn is not None:
-        output._grad_fn, output._output_nr, output._requires_grad = r._grad_fn, r._output_nr, True
-    return output
+    return _inplace.adopt_history(output, r)
 
 
 def t(input, name=None):

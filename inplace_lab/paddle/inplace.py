@@ -273,6 +273,11 @@ def _take_result(x, new, leaf_check=True):
     x._storage, x._dtype = new._storage, new._dtype
     x._set_geometry(new._shape, new._strides, new._offset)
     x._vc.bump()
+    return adopt_history(x, new)
+
+
+def adopt_history(x, new):
+    """x takes ``new``'s node (when it has one), as Paddle's in-place kernels' outputs do."""
     if new._grad_fn is not None:
         x._grad_fn, x._output_nr, x._requires_grad = new._grad_fn, new._output_nr, True
     return x

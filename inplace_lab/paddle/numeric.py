@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 import inplace_lab as _il
-from inplace_lab import dtypes
+from inplace_lab import dtypes, policy
 from inplace_lab.tensor import Tensor as _Core
 
 from .selection import _to_last
@@ -83,9 +83,9 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 
 def einsum(equation, *operands):
-    """``paddle.einsum``: the core's einsum (table ops, the core's methods called unbound,
-    so Paddle's method signatures do not get in the way); a label whose sizes differ
-    between operands is Paddle's ValueError."""
+    """``paddle.einsum``: the core's einsum (its table ops run with PyTorch's method
+    signatures, ``policy.core_calls``), after the checks of Paddle's kernel: its dtypes, one
+    size per label (Paddle's ValueError)."""
     for op in operands:  # (Paddle reads each operand's shape first: no list of operands)
         if not isinstance(op, _Core):
             raise AttributeError(f"'{type(op).__name__}' object has no attribute 'shape'")
@@ -103,13 +103,8 @@ def _check_einsum_dtypes(operands):
     for op in operands:
         name = op._dtype.name
         if name not in _EINSUM_CPU and op._storage.device.type == "cpu":
-            raise RuntimeError(
-                f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
-                f"`einsum` is not registered. Selected wrong DataType `{name}`. Paddle support "
-                "following DataTypes: float64, complex128, float32, complex64.\n  [Hint: Expected "
-                "kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != "
-                "true, but received kernel_iter == iter->second.end() && kernel_key.backend() == "
-                "Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:317)\n")
+            raise policy.paddle_kernel_error("einsum", name,
+                                             "float64, complex128, float32, complex64")
     first = operands[0]._dtype.name
     for op in operands[1:]:
         other = op._dtype.name

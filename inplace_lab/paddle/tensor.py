@@ -113,7 +113,6 @@ def paddle_signature(name: str, spec, order, defaults=None):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"paddle.{name}({', '.join(p for p, _ in order)}): the {spec.name!r} op."
-    fn._positional_as_core = False
     return fn
 
 
@@ -316,10 +315,7 @@ class Tensor(_Core):
         self._grad = None  # (Paddle's detach_ drops the gradient too)
         if self._base is None or grad_mode.state.inference:
             return _Core.detach_(self)
-        self._grad_fn = None
-        self._requires_grad = False
-        self._view_meta = None
-        return self
+        return self._cut_from_graph()
 
     # ---- Paddle's signatures for methods that differ from PyTorch's ------------------------
     reshape = views.reshape
