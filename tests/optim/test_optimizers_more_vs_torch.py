@@ -52,7 +52,9 @@ def test_trajectory_matches_torch(name, kw):
         ts, s = topt.state[tp], opt.state[p]
         assert set(s) == set(ts)
         for k in ts:
-            np.testing.assert_allclose(s[k].numpy(), ts[k].numpy(), rtol=2e-6, atol=1e-7)
+            # (tanh and the GEMMs differ from torch's by an ulp or two; Adamax's exp_inf keeps
+            # |grad| of the largest step, so those ulps reach 4e-7 on numpy 2.4's tanh)
+            np.testing.assert_allclose(s[k].numpy(), ts[k].numpy(), rtol=2e-6, atol=6e-7)
             assert str(s[k].dtype).split(".")[-1] == str(ts[k].dtype).split(".")[-1]
             assert s[k]._version == ts[k]._version, k
     tg = {k: v for k, v in topt.param_groups[0].items() if k not in ("params", "foreach")}
