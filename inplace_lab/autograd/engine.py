@@ -25,6 +25,7 @@ through ``SavedTensor.unpack``.
 from __future__ import annotations
 
 import heapq
+import sys
 import warnings
 
 from .. import errors, hooks, layout, policy
@@ -287,12 +288,16 @@ class GradBuffers:
             self._hold(buf[nr])
 
     def adopt(self, before, after):
-        """Gradients a hook (or user code) returned: someone else may hold them, never steal."""
+        """Gradients a hook (or user code) returned: never stolen when someone else holds them.
+
+        A hook's new tensor that nothing but ``after`` refers to (``lambda g: g * 2``) is the
+        engine's alone, and PyTorch steals it into a leaf's ``.grad`` (use_count 1: version 0);
+        one the hook also keeps (appended to a list) is copied there."""
         if after is before:
             return after
         known = {id(g) for g in before}
         for g in after:
-            if g is not None and id(g) not in known:
+            if g is not None and id(g) not in known and _refs(g) > _ALONE:
                 self._foreign[id(g)] = g
         return after
 
@@ -395,6 +400,21 @@ def accumulate_into_leaf(leaf, g, steal=False) -> None:
         leaf._grad = leaf._grad + g  # create_graph: keep the sum differentiable
 
 
+def _refs(g):
+    return sys.getrefcount(g)
+
+
+def _alone():
+    """What ``_refs`` reads, in ``GradBuffers.adopt``'s loop, of an object that nothing else
+    holds (measured, not assumed: the interpreter's borrowed references vary by version)."""
+    after = [object()]
+    for g in after:
+        return _refs(g)
+
+
+_ALONE = _alone()
+
+
 def clone_obey_contract(g, like):
     """A copy of ``g`` with ``like``'s strides (dense ``like``) or contiguous."""
     from ..storage import Storage
@@ -408,6 +428,10 @@ def clone_obey_contract(g, like):
     out._policy = g._policy
     if grad_mode.state.enabled:  # create_graph: the copy stays differentiable (CopyBackwards)
         return out.copy_(g)
+    if g._shape != out._shape:  # (the leaf was reshaped in place after the graph was built)
+        from ..ops.dispatch import check_broadcast
+
+        check_broadcast((out, g))
     out._a[...] = g._a
     if not _paddle(like):  # (ATen's copy_ into the new gradient: version 1, as in torch)
         out._vc.bump()

@@ -56,6 +56,8 @@ def elu_(input, alpha: float = 1.0):
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    if min_val > max_val:  # (PyTorch's Python check; torch.nn.functional.hardtanh_ has none)
+        raise ValueError("min_val cannot be greater than max_val")
     return (_il.hardtanh_ if inplace else _il.hardtanh)(input, min_val, max_val)
 
 

@@ -11,7 +11,7 @@ Every kernel takes ``out=`` and writes into it (``relu_`` allocates nothing).
 from __future__ import annotations
 
 from ..backend import special_for
-from .elementwise import assign, flags, float_rule, masked_grad, not_implemented_for, overload
+from .elementwise import assign, flags, scratch, float_rule, masked_grad, not_implemented_for, overload
 from .table import OpSpec, register
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -45,20 +45,31 @@ def _hardtanh_bw(c, g):
     return masked_grad(g, (x > c["min_val"]).logical_and(x < c["max_val"]))
 
 
-act("hardtanh", _hardtanh_fwd, _hardtanh_bw, params={"min_val": -1.0, "max_val": 1.0}, t=True, p=True)
+def _hardtanh_rule(spec, ins, params):
+    """ATen's hardtanh checks: no bools, no negative limits for an unsigned type."""
+    dt = ins[0]._dtype
+    if dt.category == 0:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dt.name == "uint8" and min(params.get("min_val", 0), params.get("max_val", 0)) < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return dt
+
+
+act("hardtanh", _hardtanh_fwd, _hardtanh_bw, params={"min_val": -1.0, "max_val": 1.0}, t=True, p=True,
+    dtype_rule=_hardtanh_rule)
 act("relu6", lambda xp, a, out=None, dt=None: _hardtanh_fwd(xp, a, out, dt, 0.0, 6.0),
     lambda c, g: masked_grad(g, (c["self"] > 0).logical_and(c["self"] < 6)),
-    node_name="HardtanhBackward0")
+    node_name="HardtanhBackward0", dtype_rule=_hardtanh_rule)
 
 
 def _threshold_fwd(xp, a, out=None, dt=None, threshold=0.0, value=0.0):
-    """``x if x > threshold else value`` (torch's F.threshold; Paddle's thresholded_relu)."""
+    """``value if x <= threshold else x`` (torch's F.threshold; Paddle's thresholded_relu):
+    nan stays nan."""
+    cut = xp.less_equal(a, threshold)  # (one bool mask, a quarter of a float32 target)
     if out is not None:  # in place (out aliases a): overwrite only the cut elements
-        cut = a > threshold
-        xp.logical_not(cut, out=cut)  # one bool mask, a quarter of a float32 target
         xp.copyto(out, value, where=cut, casting="unsafe")
         return out
-    return xp.where(a > threshold, a, xp.asarray(value, dtype=dt.np))
+    return xp.where(cut, xp.asarray(value, dtype=dt.np), a)
 
 
 def _threshold_bw(c, g):
@@ -152,7 +163,8 @@ def _gelu_bw(c, g):
     return g * (cdf + x * pdf)
 
 
-act("gelu", _gelu_fwd, _gelu_bw, params={"approximate": "none"}, dtype_rule=float_rule)
+act("gelu", _gelu_fwd, _gelu_bw, params={"approximate": "none"},
+    dtype_rule=not_implemented_for("GeluKernelImpl", ("bool", "int")))
 
 
 def _silu_fwd(xp, a, out=None, dt=None):
@@ -162,7 +174,7 @@ def _silu_fwd(xp, a, out=None, dt=None):
 
 act("silu", _silu_fwd,
     lambda c, g: g * c["self"].sigmoid() * (1 + c["self"] * (1 - c["self"].sigmoid())),
-    dtype_rule=float_rule)
+    dtype_rule=not_implemented_for("silu_cpu", ("bool", "int")))
 
 
 def _softplus_np(xp, x, beta, threshold):
@@ -182,13 +194,13 @@ def _softplus_bw(c, g):
 
 
 act("softplus", _softplus_fwd, _softplus_bw, params={"beta": 1.0, "threshold": 20.0},
-    dtype_rule=float_rule)
+    dtype_rule=not_implemented_for("softplus_cpu", ("bool", "int")))
 
 
 def _hardsigmoid_fwd(xp, a, out=None, dt=None):
     r = xp.add(a, 3, out=out, dtype=dt.np, casting="unsafe")
-    xp.clip(r, 0, 6, out=r)
-    return xp.true_divide(r, 6, out=r)
+    r = xp.clip(r, 0, 6, out=scratch(r))
+    return xp.true_divide(r, 6, out=scratch(r))
 
 
 act("hardsigmoid", _hardsigmoid_fwd,
@@ -226,7 +238,7 @@ def _mish_bw(c, g):
     return g * (tsp + x * x.sigmoid() * (1 - tsp * tsp))
 
 
-act("mish", _mish_fwd, _mish_bw, dtype_rule=float_rule)
+act("mish", _mish_fwd, _mish_bw, dtype_rule=not_implemented_for("mish_cpu", ("bool", "int")))
 
 
 def _tanhshrink_fwd(xp, a, out=None, dt=None):

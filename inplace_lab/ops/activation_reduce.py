@@ -18,10 +18,15 @@ from .table import OpSpec, register
 
 
 def _softmax_dtype(kernel):
+    """The result dtype; integers are refused by the kernel ATen picks: ``<kernel>_lastdim``
+    along the last dim (or a 0-dim input), the strided one along any other."""
     def rule(spec, ins, params):
         dt = dtypes.from_any(params["dtype"]) if params.get("dtype") is not None else ins[0]._dtype
         if not (dt.is_floating_point or dt.is_complex):
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+            nd, d = ins[0].dim(), params.get("dim")
+            last = d is None or not nd or d in (-1, nd - 1)
+            name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
+            raise NotImplementedError(f'"{name}" not implemented for \'{dt.torch_name}\'')
         return dt
 
     return rule
@@ -66,11 +71,11 @@ def _log_softmax_bw(c, g):
 
 
 register(OpSpec(name="softmax", forward=_softmax_fwd(False), backward=_softmax_bw,
-                dtype_rule=_softmax_dtype("softmax_kernel_impl"), params={"dim": None, "dtype": None},
+                dtype_rule=_softmax_dtype("softmax"), params={"dim": None, "dtype": None},
                 saves=("result",), inplace=True, torch_inplace=False, paddle_inplace=True,
                 doc="softmax(input, dim, dtype=None): saves its result (Paddle has softmax_)."))
 register(OpSpec(name="log_softmax", forward=_softmax_fwd(True), backward=_log_softmax_bw,
-                dtype_rule=_softmax_dtype("log_softmax_kernel_impl"),
+                dtype_rule=_softmax_dtype("log_softmax"),
                 params={"dim": None, "dtype": None}, saves=("result",), node_name="LogSoftmaxBackward0",
                 doc="log_softmax(input, dim, dtype=None): saves its result."))
 

@@ -950,6 +950,10 @@ def _call_out(spec, ins, params, out):
         shape = tuple(res.shape)
     if shape != out._shape:  # PyTorch judges the overlap on out as given, then resizes it
         check_overlap(out, tensors, as_torch=True)  # (a refused call leaves out as it was)
+        if spec.layout in _ITERATOR_RULES and any(x is out for x in tensors):
+            raise RuntimeError(  # (TensorIterator resizes no output that is also an input)
+                f"output with shape {list(out._shape)} doesn't match the broadcast shape "
+                f"{list(shape)}")
         resize_out(out, shape, stacklevel=5,  # (the user's line for a direct call)
                    strides=iterator_layout(spec.layout, ins, shape)
                    if spec.layout in _ITERATOR_RULES else None)

@@ -101,6 +101,12 @@ def assign(xp, out, r):
     return out
 
 
+def scratch(r):
+    """``r`` as the ``out=`` of the next ufunc that works on it in place, or None where it
+    cannot be written into: numpy gives a 0-dim operation's result as a scalar."""
+    return r if r.__class__ is not r.dtype.type else None
+
+
 def flags(torch: bool, paddle: bool) -> dict:
     """In-place flags: a ``name_`` form exists here when PyTorch 2.13 or Paddle 3.3.1 has one."""
     return {"inplace": torch or paddle, "torch_inplace": torch, "paddle_inplace": paddle}
@@ -323,8 +329,10 @@ def _div_fwd(xp, a, b, out=None, dt=None, rounding_mode=None):
         if rounding_mode == "trunc":
             q = q + ((xp.remainder(a, b, dtype=dt.np) != 0) & ((xp.sign(a) * xp.sign(b)) < 0))
         return assign(xp, out, q.astype(dt.np, copy=False))
+    if rounding_mode == "floor":  # (ATen's div_floor_floating is numpy's: from fmod, so
+        return xp.floor_divide(a, b, out=out, dtype=dt.np, casting="unsafe")  # inf // 2 is nan)
     r = xp.true_divide(a, b, out=out, dtype=dt.np, casting="unsafe")
-    return (xp.floor if rounding_mode == "floor" else xp.trunc)(r, out=r)
+    return xp.trunc(r, out=scratch(r))
 
 
 def _div_dtype(spec, ins, params):
@@ -650,7 +658,7 @@ def _cmp(fname):
 
 
 # (op, ufunc, aliases, torch has op_, paddle has some name_)
-for _n, _f, _al in [("eq", "equal", ("equal",)), ("ne", "not_equal", ("not_equal",)),
+for _n, _f, _al in [("eq", "equal", ()), ("ne", "not_equal", ("not_equal",)),
                     ("lt", "less", ("less", "less_than")), ("le", "less_equal", ("less_equal",)),
                     ("gt", "greater", ("greater", "greater_than")),
                     ("ge", "greater_equal", ("greater_equal",))]:
@@ -688,9 +696,18 @@ register(OpSpec(
 
 
 def _lerp_fwd(xp, a, b, w, out=None, dt=None):
+    """ATen's two-sided formula: ``a + w * (b - a)`` for ``|w| < 0.5``, else
+    ``b - (b - a) * (1 - w)`` (exact at w = 1; ``lerp(inf, 1, 0.5)`` is inf, not nan)."""
     d = xp.subtract(b, a, dtype=dt.np)
-    xp.multiply(d, w, out=d, casting="unsafe")
-    return xp.add(a, d, out=out, dtype=dt.np, casting="unsafe")
+    if getattr(w, "ndim", 0) == 0:  # one weight: one side
+        if abs(w) < 0.5:
+            d = xp.multiply(d, w, out=scratch(d), casting="unsafe")
+            return xp.add(a, d, out=out, dtype=dt.np, casting="unsafe")
+        d = xp.multiply(d, 1 - w, out=scratch(d), casting="unsafe")
+        return xp.subtract(b, d, out=out, dtype=dt.np, casting="unsafe")
+    near = xp.add(a, xp.multiply(w, d), dtype=dt.np)
+    far = xp.subtract(b, xp.multiply(d, 1 - w), dtype=dt.np)
+    return assign(xp, out, xp.where(xp.abs(w) < 0.5, near, far).astype(dt.np, copy=False))
 
 
 _CPP_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Float": "float",
@@ -705,7 +722,10 @@ def _lerp_dtype(spec, ins, params):
         if is_tensor(x) and x._dtype is not dt:
             raise RuntimeError(f"expected dtype {_CPP_NAMES.get(dt.torch_name)} for `{name}` but "
                                f"got dtype {_CPP_NAMES.get(x._dtype.torch_name)}")
-    return not_implemented_for("lerp_kernel_scalar", ("int", "bool"))(spec, ins, params)
+    if dt.category < 2:  # (the kernel is chosen by self's dtype, whatever the weight is)
+        kernel = "lerp_kernel_tensor" if is_tensor(ins[2]) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+    return dt
 
 
 LERP = register(OpSpec(
@@ -723,7 +743,7 @@ def _addc_fwd(op):
     def fwd(xp, a, t1, t2, out=None, dt=None, value=1):
         r = getattr(xp, op)(t1, t2, dtype=dt.np, casting="unsafe")
         if value != 1:
-            xp.multiply(r, value, out=r, casting="unsafe")
+            r = xp.multiply(r, value, out=scratch(r), casting="unsafe")
         return xp.add(a, r, out=out, dtype=dt.np, casting="unsafe")
 
     return fwd
@@ -745,6 +765,7 @@ def _addcdiv_dtype(spec, ins, params):
 register(OpSpec(
     name="addcmul", forward=_addc_fwd("multiply"), args=("self", "tensor1", "tensor2"),
     params={"value": 1}, saves=("tensor1", "tensor2"),
+    dtype_rule=not_implemented_for("addcmul_cpu_out", ("bool",)),
     save_if={"tensor1": "tensor2", "tensor2": "tensor1"},
     backward=lambda c, g: (red(c, 0, g),
                            red(c, 1, g * c["tensor2"] * c["value"]) if c.needs_input_grad[1] else None,
@@ -789,10 +810,13 @@ def _clamp_grads(c, g, lo, hi, lo_i, hi_i):
         k2 = x <= hi
         keep = k2 if keep is None else keep.logical_and(k2)
     out = [red(c, 0, masked_grad(g, keep))] + [None] * (len(c.input_meta) - 1)
+    both = lo is not None and hi is not None  # (where lo > hi, every value is hi: max's)
     if is_tensor(lo):
-        out[lo_i] = red(c, lo_i, masked_grad(g, x < lo))
+        out[lo_i] = red(c, lo_i, masked_grad(g, (x < lo).logical_and(lo < hi) if both
+                                             else x < lo))
     if is_tensor(hi):
-        out[hi_i] = red(c, hi_i, masked_grad(g, x > hi))
+        out[hi_i] = red(c, hi_i, masked_grad(g, (x > hi).logical_or(hi < lo) if both
+                                             else x > hi))
     return tuple(out)
 
 
@@ -806,7 +830,8 @@ CLAMP = register(OpSpec(
     backward=lambda c, g: _clamp_grads(c, g, c["min"], c["max"], 1, 2),
     saves=("self", "min", "max"), dtype_rule=_clamp_check, node_name="ClampBackward1",
     aliases=("clip",), **flags(True, True)))
-CLAMP.select = _bounds_select(overload(CLAMP, "ClampBackward0"), ("min", "max"))
+CLAMP.select = _bounds_select(overload(CLAMP, "ClampBackward0", scalar_edges=True),
+                               ("min", "max"))  # (an absent bound: a (None, 0) edge)
 CLAMP_MIN = register(OpSpec(
     name="clamp_min", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, b, None, out=out, dt=dt),
     backward=lambda c, g: _clamp_grads(c, g, c["min"], None, 1, None),
@@ -820,11 +845,11 @@ for _s, _k in ((CLAMP_MIN, "min"), (CLAMP_MAX, "max")):
 
 
 def _scale_fwd(xp, a, out=None, dt=None, scale=1.0, bias=0.0, bias_after_scale=True):
-    if bias_after_scale:  # (asarray: a 0-D input gives a numpy scalar, which out= refuses)
-        r = xp.asarray(xp.multiply(a, scale, out=out, dtype=dt.np, casting="unsafe"))
-        return xp.add(r, bias, out=r, casting="unsafe")
-    r = xp.asarray(xp.add(a, bias, out=out, dtype=dt.np, casting="unsafe"))
-    return xp.multiply(r, scale, out=r, casting="unsafe")
+    if bias_after_scale:
+        r = xp.multiply(a, scale, out=out, dtype=dt.np, casting="unsafe")
+        return xp.add(r, bias, out=scratch(r), casting="unsafe")
+    r = xp.add(a, bias, out=out, dtype=dt.np, casting="unsafe")
+    return xp.multiply(r, scale, out=scratch(r), casting="unsafe")
 
 
 register(OpSpec(name="scale", forward=_scale_fwd, backward=lambda c, g: g * c["scale"],

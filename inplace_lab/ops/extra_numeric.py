@@ -18,7 +18,7 @@ import math
 
 from .. import backend, dtypes, hooks
 from ..tensor import Tensor
-from . import dispatch, reduction
+from . import dispatch, gather_scatter, reduction
 from .table import OPS, OpSpec, register
 
 
@@ -73,6 +73,25 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 _composite(allclose, args=("self", "other"))
+
+
+def equal(input, other):
+    """``torch.equal``: True when both have the same size and the same elements (dtypes may
+    differ: 1.0 equals 1; nan equals nothing), as a Python bool. (Paddle's ``equal`` is the
+    elementwise ``eq``; ``equal_all`` is this.)"""
+    for i, (name, x) in enumerate((("input", input), ("other", other))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"equal(): argument '{name}' (position {i + 1}) must be Tensor, "
+                            f"not {type(x).__name__}")
+    if input.device != other.device:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {other.device} and {input.device}!")
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(backend.xp_of(input._storage.device).array_equal(input._a, other._a))
+
+
+_composite(equal, args=("self", "other"))
 
 
 # ---- isin ---------------------------------------------------------------------------------------
@@ -392,3 +411,33 @@ def _histc_fwd(xp, a, out=None, dt=None, bins=100, min=0, max=0):
 
 register(OpSpec(name="histc", forward=_histc_fwd, params={"bins": 100, "min": 0, "max": 0},
                 dtype_rule=_histc_dtype, doc="histc(input, bins=100, min=0, max=0, *, out=None)"))
+
+
+# ---- bincount -----------------------------------------------------------------------------------
+
+def _bincount_dtype(spec, ins, params):
+    x, w = ins[0], ins[1] if len(ins) > 1 else None
+    if x._dtype.category != 1:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{x._dtype.torch_name}'")
+    if w is None:
+        return dtypes.int64
+    return w._dtype if w._dtype.is_floating_point else dtypes.float64  # (int weights: double)
+
+
+def _bincount_fwd(xp, a, weights=None, out=None, dt=None, minlength=0):
+    """How often each value occurs in a 1-d tensor of non-negative integers (summed weights
+    when given), ``max(x) + 1`` entries or ``minlength``."""
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.ndim != 1 or (a.size and a.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != a.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return xp.bincount(a, weights=weights, minlength=minlength).astype(dt.np, copy=False)
+
+
+register(OpSpec(name="bincount", forward=_bincount_fwd, args=("self", "weights"),
+                optional_args=("weights",), params={"minlength": 0}, dtype_rule=_bincount_dtype,
+                backward=gather_scatter._no_derivative("bincount"),
+                node_name="torch::autograd::NotImplemented", out=False,
+                doc="bincount(input, weights=None, minlength=0)"))

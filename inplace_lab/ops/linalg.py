@@ -92,14 +92,21 @@ def _check_added(self, shape, mat_dtype):
                            f"{self._dtype.torch_name} and {mat_dtype.torch_name}")
 
 
+def _no_bool(dt, kernel):
+    """PyTorch's CPU matrix kernels have no bool instantiation."""
+    if dt.category == 0:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    return dt
+
+
 def _mm_rule(spec, ins, params):
     _check_mm(ins[0], ins[1])
-    return ins[0]._dtype
+    return _no_bool(ins[0]._dtype, "addmm_impl_cpu_")
 
 
 def _bmm_rule(spec, ins, params):
     _check_bmm(ins[0], ins[1])
-    return ins[0]._dtype
+    return _no_bool(ins[0]._dtype, "bmm")
 
 
 def _mv_rule(spec, ins, params):
@@ -112,7 +119,7 @@ def _mv_rule(spec, ins, params):
     if m._dtype is not v._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{v._dtype.torch_name}, {m._dtype.torch_name}, and {v._dtype.torch_name}")
-    return m._dtype
+    return _no_bool(m._dtype, "addmv_impl_cpu")
 
 
 def _dot_rule(spec, ins, params):
@@ -127,7 +134,7 @@ def _dot_rule(spec, ins, params):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{a._dtype.torch_name} and {b._dtype.torch_name}")
-    return a._dtype
+    return _no_bool(a._dtype, "dot")
 
 
 def _addmm_shape(ins):
@@ -355,7 +362,8 @@ def _trace_bw(c, g):
 
 
 register(OpSpec(name="trace", forward=lambda xp, a, out=None, dt=None: xp.asarray(xp.trace(a, dtype=dt.np)),
-                backward=_trace_bw, dtype_rule=_trace_rule))
+                backward=_trace_bw, dtype_rule=_trace_rule,
+                grad_writes=2))  # (ATen's trace_backward: zeros, then index_fill_ the diagonal)
 
 
 def _tri(fname):

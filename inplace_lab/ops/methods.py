@@ -261,16 +261,16 @@ def resize_(self, *sizes, memory_format=None):
 
     Bumps the version only when the shape changes, as PyTorch does."""
     shape = tuple(int(n) for n in layout.dims_arg(sizes))
-    if self._requires_grad and grad_mode.state.enabled:
+    if self._requires_grad and not grad_mode.state.inference:  # (the autograd kernel: no_grad
+        # does not skip it, inference_mode does)
         raise RuntimeError("cannot resize variables that require grad")
     if any(n < 0 for n in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
-    need = self._offset + layout.numel(shape)
-    if need > self._storage.size():
-        grow_storage(self._storage, need)
-    changed = shape != self._shape
-    self._set_geometry(shape, layout.contiguous_strides(shape))
-    if changed:
+    if shape != self._shape:  # (the same sizes: nothing changes, strides included)
+        need = self._offset + layout.numel(shape)
+        if need > self._storage.size():
+            grow_storage(self._storage, need)
+        self._set_geometry(shape, layout.contiguous_strides(shape))
         self._vc.bump()
     if hooks.active:
         hooks.emit_op(_RESIZE, "inplace", [self], self)
@@ -318,6 +318,10 @@ class SetNotImplemented(Node):
 
     def apply(self, grads):
         raise RuntimeError("derivative for set_ is not implemented")
+
+
+SetNotImplemented.__name__ = SetNotImplemented.__qualname__ = "NotImplemented"  # (PyTorch's
+# Python class name: ``<NotImplemented object at ...>``; the module keeps the builtin's name)
 
 
 def _set_geometry_args(self, source, storage_offset, size, stride):

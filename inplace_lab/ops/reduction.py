@@ -211,6 +211,15 @@ def _even_bw(c, g):
     return masked_grad(keep(g, shape, dim, kd) / n, mask)  # max(): zeros().masked_fill_()
 
 
+def _arg_rule(which):
+    def rule(spec, ins, params):
+        if ins[0]._dtype.category == 0:
+            raise RuntimeError(f"arg{which}(): does not support bool input")
+        return _long(spec, ins, params)
+
+    return rule
+
+
 def _arg_fwd(fname):
     def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
         _check_nonempty(fname, a, dim, err=IndexError)
@@ -287,7 +296,7 @@ for _n, _node in (("max", "Max"), ("min", "Min")):
     register(OpSpec(name=f"a{_n}", forward=_extreme(f"a{_n}"), backward=_even_bw, dtype_rule="self",
                     params={"dim": (), "keepdim": False}, saves=("self", "result"),
                     node_name=f"A{_n}Backward0"))
-    register(OpSpec(name=f"arg{_n}", forward=_arg_fwd(f"arg{_n}"), dtype_rule=_long,
+    register(OpSpec(name=f"arg{_n}", forward=_arg_fwd(f"arg{_n}"), dtype_rule=_arg_rule(_n),
                     params={"dim": None, "keepdim": False}))
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 
+from .. import policy as _policy
 from ..backend import special_for
-from .elementwise import (assign, bool_rule, flags, float_rule, not_implemented_for, overload,
+from .elementwise import (assign, scratch, bool_rule, flags, float_rule, not_implemented_for, overload,
                           promote, uf, ufunc, zeros_grad)
 from .table import OPS, OpSpec, register
 
@@ -34,7 +35,8 @@ def sp(fname):
         f = getattr(special_for(xp), fname)
         if out is not None and out.dtype == dt.np:
             return f(a, out=out)
-        return assign(xp, out, f(xp.asarray(a, dtype=dt.np)))
+        return assign(xp, out, f(xp.asarray(a, dtype=dt.np)).astype(dt.np, copy=False))
+        # (scipy computes float16 in float64: the result comes back in the op's dtype)
 
     fwd.__name__ = fname
     return fwd
@@ -134,7 +136,7 @@ unary("reciprocal", _reciprocal_fwd, lambda c, g: -g * c["result"] * c["result"]
 
 def _rsqrt(xp, a, out=None, dt=None):
     r = xp.sqrt(a, out=out, dtype=dt.np, casting="unsafe")
-    return xp.true_divide(1, r, out=r)
+    return xp.true_divide(1, r, out=scratch(r))
 
 
 unary("rsqrt", _rsqrt, lambda c, g: g * c["result"] ** 3 * -0.5, saves=("result",), p=True)
@@ -149,7 +151,16 @@ unary("erfc", sp("erfc"), lambda c, g: -g * _SQRT_PI_2 * (-(c["self"] * c["self"
 unary("erfinv", sp("erfinv"),
       lambda c, g: g * (math.sqrt(math.pi) / 2) * (c["self"].erfinv() ** 2).exp(),
       saves=("self",), p=True)
-unary("lgamma", sp("gammaln"), lambda c, g: g * c["self"].digamma(), saves=("self",), p=True,
+def _lgamma_fwd(xp, a, out=None, dt=None):
+    """scipy's gammaln, but log|Gamma(-inf)| is inf in PyTorch (and in C's lgamma)."""
+    r = sp("gammaln")(xp, a, out=out, dt=dt)
+    if dt.category == 2 and a.size:
+        r = xp.asarray(r)  # (a 0-dim result is a numpy scalar)
+        r[xp.isneginf(a)] = xp.inf
+    return r
+
+
+unary("lgamma", _lgamma_fwd, lambda c, g: g * c["self"].digamma(), saves=("self",), p=True,
       aliases=("gammaln",))
 unary("digamma", sp("psi"), lambda c, g: g * c["self"].polygamma(1), saves=("self",), p=True)
 unary("i0", sp("i0"), lambda c, g: g * c["self"].special_i1(), saves=("self",), p=True)
@@ -212,14 +223,28 @@ unary("abs", "absolute", lambda c, g: g * c["self"].sign(), saves=("self",),
       dtype_rule=_keep_dtype("abs_cpu"), p=True, aliases=("absolute",))
 
 
-def _sign_fwd(xp, a, out=None, dt=None):
+def _sign_fwd(xp, a, out=None, dt=None, nan=0):
+    """PyTorch's ``(0 < a) - (a < 0)``: the sign of nan is 0 (Paddle's, as numpy's, is nan)."""
     if dt.category == 0:
         return a.copy() if out is None else assign(xp, out, a)
-    return xp.sign(a, out=out)
+    r = xp.sign(a, out=out)
+    if nan == 0 and dt.category == 2 and a.size:
+        r = xp.asarray(r)  # (a 0-dim result is a numpy scalar)
+        r[xp.isnan(a)] = 0
+    return r
 
 
-unary("sign", _sign_fwd, lambda c, g: zeros_grad(g), dtype_rule=self_rule)
-unary("sgn", _sign_fwd, lambda c, g: zeros_grad(g), saves=("self", "result"), dtype_rule=self_rule)
+def _paddle_sign(spec):
+    """``spec`` as Paddle runs it (nan stays nan), chosen for a Paddle tensor."""
+    keep = overload(spec, spec.node_name, forward=lambda *a, **k: _sign_fwd(*a, nan=None, **k))
+    spec.select = lambda args, kw: keep if _policy.is_paddle(getattr(args[0], "_pol", None)) \
+        else None
+
+
+for _s in (unary("sign", _sign_fwd, lambda c, g: zeros_grad(g), dtype_rule=self_rule),
+           unary("sgn", _sign_fwd, lambda c, g: zeros_grad(g), saves=("self", "result"),
+                 dtype_rule=self_rule)):
+    _paddle_sign(_s)
 for _n, _k in (("floor", "floor_vml_cpu"), ("ceil", "ceil_vml_cpu"), ("trunc", "trunc_vml_cpu")):
     unary(_n, _same_or_copy(_n), lambda c, g: zeros_grad(g), dtype_rule=_keep_dtype(_k), p=True,
           aliases=("fix",) if _n == "trunc" else ())
@@ -297,6 +322,6 @@ def _nan_to_num_fwd(xp, a, out=None, dt=None, nan=0.0, posinf=None, neginf=None)
 
 unary("nan_to_num", _nan_to_num_fwd, lambda c, g: g * c["self"].isfinite(), saves=("self",),
       dtype_rule=self_rule, params={"nan": 0.0, "posinf": None, "neginf": None}, p=True)
-for _n in ("isfinite", "isnan", "isinf"):
+for _n in ("isfinite", "isnan", "isinf", "isposinf", "isneginf", "signbit"):
     unary(_n, (lambda f: lambda xp, a, out=None, dt=None: getattr(xp, f)(a))(_n),
           dtype_rule=bool_rule, t=False)

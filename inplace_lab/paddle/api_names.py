@@ -178,7 +178,7 @@ FUNCTION_ARGS = {
 # Functions with Paddle's own semantics (paddle/selection.py, paddle/numeric.py) that are
 # also paddle.Tensor methods (``x.max(axis)`` returns the values only, as ``paddle.max``).
 SEMANTICS_METHODS = (
-    "allclose", "amax", "amin", "argsort", "bucketize", "cross", "cummax", "cummin", "cumprod",
+    "allclose", "amax", "amin", "argsort", "equal", "equal_all", "bucketize", "cross", "cummax", "cummin", "cumprod",
     "cumsum", "diag", "diff", "dot", "flip", "inner", "inverse", "isclose", "kron", "kthvalue",
     "logsumexp", "max", "median", "min", "mode", "multinomial", "nanmean", "nanmedian",
     "nanquantile", "nansum", "outer", "quantile", "repeat_interleave", "sort", "topk", "trace",

@@ -95,7 +95,21 @@ def einsum(equation, *operands):
 
 
 _EINSUM_CPU = ("float32", "float64", "complex64", "complex128")
-_PHI_CODE = {"float32": 10, "float64": 11}  # (phi::DataType, as Paddle's messages print it)
+_PHI_CODE = {"bool": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 7, "int64": 9,
+             "float32": 10, "float64": 11, "complex64": 12, "complex128": 13, "float16": 15,
+             "bfloat16": 16}  # (phi::DataType, as Paddle's messages print it)
+
+
+def _retrieve_error(wanted: str, held: str) -> ValueError:
+    """Paddle's DenseTensor::data<T>() check: a kernel read a tensor as another dtype."""
+    codes = (f"dtype():{_PHI_CODE[held]} != phi::CppTypeToDataType<T>::Type():"
+             f"{_PHI_CODE[wanted]}" if wanted in _PHI_CODE and held in _PHI_CODE
+             else "dtype() != phi::CppTypeToDataType<T>::Type()")
+    return ValueError(
+        f"(InvalidArgument) The type of data we are trying to retrieve ({wanted}) does not "
+        f"match the type of data ({held}) currently contained in the container.\n  "
+        f"[Hint: Expected dtype() == phi::CppTypeToDataType<T>::Type(), but received "
+        f"{codes}.] (at /paddle/paddle/phi/core/dense_tensor.cc:153)\n")
 
 
 def _check_einsum_dtypes(operands):
@@ -107,16 +121,27 @@ def _check_einsum_dtypes(operands):
                                              "float64, complex128, float32, complex64")
     first = operands[0]._dtype.name
     for op in operands[1:]:
-        other = op._dtype.name
-        if other != first:
-            codes = (f"dtype():{_PHI_CODE[other]} != phi::CppTypeToDataType<T>::Type():"
-                     f"{_PHI_CODE[first]}" if first in _PHI_CODE and other in _PHI_CODE
-                     else "dtype() != phi::CppTypeToDataType<T>::Type()")
-            raise ValueError(
-                f"(InvalidArgument) The type of data we are trying to retrieve ({first}) does not "
-                f"match the type of data ({other}) currently contained in the container.\n  "
-                f"[Hint: Expected dtype() == phi::CppTypeToDataType<T>::Type(), but received "
-                f"{codes}.] (at /paddle/paddle/phi/core/dense_tensor.cc:153)\n")
+        if op._dtype.name != first:
+            raise _retrieve_error(first, op._dtype.name)
+
+
+def equal(x, y, name=None):
+    """``paddle.equal``: elementwise ``==`` (PyTorch's ``equal`` is ``equal_all``)."""
+    return _il.eq(x, y)
+
+
+def equal_all(x, y, name=None):
+    """``paddle.equal_all``: a 0-D bool tensor, True when the shapes and all elements are
+    equal (different shapes: False; another dtype: the kernel's ValueError)."""
+    if not isinstance(y, _Core):
+        raise ValueError(f"(InvalidArgument) equal_all(): argument 'y' (position 1) must be "
+                         f"Tensor, but got {type(y).__name__} (at "
+                         "/paddle/paddle/fluid/pybind/eager_utils.cc:1526)\n")
+    if y._dtype is not x._dtype:
+        raise _retrieve_error(y._dtype.name, x._dtype.name)
+    from .creation import to_tensor  # (creation imports this module's neighbours)
+
+    return to_tensor(tuple(x.shape) == tuple(y.shape) and _il.equal(x, y), place=x.place)
 
 
 def _check_label_sizes(equation, operands):
@@ -260,7 +285,7 @@ def inverse(x, name=None):
     return _il.inverse(x)
 
 
-NAMES = ("diag", "diff", "repeat_interleave", "meshgrid", "searchsorted", "bucketize", "nansum",
+NAMES = ("equal", "equal_all", "diag", "diff", "repeat_interleave", "meshgrid", "searchsorted", "bucketize", "nansum",
          "nanmean", "isclose", "allclose", "einsum", "kron", "cross", "inner", "dot", "outer",
          "ger", "trace", "flip", "quantile", "nanquantile", "multinomial", "inverse", "mean",
          "clip")

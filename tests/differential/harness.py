@@ -153,12 +153,17 @@ def _show(v) -> str:
     return s if len(s) < 400 else s[:400] + "..."
 
 
-def compare_torch(prog, *, prefix=None, rtol=1e-5):
-    """Run ``prog`` on torch and on inplace_lab (pytorch policy); assert they agree."""
+def compare_torch(prog, *, prefix=None, rtol=1e-5, facade=False):
+    """Run ``prog`` on torch and on inplace_lab (pytorch policy); assert they agree.
+
+    ``facade=True`` runs it on ``inplace_lab.torch``, torch's whole namespace (``T.trace`` is
+    the op there; on ``inplace_lab`` it is the trace recorder)."""
     import torch
 
     import inplace_lab as il
 
+    if facade:
+        import inplace_lab.torch as il
     ref = run(prog, torch)
     with il.inplace_policy("pytorch"):
         got = run(prog, il)

@@ -89,6 +89,8 @@ METHODS = {  # name: (x, call on the tensor): the method is Paddle's function, n
     "diag": (SQ3, lambda L, x: x.diag()),
     "diff": (A, lambda L, x: x.diff()),
     "dot": (A, lambda L, x: x.dot(x)),
+    "equal": (A, lambda L, x: x.equal(x.round())),
+    "equal_all": (A, lambda L, x: x.equal_all(x * 1.0)),
     "flip": (A, lambda L, x: x.flip([0])),
     "inner": (A, lambda L, x: x.inner(x)),
     "inverse": (SQ3, lambda L, x: x.inverse()),

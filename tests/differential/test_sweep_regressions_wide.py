@@ -1,0 +1,207 @@
+"""Regressions the wide program sweep (program_builder_wide.py) found, minimised, vs torch 2.13
+and paddle 3.3.1: special values, integer and bool kernels, 0-d operands, hooks' gradients,
+clamp's tensor bounds, out= aliasing, resize_, and the Paddle/torch name splits (equal, sign)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.differential.harness import assert_same, attempt, compare_torch, probe, run
+
+torch = pytest.importorskip("torch")
+
+SPECIAL = [float("nan"), float("inf"), float("-inf"), 0.0, -0.0, -2.5, 1.0]
+
+
+def _special(T):
+    return T.tensor(SPECIAL)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T, x: x.sign(), lambda T, x: x.sgn(), lambda T, x: T.threshold(x, 0.5, -1.0),
+    lambda T, x: x.lgamma(), lambda T, x: x.rsqrt(), lambda T, x: T.signbit(x),
+    lambda T, x: T.isposinf(x), lambda T, x: T.isneginf(x),
+    lambda T, x: x.div(2, rounding_mode="floor"), lambda T, x: x.div(2, rounding_mode="trunc"),
+    lambda T, x: T.lerp(x, T.ones(7), 1.0), lambda T, x: T.lerp(x, T.ones(7), 0.5),
+    lambda T, x: T.lerp(x, T.ones(7), T.full((7,), 0.75)),
+    lambda T, x: T.nn.functional.hardtanh(x), lambda T, x: T.nn.functional.relu6(x),
+    lambda T, x: x.half().sigmoid(), lambda T, x: x.half().erf(), lambda T, x: x.half().lgamma(),
+], ids=["sign", "sgn", "threshold", "lgamma", "rsqrt", "signbit", "isposinf", "isneginf",
+        "div_floor", "div_trunc", "lerp_w1", "lerp_half", "lerp_tensor_w", "hardtanh", "relu6",
+        "sigmoid_f16", "erf_f16", "lgamma_f16"])
+def test_nan_inf_and_signed_zero_through_pointwise_ops(fn):
+    compare_torch(lambda T: {"r": fn(T, _special(T))})
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T, x: x.lerp(T.ones(3), 0.5), lambda T, x: T.addcmul(x, x, x, value=2),
+    lambda T, x: T.addcdiv(x, x, T.tensor(4.), value=2), lambda T, x: x.div(x, rounding_mode="floor"),
+    lambda T, x: x.rsqrt(), lambda T, x: T.nn.Hardsigmoid()(x),
+    lambda T, x: T.threshold(x, 1.0, 0.0),
+], ids=["lerp", "addcmul", "addcdiv", "div_floor", "rsqrt", "hardsigmoid", "threshold"])
+def test_zero_dim_operands(fn):
+    compare_torch(lambda T: {"r": fn(T, T.tensor(2.5))})
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T: T.nn.functional.gelu(T.arange(3)), lambda T: T.nn.functional.silu(T.arange(3)),
+    lambda T: T.nn.functional.softplus(T.arange(3)),
+    lambda T: T.nn.functional.mish(T.tensor([True])),
+    lambda T: T.softmax(T.arange(3), 0), lambda T: T.log_softmax(T.arange(6).reshape(2, 3), 0),
+    lambda T: T.tensor([True, False]).argmax(), lambda T: T.tensor([True, False]).argmin(0),
+    lambda T: T.addcmul(T.tensor([True]), T.tensor([True]), T.tensor([True])),
+    lambda T: T.ones(2, 2, dtype=T.bool) @ T.ones(2, 2, dtype=T.bool),
+    lambda T: T.ones(2, dtype=T.bool).dot(T.ones(2, dtype=T.bool)),
+    lambda T: T.mv(T.ones(2, 2, dtype=T.bool), T.ones(2, dtype=T.bool)),
+    lambda T: T.bmm(T.ones(1, 2, 2, dtype=T.bool), T.ones(1, 2, 2, dtype=T.bool)),
+    lambda T: T.arange(3).lerp(T.arange(3), 0.5),
+    lambda T: T.arange(3).lerp(T.arange(3), T.arange(3)),
+    lambda T: T.nn.functional.hardtanh(T.tensor([True, False])),
+    lambda T: T.nn.functional.hardtanh(T.tensor([0, 200], dtype=T.uint8)),
+    lambda T: T.nn.functional.relu6(T.tensor([0, 200], dtype=T.uint8)),
+    lambda T: T.nn.functional.hardtanh(T.ones(2), 1.0, -1.0),
+], ids=["gelu", "silu", "softplus", "mish", "softmax", "log_softmax", "argmax", "argmin",
+        "addcmul", "matmul", "dot", "mv", "bmm", "lerp_scalar_w", "lerp_tensor_w",
+        "hardtanh_bool", "hardtanh_uint8", "relu6_uint8", "hardtanh_min_gt_max"])
+def test_integer_and_bool_kernels_raise_or_compute_as_torch(fn):
+    compare_torch(lambda T: {"r": fn(T)}, facade=True)
+
+
+def test_bincount_values_weights_and_errors():
+    def prog(T):
+        x = T.tensor([0, 3, 3, 1])
+        w = T.tensor([0.5, 1.0, 2.0, 4.0], requires_grad=True)
+        r = T.bincount(x, weights=w, minlength=6)
+        return {"plain": T.bincount(x), "min": x.bincount(minlength=2), "w": r,
+                "fn": r.grad_fn, "back": attempt(lambda: r.sum().backward()),
+                "neg": probe(lambda: T.bincount(T.tensor([-1, 2]))),
+                "float": probe(lambda: T.bincount(T.tensor([1.0]))),
+                "2d": probe(lambda: T.bincount(T.zeros(2, 2, dtype=T.long))),
+                "empty": T.bincount(T.tensor([], dtype=T.long))}
+    compare_torch(prog)
+
+
+def test_equal_is_one_bool_in_torch():
+    compare_torch(lambda T: {"same": T.equal(T.ones(2), T.ones(2)),
+                             "shape": T.equal(T.ones(2), T.ones(1)),
+                             "method": T.ones(2).equal(T.zeros(2)),
+                             "eq": T.eq(T.ones(2), T.tensor([1.0, 0.0]))})
+
+
+def _compare_paddle_facade(prog):
+    """``prog(paddle)`` against ``prog(inplace_lab.paddle)``: Paddle's own namespace."""
+    paddle = pytest.importorskip("paddle")
+    import inplace_lab.paddle as ilp
+
+    assert_same(run(prog, paddle), run(prog, ilp), ref_name="paddle")
+
+
+def test_equal_is_elementwise_and_equal_all_one_bool_in_paddle():
+    def prog(P):
+        a, b = P.to_tensor([1.0, 2.0]), P.to_tensor([1.0, 3.0])
+        return {"equal": P.equal(a, b), "method": a.equal(b), "all": P.equal_all(a, b),
+                "all_same": P.equal_all(a, a), "all_shape": P.equal_all(a, P.to_tensor([1.0])),
+                "dtype": probe(lambda: P.equal_all(a, P.to_tensor([1, 2])))}
+    _compare_paddle_facade(prog)
+
+
+def test_sign_keeps_nan_in_paddle():
+    _compare_paddle_facade(lambda P: {"r": P.sign(P.to_tensor([float("nan"), -2.0, 0.0, 3.0]))})
+
+
+def test_clamp_with_tensor_bounds_edges_and_gradients():
+    def prog(T):
+        out = {}
+        for name, kw in [("min", dict(min=T.tensor([0.0, 0.0, 5.0]))),
+                         ("max", dict(max=T.tensor([0.0, 3.0, 0.0]))),
+                         ("both", dict(min=T.tensor([0.0, 2.0, 1.0, 1.0]),
+                                       max=T.tensor([1.0, 1.0, 3.0, 3.0])))]:
+            n = len(next(iter(kw.values())))
+            x = T.tensor([-1.0, 2.5, 7.0, 2.0][:n], requires_grad=True)
+            bounds = {k: v.clone().requires_grad_() for k, v in kw.items()}
+            y = x.clamp(**bounds)
+            y.sum().backward()
+            out[name] = {"y": y, "fn": y.grad_fn,
+                         "edges": [None if f is None else (f.name(), i)
+                                   for f, i in y.grad_fn.next_functions],
+                         "gx": x.grad, **{f"g{k}": v.grad for k, v in bounds.items()}}
+        return out
+    compare_torch(prog)
+
+
+@pytest.mark.parametrize("hook", ["new", "kept", "none", "clone"])
+def test_a_hooks_gradient_is_stolen_into_grad_unless_the_hook_keeps_it(hook):
+    def prog(T):
+        kept = []
+        fn = {"new": lambda g: g * 2, "kept": lambda g: kept.append(g * 2) or kept[-1],
+              "none": lambda g: None, "clone": lambda g: g.clone()}[hook]
+        x = T.ones(3, requires_grad=True)
+        x.register_hook(fn)
+        (x * 3).sum().backward()
+        y = T.ones(3, requires_grad=True)
+        z = y * 2
+        z.register_hook(fn)
+        (z * 3).sum().backward()
+        return {"x": x.grad, "xv": x.grad._version, "y": y.grad, "yv": y.grad._version}
+    compare_torch(prog)
+
+
+def test_resize_refuses_grad_under_no_grad_and_keeps_strides_for_the_same_sizes():
+    def prog(T):
+        x = T.ones(2, 3, requires_grad=True)
+        with T.no_grad():
+            err = attempt(lambda: x.resize_(6))
+        t = T.arange(6.).reshape(2, 3).t()
+        t.resize_(3, 2)
+        return {"err": err, "v": x._version, "stride": list(t.stride()), "tv": t._version,
+                "t": t}
+    compare_torch(prog)
+
+
+def test_out_that_is_also_an_input_is_not_resized():
+    def prog(T):
+        a = T.ones(3)
+        err = attempt(lambda: T.add(a, T.ones(2, 3), out=a))
+        return {"err": err, "a": a, "v": a._version, "mul": probe(lambda: T.mul(a, 2, out=a))}
+    compare_torch(prog)
+
+
+def test_grad_of_a_leaf_resized_after_the_graph_was_built():
+    def prog(T):
+        x = T.ones(3, requires_grad=True)
+        y = (x * 2).sum()
+        with T.no_grad():
+            x.set_(T.ones(2, 3))
+        return {"err": attempt(y.backward), "grad": x.grad}
+    compare_torch(prog)
+
+
+def test_trace_backward_writes_a_fresh_gradient():
+    def prog(T):
+        x = T.arange(9.).reshape(3, 3).requires_grad_()
+        T.trace(x).backward()
+        return {"g": x.grad, "v": x.grad._version, "fn": T.trace(x).grad_fn}
+    compare_torch(prog, facade=True)
+
+
+def test_set_of_a_tensor_that_requires_grad_is_a_not_implemented_node():
+    import inplace_lab.torch as il
+
+    def names(T):
+        x = T.zeros(3, requires_grad=True).clone()
+        with T.no_grad():
+            pass
+        x.set_(T.ones(3, requires_grad=True))
+        return type(x.grad_fn).__name__, attempt(lambda: x.sum().backward())
+    (tn, terr), (n, err) = names(torch), names(il)
+    assert n == tn == "NotImplemented"
+    assert err.cls is terr.cls and err.message == terr.message
+
+
+def test_lerp_is_exact_at_the_ends_and_symmetric_around_half():
+    def prog(T):
+        a = T.tensor([1e8, -3.0, 0.1, float("inf")])
+        b = T.tensor([1.0, 7.0, 0.3, 1.0])
+        return {str(w): T.lerp(a, b, w) for w in (0.0, 0.25, 0.5, 0.75, 1.0)}
+    ref = compare_torch(prog, rtol=0)
+    assert np.array_equal(ref["1.0"][3][:3], np.array([1.0, 7.0, 0.3], dtype=np.float32))
