@@ -65,8 +65,22 @@ def _red(node, i, xp, dt, a):
         return None
     shape = meta[0]
     if tuple(a.shape) != shape:
+        lead = a.ndim - len(shape)
+        if lead:  # (ATen's sum_to: a keepdim sum, viewed to the shape; see _Viewed)
+            k = _SUM_TO(xp, dt, a, (1,) * lead + tuple(shape))
+            return _Viewed(k if k is not a else k.copy(), shape)
         a = _SUM_TO(xp, dt, a, shape)
     return a
+
+
+class _Viewed:
+    """A reduced gradient that PyTorch's ``sum_to`` returns as a view of its keepdim sum: the
+    runner makes it one, so the engine never adds into it in place (GradBuffers._sole)."""
+
+    __slots__ = ("keep", "shape")
+
+    def __init__(self, keep, shape):
+        self.keep, self.shape = keep, shape
 
 
 def _saved(node, name):
@@ -127,6 +141,9 @@ def runner(formula, index_args=()):
                     r is not a0 and (n_in == 1 or all(r is not a for a in arrays)):  # fresh
                 out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r,
                                  dt, dev, pol))
+            elif r.__class__ is _Viewed:
+                out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r.keep,
+                                 dt, dev, pol).view(r.shape))
             else:
                 for a, g in zip(arrays, grads):
                     if r is a:  # the incoming gradient passed on unchanged (add): the same tensor

@@ -522,10 +522,9 @@ def result_layout(spec, xp, res, ins, params):
         if strides is None:
             return res, None
     elif rule == "preserve":
-        x = next((x for x in ins if isinstance(x, Tensor)), None)
-        if x is None or x._shape != shape or x._strides == _c_strides(shape):
+        strides = _preserve_strides(ins, shape)
+        if strides is None:
             return res, None
-        strides = layout.dense_strides_like(shape, x._strides)
     elif rule == "rot90":  # flip (empty_like), then a transposed view unless k == 2
         x, k = ins[0], params["k"] % 4
         strides = list(layout.dense_strides_like(x._shape, x._strides))
@@ -542,6 +541,15 @@ def result_layout(spec, xp, res, ins, params):
 
 
 _ITERATOR_RULES = frozenset(("ti", "ti_rev", "ti1", "pow"))
+
+
+def _preserve_strides(ins, shape):
+    """``empty_like(self)``'s strides for a result of ``shape``: self's own where it is dense,
+    else dense in the order of self's strides; None where that is row-major already."""
+    x = next((x for x in ins if isinstance(x, Tensor)), None)
+    if x is None or x._shape != shape or x._strides == _c_strides(shape):
+        return None
+    return layout.dense_strides_like(shape, x._strides)
 
 
 def iterator_layout(rule, ins, shape):
@@ -585,7 +593,8 @@ def lane_layout(spec, ins, t) -> None:
     so the common call pays one identity test. ``t`` keeps its storage object (same bytes,
     so memory's accounting and the alloc event stand); only its buffer may be laid out anew.
     """
-    strides = iterator_layout(spec.layout, ins, t._shape)
+    strides = _preserve_strides(ins, t._shape) if spec.layout == "preserve" else \
+        iterator_layout(spec.layout, ins, t._shape)
     if strides is None or strides == t._strides or policy.is_paddle(t._pol):
         return
     arr = t._a

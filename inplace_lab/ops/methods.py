@@ -446,7 +446,20 @@ def copy_(self, src, non_blocking=False):
 
 
 def sum_to_size_method(self, *size):
-    return dispatch.call(OPS["sum_to_size"], (self, layout.dims_arg(size)), {})
+    """ATen's ``sum_to``: ``self`` itself at its own size; else a keepdim sum over the dims
+    to reduce (SumBackward1), viewed to ``size`` when leading dims go (ViewBackward0: the
+    engine's reduced gradient is then a view, which it never accumulates into in place)."""
+    size = tuple(layout.dims_arg(size))
+    shape = self._shape
+    lead = len(shape) - len(size)
+    if size == shape:
+        return self
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(size, shape[lead:])):
+        return dispatch.call(OPS["sum_to_size"], (self, size), {})  # (its error)
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(size)
+                                if n == 1 and shape[lead + i] != 1]
+    r = self.sum(dims, keepdim=True)
+    return r.view(size) if lead else r
 
 
 def _T(self):

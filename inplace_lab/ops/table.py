@@ -152,9 +152,13 @@ RESULT_LAYOUTS = {
         # reductions: ATen allocates their results contiguous (numpy keeps the input's order)
         "sum", "_sum_dim", "mean", "_mean_dim", "prod", "_prod_dim", "max", "amax", "argmax",
         "min", "amin", "argmin", "var", "std", "norm", "all", "any", "count_nonzero",
-        "logsumexp", "nansum", "_std_mean", "_var_mean", "median", "nanmedian"), "contiguous"),
+        "logsumexp", "nansum", "_std_mean", "_var_mean", "median", "nanmedian",
+        "_log_sigmoid", "_rrelu_with_noise"), "contiguous"),
     "cat": "cat",
-    **dict.fromkeys(("clone", "_to_copy", "flip", "sort", "argsort", "msort"), "preserve"),
+    **dict.fromkeys(("clone", "_to_copy", "flip", "sort", "argsort", "msort",
+                     # (elementwise through an ``empty_like(self)`` output, not TensorIterator's)
+                     "hardtanh", "relu6", "nan_to_num", "deg2rad", "rad2deg", "_prelu"),
+                    "preserve"),
     "rot90": "rot90",
     **dict.fromkeys(("nonzero", "argwhere"), "nonzero"),
 }

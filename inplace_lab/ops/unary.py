@@ -273,7 +273,20 @@ def _square_rule(spec, ins, params):
 
 SQUARE = unary("square", "square", lambda c, g: g * 2 * c["self"], saves=("self",),
                dtype_rule=_square_rule, p=True, node_name="PowBackward0")
-unary("positive", lambda xp, a, out=None, dt=None: a, None, dtype_rule=self_rule, t=False)
+
+
+def positive(input):
+    """``+x``: ``x`` itself, not a copy (PyTorch's and Paddle's ``positive`` return their
+    input: same tensor, same grad_fn); a bool tensor is refused."""
+    if input._dtype.category == 0:
+        paddle = input._pol is not None and _policy.is_paddle(input._pol)
+        raise (TypeError if paddle else RuntimeError)(
+            "The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+register(OpSpec(name="positive", forward=positive, kind="composite", args=("self",),
+                doc=positive.__doc__))
 
 
 def _sinc_fwd(xp, a, out=None, dt=None):

@@ -256,11 +256,20 @@ def _grad_field(path, field):
         ".grad." in path or any(p.startswith("g") and "[" in p for p in parts))
 
 
+def _assigned(line, name) -> bool:
+    """``line`` assigns ``name`` (``t3 = ...``, ``t2, t3 = ...``)."""
+    lhs = line.split(" = ", 1)[0] if " = " in line else ""
+    return name in [n.strip() for n in lhs.split(",")]
+
+
+_TIE_OPS = (".sort(", ".topk(", ".kthvalue(", ".median(", ".msort(", ".argsort(")
+
 # Known differences after which the two runs no longer hold the same state.
 STOPS = {"too_hard_overlap", "inference_detach_write",
          "permute_no_dims", "freed_or_modified_first", "copy_self", "stale_view_error_first",
          "stale_view_is_leaf", "metadata_inplace_on_view", "out_overlap",
-         "result_of_inference_input_version"}
+         "result_of_inference_input_version", "torch_internal_assert", "tie_indices",
+         "masked_scatter_partial_write", "inference_stack_is_view"}
 
 KNOWN = {
     # Gradients that torch's view backward formulas return as views (SqueezeBackward's
@@ -278,7 +287,23 @@ KNOWN = {
     # An op outside inference_mode on an inference tensor: torch's result (sum, mean via out=)
     # is born at version 1 or 2. Only for a tensor this very line made.
     "result_of_inference_input_version": lambda line, path, a, b: path.endswith(".version") and
-    isinstance(a, int) and a > 0 and b == 0 and line.startswith(path.split(".")[-2] + " = "),
+    isinstance(a, int) and a > 0 and b == 0 and _assigned(line, path.split(".")[-2]),
+    # ... and torch's stack of inference tensors (outside inference_mode) calls itself a view.
+    "inference_stack_is_view": lambda line, path, a, b: path.endswith(".is_view") and
+    a is True and b is False and "T.stack(" in line,
+    # A torch bug: an internal assert instead of an error or a result (swapdims_ on a view
+    # whose grad is retained, then an in-place op: "out != nullptr INTERNAL ASSERT FAILED").
+    "torch_internal_assert": lambda line, path, a, b: path.endswith("line:error") and
+    _is_error(a) and "INTERNAL ASSERT FAILED" in a[2],
+    # Indices of tied values: torch's sort/topk/kthvalue/median (stable=False) pick among
+    # equal elements by their algorithm's order; inplace_lab's numpy sorts stably.
+    "tie_indices": lambda line, path, a, b: path.endswith(".values") and
+    any(op in line for op in _TIE_OPS) and _assigned(line, path.split(".")[-2]) and
+    line.split(" = ", 1)[0].split(",")[0].strip() != path.split(".")[-2],
+    # Deliberate: masked_scatter_ with too few source elements raises before writing; torch
+    # has written the first ones when it raises.
+    "masked_scatter_partial_write": lambda line, path, a, b: "masked_scatter_" in line and
+    path.endswith(".values"),
     # out= into a window of its own input: torch checks the overlap, inplace_lab does not.
     "out_overlap": lambda line, path, a, b: "out=" in line and path.endswith("line:error") and
     _is_error(a, "unsupported operation: some elements") and b == "ok",
@@ -309,3 +334,38 @@ KNOWN = {
     "stale_view_error_first": lambda line, path, a, b: path.endswith("line:error_text") and
     a.startswith("A view was created in"),
 }
+
+
+def main(argv):
+    """``python -m tests.differential.program_sweep [--wide] N [START]``: run N seeds from
+    START (``--wide``: program_builder_wide's programs) and print each differing program,
+    minimised, then the seeds by kind of difference."""
+    import sys
+
+    import torch
+
+    import inplace_lab.torch as lab
+
+    from .program_builder import build
+    from .program_builder_wide import build as build_wide
+
+    if "--wide" in argv:
+        argv, build = [a for a in argv if a != "--wide"], build_wide
+    n = int(argv[1]) if len(argv) > 1 else 300
+    start = int(argv[2]) if len(argv) > 2 else 0
+    kinds: dict = {}
+    for seed in range(start, start + n):
+        lines = build(seed)
+        if first_difference(lines, torch, lab, KNOWN) is None:
+            continue
+        small, d = minimise(lines, torch, lab, known=KNOWN)
+        kinds.setdefault(d[1].split(".")[-1], []).append(seed)
+        print(f"--- seed {seed}: line {d[0]} {d[1]}\n" + "\n".join(small) +
+              f"\ntorch: {d[2]!r}\ninplace_lab: {d[3]!r}", flush=True, file=sys.stdout)
+    print({k: v[:8] for k, v in kinds.items()})
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv)

@@ -205,3 +205,38 @@ def test_lerp_is_exact_at_the_ends_and_symmetric_around_half():
         return {str(w): T.lerp(a, b, w) for w in (0.0, 0.25, 0.5, 0.75, 1.0)}
     ref = compare_torch(prog, rtol=0)
     assert np.array_equal(ref["1.0"][3][:3], np.array([1.0, 7.0, 0.3], dtype=np.float32))
+
+
+def test_positive_is_its_input():
+    def prog(T):
+        x = T.ones(3, requires_grad=True)
+        y = x * 2
+        return {"same": y.positive() is y, "op": (+y) is y, "fn": T.positive(y).grad_fn,
+                "bool": attempt(lambda: +T.tensor([True])), "int": +T.arange(3)}
+    compare_torch(prog)
+
+
+_LAYOUT_INPUTS = {
+    "transposed": lambda T: T.arange(24.).reshape(2, 3, 4).transpose(0, 2),
+    "sliced": lambda T: T.arange(24.).reshape(2, 3, 4)[:, ::2],
+    "one_element_strided": lambda T: T.arange(8.).reshape(4, 2)[:1, :1],  # strides (2, 1)
+    "row_of_a_column": lambda T: T.arange(8.).reshape(4, 2)[:, :1].t(),  # (1, 4), strides (1, 2)
+}
+
+
+@pytest.mark.parametrize("inp", list(_LAYOUT_INPUTS))
+@pytest.mark.parametrize("fn", [
+    lambda T, x: T.nn.functional.hardtanh(x), lambda T, x: T.nn.functional.relu6(x),
+    lambda T, x: x.nan_to_num(), lambda T, x: x.deg2rad(), lambda T, x: x.rad2deg(),
+    lambda T, x: T.nn.functional.prelu(x, T.tensor([0.25])),
+    lambda T, x: T.nn.functional.logsigmoid(x),
+    lambda T, x: T.nn.functional.rrelu(x, training=False),
+], ids=["hardtanh", "relu6", "nan_to_num", "deg2rad", "rad2deg", "prelu", "logsigmoid",
+        "rrelu"])
+def test_result_strides_of_empty_like_and_contiguous_kernels(fn, inp):
+    """hardtanh, nan_to_num, deg2rad, prelu write into ``empty_like(self)`` (self's strides
+    where dense); log_sigmoid and rrelu allocate row-major results."""
+    def prog(T):
+        r = fn(T, _LAYOUT_INPUTS[inp](T))
+        return {"r": r, "stride": list(r.stride())}
+    compare_torch(prog)
