@@ -76,6 +76,12 @@ float64 = dtype("float64", np.float64, FLOAT, "Double")
 complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
 
+# C++'s names, which some ATen messages print (``c10::CppTypeToScalarType``): "long int"
+CPP_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Float": "float",
+             "Double": "double", "Half": "c10::Half", "Bool": "bool", "Byte": "unsigned char",
+             "Char": "signed char", "ComplexFloat": "c10::complex<float>",
+             "ComplexDouble": "c10::complex<double>"}
+
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NP = {d.np: d for d in ALL}
 _ALIASES = {

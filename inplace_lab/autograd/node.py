@@ -314,12 +314,14 @@ class OpNode(Node):
 
 
 def _check_saved(node) -> None:
-    """PyTorch's generated ``apply`` unpacks a node's saved variables in the order of their
-    names before its formula runs, so of two modified (or freed) ones the error names the
-    first by name (``maximum(a, b)``: ``other``), whatever order the formula reads them in.
-    Only one that fails is unpacked here (it raises); the formula unpacks the rest."""
+    """PyTorch's generated ``apply`` unpacks a node's saved variables before its formula
+    runs: the saved inputs in the order of their names, then the saved outputs (``result``),
+    so of two modified (or freed) ones the error names the first (``maximum(a, b)``:
+    ``other``; ``dist(a, b)``: ``self`` before ``result``), whatever order the formula reads
+    them in. Only one that fails is unpacked here (it raises); the formula unpacks the rest."""
     saved = node.saved
-    for name in sorted(saved):
+    args = node.spec.args
+    for name in sorted(saved, key=lambda n: (n not in args, n)):
         if saved[name].fails():
             saved[name].unpack(node)
 

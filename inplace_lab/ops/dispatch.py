@@ -234,20 +234,27 @@ _BOOL, _INT, _FLOAT = dtypes.BOOL, dtypes.INT, dtypes.FLOAT
 
 # ---- 2. check -----------------------------------------------------------------------------
 
-def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
-    """Everything that can make an in-place write illegal; raises before any write."""
-    pol = policy.policy_of(target)
-    # PyTorch's check_inplace: only when grad mode is on and some input requires grad.
-    recording = _gm.enabled and any(isinstance(x, Tensor) and x._requires_grad for x in ins)
-    if recording:
+def _check_autograd_inplace(spec, target, ins, pol, setitem):
+    """PyTorch's check_inplace: only when grad mode is on and some input requires grad."""
+    if _gm.enabled and any(isinstance(x, Tensor) and x._requires_grad for x in ins):
         policy.check_autograd_inplace(spec.name, target, pol, setitem=setitem)
+
+
+def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd_checked=False):
+    """Everything that can make an in-place write illegal; raises before any write.
+
+    ``autograd_checked``: the caller made autograd's checks already (before the dtype rule)."""
+    pol = policy.policy_of(target)
+    if not autograd_checked:
+        _check_autograd_inplace(spec, target, ins, pol, setitem)
     if pol == "paddle-legacy" and policy.legacy_refuses(spec, ins):
         raise policy.legacy_error(spec, target)
     shape = target._shape
     others = [x for x in ins[1:] if isinstance(x, Tensor)]
+    checked = others if spec.overlap_inputs else []
     # TensorIterator's order: the overlaps it can tell (internal, then with an input), then
     # the shapes, then the dtypes (``t = x[0]; t += x`` is an overlap error, not a shape one)
-    check_overlap(target, others, internal_ok=spec.internal_overlap_ok, as_torch=True)
+    check_overlap(target, checked, internal_ok=spec.internal_overlap_ok, as_torch=True)
     if spec.inplace_check is not None:  # not elementwise (index_put_, scatter_...): own shape rules
         spec.inplace_check(target, ins, params if params is not None else spec.params)
     elif others:
@@ -257,10 +264,12 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None):
                 f"output with shape {list(shape)} doesn't match the broadcast shape {list(bshape)}",
                 tensor=target, op=spec.name)
     if not dtypes.can_cast(dt, target._dtype):
+        name = target._dtype.torch_name
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
-            f"{target._dtype.torch_name}", tensor=target, op=spec.name)
-    check_overlap(target, others, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
+            f"{dtypes.CPP_NAMES[name] if spec.cpp_cast_error else name}", tensor=target,
+            op=spec.name)
+    check_overlap(target, checked, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
     if spec.expanded_warning and not policy.is_paddle(pol) and \
             layout.has_broadcast_overlap(shape, target._strides):
         _warn_expanded(spec, ins, params if params is not None else spec.params)
@@ -488,6 +497,8 @@ def call(spec, args, kwargs):
         return _call_multi(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):
         res = xp.asarray(res)
+    elif res.base is not None:
+        res = _own(res, ins)
     strides = None
     if spec.layout and res.ndim:
         res, strides = result_layout(spec, xp, res, ins, params)
@@ -903,6 +914,21 @@ _ndarray = backend.np.ndarray
 _F16 = dtypes.float16.np
 
 
+def _own(res, ins):
+    """``res``, or a copy of it where it is a view into an input's storage (a kernel's numpy
+    view, e.g. the diagonal of a 1x1 matrix): an op's result never aliases its inputs
+    unrecorded (no shared storage, no shared version counter)."""
+    root = res.base
+    while getattr(root, "base", None) is not None:
+        root = root.base
+    for x in ins:
+        if isinstance(x, Tensor):
+            data = x._storage.data
+            if root is data or root is data.base:
+                return res.copy()
+    return res
+
+
 def _call_multi(spec, ins, params, pol, dev, res):
     """An op with several results (``max(x, dim)`` -> values, indices).
 
@@ -914,6 +940,8 @@ def _call_multi(spec, ins, params, pol, dev, res):
     outs = []
     for r in res:
         r, strides = xp.asarray(r), None
+        if r.base is not None:
+            r = _own(r, ins)
         if spec.layout and r.ndim:
             r, strides = result_layout(spec, xp, r, ins, params)
         outs.append(Tensor._wrap(r, dev, pol))
@@ -1018,9 +1046,13 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     device_of(spec, ins)
     if target._pol is not None and policy.is_paddle(target._pol) and not policy.core_calls[0]:
         policy.check_paddle_kernel(spec, target, inplace=True)  # (before Paddle's dtype rules)
-    dt = result_dtype(spec, ins, params)
-    check_inplace(spec, target, ins, dt, setitem=setitem, params=params)
     pol = policy.policy_of(target)
+    torch_order = not policy.is_paddle(pol)
+    if torch_order:  # (PyTorch's autograd kernel checks before the op's kernel checks dtypes)
+        _check_autograd_inplace(spec, target, ins, pol, setitem)
+    dt = result_dtype(spec, ins, params)
+    check_inplace(spec, target, ins, dt, setitem=setitem, params=params,
+                  autograd_checked=torch_order)
     record = _needs_grad(spec, ins)
     node = None
     if record:

@@ -710,9 +710,7 @@ def _lerp_fwd(xp, a, b, w, out=None, dt=None):
     return assign(xp, out, xp.where(xp.abs(w) < 0.5, near, far).astype(dt.np, copy=False))
 
 
-_CPP_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Float": "float",
-              "Double": "double", "Half": "c10::Half", "Bool": "bool", "Byte": "unsigned char",
-              "Char": "signed char"}
+_CPP_NAMES = dtypes.CPP_NAMES
 
 
 def _lerp_dtype(spec, ins, params):
@@ -751,7 +749,7 @@ def _addc_fwd(op):
 
 def _addcdiv_dtype(spec, ins, params):
     dt = promote(ins)
-    if dt.category < 2:
+    if all(is_tensor(t) and t._dtype.category < 2 for t in ins[1:3]):  # (tensor1 and tensor2)
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
@@ -821,27 +819,49 @@ def _clamp_grads(c, g, lo, hi, lo_i, hi_i):
 
 
 def _bounds_select(variant, names):
-    return lambda args, kw: variant if any(
-        is_tensor(arg(args, kw, i + 1, n)) for i, n in enumerate(names)) else None
+    """The Tensor overload when a bound is a tensor. PyTorch has no overload for a tensor
+    bound beside a number bound: only a 0-dim tensor passes there (as a Number)."""
+    def select(args, kw):
+        bounds = [arg(args, kw, i + 1, n) for i, n in enumerate(names)]
+        tensors = [b for b in bounds if is_tensor(b)]
+        if not tensors:
+            return None
+        if len(tensors) < len([b for b in bounds if b is not None]) and \
+                any(t.ndim for t in tensors):
+            raise _clamp_combination(args, kw)
+        return variant
+    return select
+
+
+def _clamp_combination(args, kw):
+    def kind(v):
+        return "Tensor" if is_tensor(v) else type(v).__name__
+    got = ", ".join([kind(a) for a in args] + [f"{k}={kind(v)}" for k, v in reversed(kw.items())])
+    return TypeError(
+        f"clamp() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
 
 
 CLAMP = register(OpSpec(
     name="clamp", forward=_clamp_fwd, args=("self", "min", "max"), optional_args=("min", "max"),
     backward=lambda c, g: _clamp_grads(c, g, c["min"], c["max"], 1, 2),
     saves=("self", "min", "max"), dtype_rule=_clamp_check, node_name="ClampBackward1",
-    aliases=("clip",), **flags(True, True)))
-CLAMP.select = _bounds_select(overload(CLAMP, "ClampBackward0", scalar_edges=True),
-                               ("min", "max"))  # (an absent bound: a (None, 0) edge)
+    aliases=("clip",), cpp_cast_error=True, **flags(True, True)))
+CLAMP.select = _bounds_select(overload(CLAMP, "ClampBackward0", scalar_edges=True,
+                                       cpp_cast_error=False),
+                              ("min", "max"))  # (an absent bound: a (None, 0) edge)
 CLAMP_MIN = register(OpSpec(
     name="clamp_min", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, b, None, out=out, dt=dt),
     backward=lambda c, g: _clamp_grads(c, g, c["min"], None, 1, None),
-    args=("self", "min"), saves=("self", "min"), **flags(True, False)))
+    args=("self", "min"), saves=("self", "min"), cpp_cast_error=True, **flags(True, False)))
 CLAMP_MAX = register(OpSpec(
     name="clamp_max", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, None, b, out=out, dt=dt),
     backward=lambda c, g: _clamp_grads(c, g, None, c["max"], None, 1),
-    args=("self", "max"), saves=("self", "max"), **flags(True, False)))
+    args=("self", "max"), saves=("self", "max"), cpp_cast_error=True, **flags(True, False)))
 for _s, _k in ((CLAMP_MIN, "min"), (CLAMP_MAX, "max")):
-    _s.select = _bounds_select(overload(_s, _s.node_name[:-1] + "1"), (_k,))
+    _s.select = _bounds_select(overload(_s, _s.node_name[:-1] + "1", cpp_cast_error=False),
+                               (_k,))
 
 
 def _scale_fwd(xp, a, out=None, dt=None, scale=1.0, bias=0.0, bias_after_scale=True):

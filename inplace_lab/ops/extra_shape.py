@@ -291,7 +291,7 @@ register(OpSpec(name="diag_embed", forward=_diag_embed_fwd, dtype_rule="self",
 
 
 def _diag_copy_fwd(xp, a, out=None, dt=None, diagonal=0):
-    return xp.ascontiguousarray(xp.diagonal(a, diagonal))
+    return xp.diagonal(a, diagonal).copy()  # (a copy even where the diagonal is contiguous)
 
 
 def _diag_copy_bw(c, g):

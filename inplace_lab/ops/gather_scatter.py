@@ -567,12 +567,12 @@ def _mask_fits(target, ins, params):
         if b != target._shape:
             raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast "
                                f"shape {list(b)}")
-    _no_overlap(target, ins, params)
 
 
 register(OpSpec(name="masked_scatter", forward=_masked_scatter_fwd, backward=_masked_scatter_bw,
                 args=("self", "mask", "source"), saves=("mask",), dtype_rule="self",
-                inplace=True, paddle_inplace=True, inplace_check=_mask_fits))
+                inplace=True, paddle_inplace=True, inplace_check=_mask_fits,
+                overlap_inputs=False))  # (numpy's masked assignment copies an overlapping source)
 
 # ---- nonzero / put / take -----------------------------------------------------------------------
 

@@ -462,6 +462,28 @@ def sum_to_size_method(self, *size):
     return r.view(size) if lead else r
 
 
+def fill_diagonal_(self, fill_value, wrap=False):
+    """PyTorch's composite: ``fill_`` through an ``as_strided`` view of the main diagonal
+    (one step is the sum of the strides), and with ``wrap`` of a tall matrix a second one
+    below it. So a non-leaf gets CopySlices, a leaf that requires grad refuses ("a view of a
+    leaf Variable"), and each fill bumps the version. (Paddle's ``fill_diagonal_`` is the
+    table's ``fill_diagonal`` op, with its offset.)"""
+    from .paddle_ops import _fill_diagonal_check
+
+    shape, strides = self._shape, self._strides
+    _fill_diagonal_check(shape)
+    height, width = shape[0], shape[1]
+    size = min(height, width)
+    stride = sum(strides)
+    self.as_strided((size,), (stride,), self._offset).fill_(fill_value)
+    if wrap and len(shape) == 2 and height > width + 1:
+        step = width + 1
+        wrap_size = (self.numel() + step - 1) // step - size
+        self.as_strided((wrap_size,), (stride,),
+                        self._offset + strides[0] * (width + 1)).fill_(fill_value)
+    return self
+
+
 def _T(self):
     return dispatch.call_view(OPS["permute"], (self, tuple(reversed(range(self.ndim)))), {})
 
@@ -500,6 +522,7 @@ def install(cls) -> None:
         "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
         "new_empty": _new_factory("empty"),
         "where": where, "resize_": resize_, "sum_to_size": sum_to_size_method,
+        "fill_diagonal_": fill_diagonal_,
         "pin_memory": pin_memory, "is_pinned": is_pinned, "copy_": copy_, "set_": set_,
         "T": property(_T), "mT": property(_mT),
     }

@@ -47,6 +47,9 @@ class OpSpec:
     variadic: bool = False  # view ops taking sizes/dims as *args or one sequence (view, permute)
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
     internal_overlap_ok: bool = False  # in-place on an expanded target allowed (fill_, zero_ ...)
+    # In place: the written tensor may not share cells with an input (False: masked_scatter_,
+    # whose TensorIterator skips that check and whose source is read as a contiguous copy)
+    overlap_inputs: bool = True
     # PyTorch's deprecation warning for an expanded target: "Use of <name>_ on expanded tensors
     # is deprecated ... e.g. <this example>" (masked_fill_, index_fill_, index_put_)
     expanded_warning: str = ""
@@ -70,6 +73,9 @@ class OpSpec:
     # returns (IndexBackward0: zeros().index_put_(): 1; max(dim): an out-of-place scatter into
     # zeros: 2): the gradient arrives with that version, and a leaf's .grad keeps it.
     grad_writes: int = 0
+    # The in-place cast error names the target's dtype as C++ does ("long int": the Scalar
+    # overloads of clamp_, clamp_min_, clamp_max_), not as ScalarType does ("Long").
+    cpp_cast_error: bool = False
     # How PyTorch lays out the result where numpy's own layout can differ (dispatch.
     # result_layout): "ti" (TensorIterator: strides follow the first input with an opinion),
     # "ti_rev" (the same, the first two inputs swapped: rsub), "ti1" (a Python number is no

@@ -240,3 +240,110 @@ def test_result_strides_of_empty_like_and_contiguous_kernels(fn, inp):
         r = fn(T, _LAYOUT_INPUTS[inp](T))
         return {"r": r, "stride": list(r.stride())}
     compare_torch(prog)
+
+
+def test_two_gradients_reduced_by_sum_to_are_added_out_of_place():
+    """torch's sum_to views its keepdim sum, and the engine adds into no view: the leaf's
+    gradient is a fresh sum (version 0), through the array lane and the tensor formulas."""
+    def prog(T):
+        out = {}
+        w = T.ones(1, 2, 1, dtype=T.float64)
+        for name, f in [("mul", lambda t: w * t + t), ("pow", lambda t: w.pow(t) + t),
+                        ("single", lambda t: w.pow(t))]:
+            t0 = T.zeros(2, 1, dtype=T.float64, requires_grad=True)
+            f(t0).sum().backward()
+            out[name] = {"g": t0.grad, "v": t0.grad._version, "view": t0.grad._is_view()}
+        x = T.ones(3, 2, 1, requires_grad=True)
+        r = x.sum_to_size(2, 1)
+        out["sum_to"] = {"fn": r.grad_fn, "next": [f.name() for f, _ in r.grad_fn.next_functions],
+                         "view": r._is_view(), "same": x.sum_to_size(3, 2, 1) is x}
+        return out
+    compare_torch(prog)
+
+
+def test_diag_of_a_matrix_is_a_copy_even_of_one_element():
+    def prog(T):
+        x = T.tensor([[1.0, 2.0, 3.0]])
+        d = x[:, 2:].diag()
+        d.add_(1)
+        return {"x": x, "d": d, "alias": d.data_ptr() == x[:, 2:].data_ptr(), "xv": x._version}
+    compare_torch(prog)
+
+
+def test_fill_diagonal_is_fill_through_a_strided_view():
+    def prog(T):
+        y = T.tensor([[-1.5, 1.7, 1.1]], requires_grad=True) * 1
+        y.fill_diagonal_(-1.0)
+        y.sum().backward(retain_graph=True)
+        tall = T.zeros(7, 3)
+        tall.fill_diagonal_(5, wrap=True)
+        t = T.arange(16.).reshape(4, 4).t()
+        t.fill_diagonal_(-1)
+        return {"fn": y.grad_fn, "v": y._version, "y": y, "tall": tall, "tv": tall._version,
+                "t": t, "leaf": attempt(lambda: T.ones(3, 3, requires_grad=True).fill_diagonal_(0.)),
+                "1d": attempt(lambda: T.zeros(3).fill_diagonal_(1)),
+                "cube": attempt(lambda: T.zeros(3, 2, 3).fill_diagonal_(1))}
+    compare_torch(prog)
+
+
+def test_saved_inputs_are_checked_before_the_saved_result():
+    def prog(T):
+        t1 = T.zeros(3, 4, requires_grad=True) * 1
+        t2 = T.tensor(0.73)
+        t3 = t1.dist(t2)
+        with T.no_grad():
+            t3.trunc_()
+        t1.copy_(t2.double())
+        return {"err": attempt(lambda: t3.sum().backward())}
+    compare_torch(prog)
+
+
+@pytest.mark.parametrize("src", [
+    "x.lerp_(d, 0.3)", "x[:2].lerp_(d[:2], 0.5)", "x.t().lerp_(d, 0.5)",
+    "x.sub_(T.ones(3, dtype=T.bool))", "x.add_(T.ones(2))", "x.addcmul_(d, d)",
+    "T.ones(3, dtype=T.long).clamp_(0.5)", "T.ones(3, dtype=T.long).clamp_min_(0.5)",
+    "T.ones(3, dtype=T.uint8).clamp_max_(0.5)", "T.ones(3, dtype=T.long).clamp_(T.tensor(0.5))",
+    "T.ones(3, dtype=T.int32).add_(0.5)",
+])
+def test_in_place_autograd_checks_come_before_the_kernels_dtype_checks(src):
+    def prog(T):
+        x = T.ones(3, requires_grad=True)
+        d = T.ones(3, dtype=T.float64)
+        return {"err": attempt(lambda: eval(src, {"T": T, "x": x, "d": d})),  # noqa: S307
+                "v": x._version}
+    compare_torch(prog, facade=True)
+
+
+def test_clamp_refuses_a_tensor_bound_beside_a_number_bound():
+    def prog(T):
+        x = T.tensor([-1.0, 0.5, 3.0], requires_grad=True)
+        return {"fn_mixed": attempt(lambda: T.clamp(x, min=0.0, max=T.ones(3))),
+                "fn_pos": attempt(lambda: T.clamp(x, T.zeros(3), 2)),
+                "zero_dim": x.clamp(min=T.tensor(0.0), max=1.0),
+                "both": x.clamp(T.zeros(3), T.ones(3)).grad_fn}
+    compare_torch(prog, facade=True)
+
+
+def test_addcdiv_refuses_integer_division_only():
+    def prog(T):
+        i = T.ones(2, dtype=T.long)
+        return {"ints": probe(lambda: T.addcdiv(T.ones(2), i, i)),
+                "bool_int": probe(lambda: T.addcdiv(T.ones(2), T.ones(2, dtype=T.bool),
+                                                    T.ones(2, dtype=T.int32))),
+                "mixed": T.addcdiv(T.ones(2), i, T.ones(2)),
+                "int_self": T.addcdiv(i, T.ones(2), T.ones(2))}
+    compare_torch(prog)
+
+
+def test_masked_scatter_reads_an_overlapping_source_as_a_copy():
+    def prog(T):
+        a = T.arange(6.)
+        a.masked_scatter_(a > 2, a)
+        b = T.arange(6.)
+        b[:3].masked_scatter_(T.tensor([True, False, True]), b[2:])
+        c = T.arange(4.).reshape(2, 2)
+        c.masked_scatter_(c > 0, c.t())
+        e = T.arange(8.).reshape(4, 2)
+        err = attempt(lambda: e.masked_scatter_(e > -1, e.as_strided((2,), (2,), 0)))
+        return {"a": a, "b": b, "c": c, "err": err}  # (e: torch wrote its first cells)
+    compare_torch(prog)

@@ -235,17 +235,21 @@ def test_fill_diagonal_errors_match_torch(shape, msg):
             lib.ones(*shape).fill_diagonal_(1.0)
 
 
-def test_fill_diagonal_known_differences_from_torch():
+def test_fill_diagonal_is_torch_composite_on_the_torch_facade():
     """PyTorch composes fill_diagonal_ of as_strided views + fill_: CopySlices, two bumps on a
-    wrapped tall matrix. inplace_lab has one table op (Paddle's kernel): one node, one bump."""
+    wrapped tall matrix, the view-of-a-leaf error; the torch facade does the same (Paddle's
+    fill_diagonal_ is the table op, one node and one bump)."""
     a, b = torch.ones(7, 3), it.ones(7, 3)
     a.fill_diagonal_(5.0, wrap=True)
     b.fill_diagonal_(5.0, wrap=True)
     np.testing.assert_array_equal(b.numpy(), a.numpy())
-    assert (a._version, b._version) == (2, 1)
-    y = it.ones(2, 2, requires_grad=True) * 1
+    assert a._version == b._version == 2
+    y, ty = it.ones(2, 2, requires_grad=True) * 1, torch.ones(2, 2, requires_grad=True) * 1
     y.fill_diagonal_(0.0)
-    assert y.grad_fn.name() == "FillDiagonalBackward0"  # torch: CopySlices
+    ty.fill_diagonal_(0.0)
+    assert y.grad_fn.name() == ty.grad_fn.name() == "torch::autograd::CopySlices"
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable"):
+        it.ones(2, 2, requires_grad=True).fill_diagonal_(0.0)
 
 
 def test_softmax_inplace_is_paddle_only():
