@@ -24,7 +24,8 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
 from .backend import device, set_simulated_gpu  # noqa: F401
 from .memory import (max_memory_allocated, memory_allocated, memory_snapshot,  # noqa: F401
                      reset_peak_memory_stats)
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,  # noqa: F401
+from .creation import (arange, as_tensor, empty, empty_like, empty_strided, eye,  # noqa: F401
+                       from_numpy, full,
                        full_like, linspace, manual_seed, ones, ones_like, rand, rand_like, randint,
                        randint_like, randn, randn_like, randperm, seed, tensor, zeros, zeros_like)
 from .dtypes import (bool_ as bool, complex64, complex128, float16, float32,  # noqa: F401,A001

@@ -75,6 +75,25 @@ def empty(*size, dtype=None, device=None, requires_grad=False, **_):
     return _new(_shape_arg(size), dt, _device(device), requires_grad)
 
 
+def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, **_):
+    """An uninitialised tensor laid out with ``stride``: its storage holds the cells those
+    strides reach (``1 + sum((n - 1) * s)``, none when a size is 0), as PyTorch's."""
+    shape, strides = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of "
+                           f"strides ({len(strides)})")
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                           f"{list(shape)}")
+    if any(s < 0 for s in strides):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(strides)}")
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    cells = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    st = Storage.allocate(cells, dt, _device(device))
+    return _finish(Tensor._make(st, shape, strides, 0), requires_grad)
+
+
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, **_):
     if dtype is None:
         dt = dtypes.scalar_dtype(fill_value)
@@ -383,13 +402,14 @@ def _like(t, dtype, device):
 
 def _same_facade(src, out):
     """``*_like(t)`` answers in ``t``'s facade (a torch tensor's zeros_like is a torch tensor)
-    and, as PyTorch's preserve_format, in ``t``'s layout when ``t`` is dense (a transposed
-    tensor's ones_like is transposed too: its values do not depend on the order)."""
+    and, as PyTorch's preserve_format, in ``t``'s layout: its strides when ``t`` is dense (a
+    transposed tensor's ones_like is transposed too), else dense ones in ``t``'s dim order."""
     if src._policy is not None:
         out._policy = src._policy
-    if src._shape == out._shape and src._strides != out._strides and \
-            layout.is_dense(src._shape, src._strides):
-        out._set_geometry(src._shape, src._strides, 0)
+    if src._shape == out._shape and src._strides != out._strides:
+        strides = layout.dense_strides_like(src._shape, src._strides)
+        if strides != out._strides:
+            out._set_geometry(src._shape, strides, 0)
     return out
 
 
@@ -455,7 +475,7 @@ def _observed(fn):
     return factory
 
 
-for _name in ("empty", "full", "zeros", "ones", "tensor", "from_numpy", "arange", "linspace", "eye",
+for _name in ("empty", "empty_strided", "full", "zeros", "ones", "tensor", "from_numpy", "arange", "linspace", "eye",
               "rand", "randn", "randint", "randperm", "empty_like", "zeros_like", "ones_like",
               "full_like", "rand_like", "randn_like", "randint_like"):
     globals()[_name] = _observed(globals()[_name])

@@ -48,7 +48,10 @@ def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
 
 def is_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """PyTorch's is_non_overlapping_and_dense: the strides are a permutation of contiguous
-    ones (size-1 dims aside). Such a tensor's layout is what ``*_like`` and ``clone`` keep."""
+    ones (size-1 dims aside). Such a tensor's layout is what ``*_like`` and ``clone`` keep.
+    An empty tensor counts as contiguous, so as dense, whatever its strides."""
+    if 0 in shape:
+        return True
     expected = 1
     for st, n in sorted((s, n) for n, s in zip(shape, strides) if n != 1):
         if st != expected:

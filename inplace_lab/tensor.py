@@ -273,6 +273,10 @@ class Tensor:
 
             refuse_requires_grad(self)
         self._requires_grad = requires_grad
+        vm = self._view_meta
+        if requires_grad and vm is not None and vm.inherited:  # (a view that required grad only
+            vm.inherited = False  # through its base, made under no_grad/inference_mode: its own
+            # flag now, so its own AccumulateGrad, as PyTorch's requires_grad_ on it)
         if requires_grad and self.__dict__.get("_views"):  # views taken earlier follow the base
             from .autograd.views import base_requires_grad_now
 

@@ -258,6 +258,13 @@ class OpNode(Node):
             return _paddle_node_name(self)
         return self.spec.node_name
 
+    def __dir__(self):
+        """With the ``_saved_<name>`` attributes, as PyTorch's nodes list them (``dir(y.grad_fn)``
+        is how a student finds what a node keeps)."""
+        return sorted(set(super().__dir__()) | {
+            f"_saved_{k}" for k in (*self.spec.saves, *self.params) if k != "result" or
+            "result" in self.saved})
+
     @property
     def num_outputs(self) -> int:
         return len(self.output_meta) or 1

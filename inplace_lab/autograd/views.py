@@ -304,7 +304,8 @@ class AsStridedBackward0(Node):
         from ..ops.shape import scatter_to_geometry
 
         g = scatter_to_geometry(grads[0], self.base_geo, self.view_geo)
-        if not grad_mode.state.enabled:  # torch's as_strided_backward writes into it once
-            g._vc.bump()
+        if not grad_mode.state.enabled:  # torch's as_strided_backward writes into it once,
+            g._vc.bump()  # and returns a view of that buffer: the engine adds no second
+            g = g.view(g._shape)  # gradient into it in place (GradBuffers._sole)
         return (g,)
 

@@ -66,7 +66,7 @@ def _red(node, i, xp, dt, a):
     shape = meta[0]
     if tuple(a.shape) != shape:
         lead = a.ndim - len(shape)
-        if lead:  # (ATen's sum_to: a keepdim sum, viewed to the shape; see _Viewed)
+        if lead and shape:  # (ATen's sum_to: a keepdim sum, viewed to the shape; see _Viewed)
             k = _SUM_TO(xp, dt, a, (1,) * lead + tuple(shape))
             return _Viewed(k if k is not a else k.copy(), shape)
         a = _SUM_TO(xp, dt, a, shape)

@@ -37,8 +37,11 @@ def masked_grad(g, mask):
 
 
 def zeros_grad(g):
-    """PyTorch's ``zeros_like(grad)``: a gradient that is 0 whatever arrived (NaN included)."""
-    return g.new_zeros(g._shape)
+    """PyTorch's ``zeros_like(grad)``: a gradient that is 0 whatever arrived (NaN included),
+    laid out as ``grad`` (so a leaf's .grad can take it as it is)."""
+    from ..creation import zeros_like
+
+    return zeros_like(g)
 
 
 def red(ctx, i, g):
@@ -451,10 +454,17 @@ FLOAT_POWER.select = lambda args, kw: (
 
 # ---- other binary arithmetic ---------------------------------------------------------------------
 
-binary("atan2", "arctan2",
-       lambda c, g: (red(c, 0, g * c["other"] / (c["self"] ** 2 + c["other"] ** 2)),
-                     red(c, 1, -g * c["self"] / (c["self"] ** 2 + c["other"] ** 2))),
-       saves=("self", "other"), dtype_rule=float_rule, aliases=("arctan2",))
+def _atan2_bw(c, g):
+    """PyTorch's atan2_backward: ``g * other / r2`` and ``g * -self / r2``, with 1 / r2 taken
+    as 0 where ``self`` and ``other`` are both 0 (a zero gradient there, not NaN)."""
+    x, y = c["self"], c["other"]
+    r2 = x * x + y * y
+    recip = r2.reciprocal().masked_fill(r2 == 0, 0)
+    return (red(c, 0, g * y * recip), red(c, 1, g * -x * recip))
+
+
+binary("atan2", "arctan2", _atan2_bw, saves=("self", "other"), dtype_rule=float_rule,
+       aliases=("arctan2",))
 
 
 def _minmax_bw(pick_self):

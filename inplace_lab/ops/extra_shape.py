@@ -295,10 +295,17 @@ def _diag_copy_fwd(xp, a, out=None, dt=None, diagonal=0):
 
 
 def _diag_copy_bw(c, g):
-    """Zeros of the input's shape with ``g`` on the diagonal (PyTorch's diagonal_backward)."""
-    res = g.new_zeros(c.input_meta[0][0])
-    res.diagonal(c["diagonal"]).copy_(g)
-    return res
+    """Zeros of the input's shape with ``g`` on the diagonal (PyTorch's diagonal_backward),
+    made as the ``diagonal`` view's backward makes it (a fresh gradient: version 0)."""
+    from types import SimpleNamespace
+
+    from .shape import _diagonal_geo, scatter_to_geometry
+
+    shape = tuple(c.input_meta[0][0])
+    base = SimpleNamespace(_shape=shape, _strides=layout.contiguous_strides(shape), _offset=0,
+                           ndim=len(shape))
+    return scatter_to_geometry(g, (shape, base._strides, 0),
+                               _diagonal_geo(base, c["diagonal"], 0, 1))
 
 
 _DIAG_COPY = register(OpSpec(name="_diag_copy", forward=_diag_copy_fwd, backward=_diag_copy_bw,

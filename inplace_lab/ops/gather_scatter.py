@@ -85,7 +85,9 @@ def _gather_bw(c, g):
 
 
 register(OpSpec(name="gather", forward=_gather_fwd, backward=_gather_bw, grad_writes=1,
-                args=("self", "dim", "index"), params={"sparse_grad": False}, saves=("index",),
+                args=("self", "dim", "index"), params={"sparse_grad": False},
+                saves=("self", "index"),  # (torch's GatherBackward0 keeps self: a write to it
+                # after gather breaks backward, and its memory stays held)
                 dtype_rule="self"))
 
 
@@ -521,13 +523,18 @@ register(OpSpec(name="masked_select", forward=_masked_select_fwd, backward=_mask
                 args=("self", "mask"), saves=("mask",), dtype_rule="self"))
 
 
-def _masked_scatter_fwd(xp, a, mask, source, out=None, dt=None):
-    if mask.dtype != np.bool_:
-        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{_tn(mask)}")
+def _masked_scatter_dtypes(a, mask, source):
+    """ATen's order: the source's dtype, then the mask's (before the mask is expanded)."""
     if source.dtype != a.dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
                            f"{_tn(a)} and {_tn(source)}")
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_tn(mask)}")
+
+
+def _masked_scatter_fwd(xp, a, mask, source, out=None, dt=None):
+    _masked_scatter_dtypes(a, mask, source)
     shape = a.shape if out is not None else layout.broadcast_shapes(a.shape, mask.shape)
     m = xp.broadcast_to(mask, shape)
     k = int(m.sum())
@@ -557,6 +564,8 @@ def _masked_scatter_bw(c, g):
 def _mask_fits(target, ins, params):
     """masked_scatter_: the mask expands to the target (the source may have any shape)."""
     mask = ins[1]
+    if isinstance(mask, Tensor) and isinstance(ins[2], Tensor):
+        _masked_scatter_dtypes(target._a, mask._a, ins[2]._a)
     if isinstance(mask, Tensor) and mask.ndim > target.ndim:
         raise RuntimeError(
             f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(target.shape)}): the number of "

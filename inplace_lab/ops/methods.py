@@ -446,14 +446,17 @@ def copy_(self, src, non_blocking=False):
 
 
 def sum_to_size_method(self, *size):
-    """ATen's ``sum_to``: ``self`` itself at its own size; else a keepdim sum over the dims
-    to reduce (SumBackward1), viewed to ``size`` when leading dims go (ViewBackward0: the
-    engine's reduced gradient is then a view, which it never accumulates into in place)."""
+    """ATen's ``sum_to``: ``self`` itself at its own size, a plain sum to a 0-dim size; else a
+    keepdim sum over the dims to reduce (SumBackward1), viewed to ``size`` when leading dims go
+    (ViewBackward0: the engine's reduced gradient is then a view, which it never accumulates
+    into in place)."""
     size = tuple(layout.dims_arg(size))
     shape = self._shape
     lead = len(shape) - len(size)
     if size == shape:
         return self
+    if not size and shape:  # (to a 0-dim shape: a plain sum, no view)
+        return self.sum()
     if lead < 0 or any(n != 1 and n != m for n, m in zip(size, shape[lead:])):
         return dispatch.call(OPS["sum_to_size"], (self, size), {})  # (its error)
     dims = list(range(lead)) + [lead + i for i, n in enumerate(size)

@@ -8,6 +8,7 @@ into the cells it covers (``scatter_to_geometry``), one mechanism for all.
 from __future__ import annotations
 
 from .. import backend, layout
+from ..autograd import grad_mode
 from .table import OPS, OpSpec, register
 
 
@@ -373,8 +374,14 @@ def _as_strided_geo(t, size, stride, storage_offset=None):
     return size, stride, off
 
 
+def _as_strided_back(c, g):
+    """torch's as_strided_backward: written once (grad_writes) and a view of that buffer."""
+    r = scatter_to_geometry(g, c.op_meta["in_geo"], c.op_meta["geometry"])
+    return (r if grad_mode.state.enabled else r.view(r._shape),)
+
+
 view_op("as_strided", _as_strided_geo, params={"size": (), "stride": (), "storage_offset": None},
-        node_name="AsStridedBackward0", grad_writes=1)  # (torch's as_strided_backward writes once)
+        backward=_as_strided_back, node_name="AsStridedBackward0", grad_writes=1)
 
 # ---- multi-output views ------------------------------------------------------------------------
 

@@ -347,3 +347,82 @@ def test_masked_scatter_reads_an_overlapping_source_as_a_copy():
         err = attempt(lambda: e.masked_scatter_(e > -1, e.as_strided((2,), (2,), 0)))
         return {"a": a, "b": b, "c": c, "err": err}  # (e: torch wrote its first cells)
     compare_torch(prog)
+
+
+def test_more_backward_formulas_as_torch():
+    def prog(T):
+        out = {}
+        x = T.ones(2, 2, requires_grad=True)
+        x.diag().sum().backward()
+        out["diag_v"] = x.grad._version
+        a = T.zeros(3, requires_grad=True)
+        b = T.zeros(3, requires_grad=True)
+        T.atan2(a, b).sum().backward()
+        out["atan2"] = [a.grad, b.grad]
+        t0 = T.ones(2, 3, requires_grad=True)
+        with T.no_grad():
+            t0.transpose_(0, 1)
+        t0.unsqueeze(0).sign().pow(2).sum().backward()
+        out["sign"] = [t0.grad._version, list(t0.grad.stride())]
+        t6 = T.tensor([[0.83, -2.0, 0.75]], requires_grad=True)
+        t9 = t6.sum()
+        t4 = T.arange(4.)
+        t4.addcdiv_(t9, t9.abs() + 1)
+        out["zero_dim_sum_to"] = T.autograd.grad(t4.mean(), [t6])[0]._version
+        t1 = T.ones(3, 4, requires_grad=True)
+        t2 = t1 + 0
+        t2[2] = 2.0
+        t5 = t2.t()
+        t2.add_(t1)
+        out["as_strided_view"] = T.autograd.grad(t5.sum(), [t1])[0]._version
+        return out
+    compare_torch(prog)
+
+
+def test_gather_keeps_its_input_and_nodes_list_what_they_keep():
+    def prog(T):
+        x = T.ones(3, requires_grad=True) * 1
+        g = x.gather(0, T.zeros(3, dtype=T.long))
+        with T.no_grad():
+            x.mul_(2)
+        saved = sorted(k for k in dir(g.grad_fn) if k.startswith("_saved_"))
+        return {"err": attempt(lambda: g.sum().backward()), "saved": saved,
+                "mul": sorted(k for k in dir((x * x).grad_fn) if k.startswith("_saved_"))}
+    compare_torch(prog)
+
+
+def test_dist_promotes_like_an_elementwise_op():
+    compare_torch(lambda T: {"f32": T.ones(2).dist(T.tensor(2.0, dtype=T.float64)),
+                             "f64": T.ones(2, dtype=T.float64).dist(T.tensor(2.0))})
+
+
+def test_masked_scatter_checks_dtypes_before_the_mask_shape():
+    compare_torch(lambda T: {
+        "src": attempt(lambda: T.ones(()).masked_scatter_(T.ones(2, 3) > 0,
+                                                         T.ones(6, dtype=T.float64))),
+        "mask": attempt(lambda: T.ones(3).masked_scatter_(T.ones(3), T.ones(3)))})
+
+
+def test_requires_grad_on_a_view_made_in_inference_mode_gives_it_its_own_grad():
+    def prog(T):
+        t0 = T.tensor([0.5, -1.8, -1.2], dtype=T.float64, requires_grad=True)
+        with T.inference_mode():
+            t5 = t0.t()
+        before = t5.exp().grad_fn.next_functions[0][0]
+        t5.requires_grad_()
+        t5.exp().sum().backward()
+        return {"before": before, "grad": t5.grad, "base": t0.grad, "leaf": t5.is_leaf}
+    compare_torch(prog)
+
+
+def test_like_factories_and_clone_keep_the_layout():
+    def prog(T):
+        y = T.ones(4, 6)[:, ::2].t()  # not dense: dense strides in its dim order
+        e = T.zeros(2, 1).diagonal(1, 0, 1)  # empty: its strides as they are
+        s = T.empty_strided((2, 3), (1, 2))
+        return {"zeros": list(T.zeros_like(y).stride()), "ones": list(T.ones_like(y).stride()),
+                "empty_clone": list(e.clone().stride()), "strided": list(s.stride()),
+                "strided_clone": list(s.clone().stride()),
+                "bytes": s.untyped_storage().nbytes(),
+                "bad": attempt(lambda: T.empty_strided((2,), (1, 2)))}
+    compare_torch(prog, facade=True)
