@@ -159,10 +159,10 @@ def call_tensor_pre_hooks(node, grads):
         return grads  # the common case: nothing registered, the same gradients go on
     grads = list(grads)
     for nr in range(len(grads)):
-        for hook in _tensor_hooks(node, nr):
-            if grads[nr] is None:
-                break
-            new = hook(grads[nr])
+        for hook in _tensor_hooks(node, nr):  # (an output with no gradient: called with None,
+            new = hook(grads[nr])             # as PyTorch's PyFunctionTensorPreHook does)
+            if new is not None and grads[nr] is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
             if new is not None:
                 grads[nr] = new
     for nr, ref in node._retains.items():

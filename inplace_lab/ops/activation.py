@@ -31,7 +31,8 @@ def _relu_rule(spec, ins, params):
 
 
 act("relu", lambda xp, a, out=None, dt=None: xp.maximum(a, 0, out=out, dtype=dt.np, casting="unsafe"),
-    lambda c, g: masked_grad(g, c["result"] > 0), saves=("result",), t=True, p=True,
+    lambda c, g: masked_grad(g, (c["result"] <= 0).logical_not()), saves=("result",), t=True,
+    p=True,
     dtype_rule=_relu_rule,
     method=True)
 
@@ -73,7 +74,8 @@ def _threshold_fwd(xp, a, out=None, dt=None, threshold=0.0, value=0.0):
 
 
 def _threshold_bw(c, g):
-    return masked_grad(g, c["self"] > c["threshold"])
+    """threshold_backward: ``x <= threshold ? 0 : g`` (a NaN input passes its gradient)."""
+    return masked_grad(g, (c["self"] <= c["threshold"]).logical_not())
 
 
 THRESHOLD = act("threshold", _threshold_fwd, _threshold_bw, params={"threshold": 0.0, "value": 0.0},
@@ -90,13 +92,19 @@ def _leaky_fwd(xp, a, out=None, dt=None, negative_slope=0.01):
     return assign(xp, out, xp.where(neg, xp.multiply(a, negative_slope, dtype=dt.np), a))
 
 
+def _leaky_grad(g, x, slope):
+    """ATen's leaky_relu_backward, a select: ``x > 0 ? g : g * slope`` (a NaN input takes the
+    slope, an infinite gradient stays infinite)."""
+    return g.where(x > 0, g * slope)
+
+
 LEAKY = act("leaky_relu", _leaky_fwd,
-            lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * c["negative_slope"],
+            lambda c, g: _leaky_grad(g, c["self"], c["negative_slope"]),
             params={"negative_slope": 0.01}, t=True, p=True,
             dtype_rule=not_implemented_for("leaky_relu_cpu", ("bool", "int")))
 LEAKY.inplace_spec = overload(
     LEAKY, "LeakyReluBackward1", saves=("result",),
-    backward=lambda c, g: g * (c["result"] > 0) + g * (c["result"] <= 0) * c["negative_slope"])
+    backward=lambda c, g: _leaky_grad(g, c["result"], c["negative_slope"]))
 
 
 def _elu_fwd(xp, a, out=None, dt=None, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -106,14 +114,20 @@ def _elu_fwd(xp, a, out=None, dt=None, alpha=1.0, scale=1.0, input_scale=1.0):
     return assign(xp, out, r.astype(dt.np, copy=False))
 
 
+def _elu_grad(g, x, a, s, i, is_result):
+    """ATen's elu_backward, a select: ``x <= 0 ? g * i * (a * s) * exp(x * i) : g * s`` (from
+    the result: ``g * i * (r + a * s)``), so a NaN input takes the positive branch and an
+    infinite one stays out of the other (masks multiplied in would give NaN)."""
+    neg = g * i * (x + a * s) if is_result else g * i * (a * s) * (x * i).exp()
+    return neg.where(x <= 0, g * s)
+
+
 def _elu_bw(c, g):
-    x, a, s, i = c["self"], c["alpha"], c["scale"], c["input_scale"]
-    return g * s * (x > 0) + g * (x <= 0) * ((x * i).exp() * (a * s * i))
+    return _elu_grad(g, c["self"], c["alpha"], c["scale"], c["input_scale"], False)
 
 
 def _elu_result_bw(c, g):
-    r, a, s, i = c["result"], c["alpha"], c["scale"], c["input_scale"]
-    return g * s * (r > 0) + g * (r <= 0) * ((r + a * s) * i)
+    return _elu_grad(g, c["result"], c["alpha"], c["scale"], c["input_scale"], True)
 
 
 _ELU_DT = not_implemented_for("elu_cpu", ("bool", "int"))
@@ -134,12 +148,12 @@ def _celu_fwd(xp, a, out=None, dt=None, alpha=1.0):
     return _elu_fwd(xp, a, out, dt, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
 
 
-CELU = act("celu", _celu_fwd,
-           lambda c, g: g * (c["self"] > 0) + g * (c["self"] <= 0) * (c["self"] / c["alpha"]).exp(),
+CELU = act("celu", _celu_fwd,  # (ATen's celu is elu with scale 1, input_scale 1 / alpha)
+           lambda c, g: _elu_grad(g, c["self"], c["alpha"], 1.0, 1.0 / c["alpha"], False),
            params={"alpha": 1.0}, t=True, node_name="CeluBackward0", dtype_rule=_ELU_DT)
 CELU.inplace_spec = overload(
     CELU, "CeluBackward1", saves=("result",),
-    backward=lambda c, g: g * (c["result"] > 0) + g * (c["result"] <= 0) * (c["result"] / c["alpha"] + 1))
+    backward=lambda c, g: _elu_grad(g, c["result"], c["alpha"], 1.0, 1.0 / c["alpha"], True))
 
 
 def _gelu_fwd(xp, a, out=None, dt=None, approximate="none"):
@@ -203,8 +217,9 @@ def _hardsigmoid_fwd(xp, a, out=None, dt=None):
     return xp.true_divide(r, 6, out=scratch(r))
 
 
-act("hardsigmoid", _hardsigmoid_fwd,
-    lambda c, g: masked_grad(g / 6, (c["self"] > -3).logical_and(c["self"] < 3)),
+_ONE_SIXTH = 0.1666666716337204  # (float(numpy.float32(1) / 6))
+act("hardsigmoid", _hardsigmoid_fwd,  # (ATen's constant: 1.0f / 6.0f, a float32, times g)
+    lambda c, g: masked_grad(g * _ONE_SIXTH, (c["self"] > -3).logical_and(c["self"] < 3)),
     dtype_rule=not_implemented_for("hardsigmoid_cpu", ("bool", "int")))
 
 
@@ -217,10 +232,9 @@ def _hardswish_fwd(xp, a, out=None, dt=None):
 
 
 def _hardswish_bw(c, g):
+    """ATen's: ``x <= -3 ? 0 : x < 3 ? g * (x / 3 + 0.5) : g`` (NaN and inf pass g)."""
     x = c["self"]
-    mid = (x * 2 + 3) / 6
-    d = mid.where(x < 3, mid * 0 + 1).where(x > -3, mid * 0)
-    return g * d
+    return masked_grad((g * (x / 3 + 0.5)).where(x < 3, g), (x <= -3).logical_not())
 
 
 act("hardswish", _hardswish_fwd, _hardswish_bw,

@@ -254,15 +254,19 @@ def _log_softmax(node, xp, dt, g):  # g - exp(y) * g.sum(dim, keepdim=True)
 _SAME_WIDTH_INT = {2: "int16", 4: "int32", 8: "int64"}
 
 
-def _select(xp, mask, g):
-    """``where(mask, g, 0)`` (+0.0 and no NaN outside the mask, as torch's threshold_backward)
-    at the speed of a multiply: numpy's where is ~10x slower than a ufunc on this, so the
-    float bits are ANDed with the mask widened to all-ones/all-zeros integers (the same bits)."""
+def _select(xp, mask, g, invert=False):
+    """``where(mask, g, 0)`` (``invert``: ``where(mask, 0, g)``; +0.0 and no NaN where 0 is
+    picked, as torch's threshold_backward) at the speed of a multiply: numpy's where is ~10x
+    slower than a ufunc on this, so the float bits are ANDed with the mask widened to
+    all-ones/all-zeros integers (the same bits)."""
     it = _SAME_WIDTH_INT.get(g.dtype.itemsize)
     if xp is not _np or it is None:
-        return xp.where(mask, g, 0)
+        return xp.where(mask, 0, g) if invert else xp.where(mask, g, 0)
     m = _np.asarray(mask).astype(it)  # (a 0-dim mask comes as a numpy bool scalar)
-    _np.negative(m, out=m)  # 1 -> all bits set, 0 -> none
+    if invert:
+        _np.subtract(m, 1, out=m)  # 1 -> none, 0 -> all bits set
+    else:
+        _np.negative(m, out=m)  # 1 -> all bits set, 0 -> none
     _np.bitwise_and(m, g.view(it), out=m)
     return m.view(g.dtype)
 
@@ -296,7 +300,7 @@ def _install():
     _DIV, _NEG, _POW, _MM = _k("div"), _k("neg"), _k("pow"), _k("mm")
     _SUB, _EXP = _k("sub"), _k("exp")
     _SUM = (lambda f: lambda xp, dt, a, **p: f(xp, a, out=None, dt=dt, **p))(OPS["sum"].forward)
-    mul, sub, gt = _MUL, _SUB, _k("gt")  # (1 - y: sub(1, y), the ufunc call rsub(y, 1) makes)
+    mul, sub, le = _MUL, _SUB, _k("le")  # (1 - y: sub(1, y), the ufunc call rsub(y, 1) makes)
     sin, cos = _k("sin"), _k("cos")
     r = _saved
     formulas = {
@@ -311,7 +315,8 @@ def _install():
         "sigmoid": _unary(lambda c, xp, dt, g: (lambda y: mul(xp, dt, mul(xp, dt, g, y), sub(
             xp, dt, 1, y)))(r(c, "result"))),
         # threshold_backward selects (a NaN or -0.0 of g where the result is 0 stays out)
-        "relu": _unary(lambda c, xp, dt, g: _select(xp, gt(xp, dtypes.bool_, r(c, "result"), 0), g)),
+        "relu": _unary(lambda c, xp, dt, g: _select(xp, le(xp, dtypes.bool_, r(c, "result"), 0), g,
+                                                    invert=True)),
     }
     formulas["addmm"] = _addmm
     formulas["log_softmax"] = _log_softmax

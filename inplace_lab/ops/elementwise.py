@@ -468,13 +468,15 @@ binary("atan2", "arctan2", _atan2_bw, saves=("self", "other"), dtype_rule=float_
 
 
 def _minmax_bw(pick_self):
+    """torch's maximum (minimum): ``where(x == y, g / 2, g)``, then ``masked_fill_(x < y, 0)``
+    for self and ``(x > y, 0)`` for other (the reverse for minimum): where either is NaN, both
+    get the whole gradient."""
     def bw(c, g):
         x, y = c["self"], c["other"]
-        m = pick_self(x, y)
-        eq = (x == y)
-        half = g * 0.5
-        gx = masked_grad(g, m).where(~eq, half)
-        gy = masked_grad(g, ~m).where(~eq, half)
+        loses_x, loses_y = pick_self(y, x), pick_self(x, y)  # (maximum: x < y, x > y)
+        shared = g.where((x == y).logical_not(), g / 2)
+        gx = masked_grad(shared, loses_x.logical_not())
+        gy = masked_grad(shared, loses_y.logical_not())
         if not grad_mode.state.enabled:  # torch's formula ends in masked_fill_ (before the
             gx._vc.bump()                # broadcast reduction): a same-shape grad is at version 1
             gy._vc.bump()

@@ -93,8 +93,18 @@ def _sum_dtype(spec, ins, params):
     return dtypes.int64 if dt.category <= dtypes.INT else dt
 
 
+def _ufunc_method(xp, ufunc, method, fallback):
+    """numpy's ``add.reduce`` (etc.) called directly: what ``np.sum`` calls, without its Python
+    wrapper, which costs a microsecond and, on inf - inf, warns from numpy's own frame (the
+    package's RuntimeWarning filter covers its own frames only). Other backends: ``fallback``."""
+    if xp is _np:
+        return getattr(getattr(_np, ufunc), method)
+    return getattr(xp, fallback)
+
+
 def _sum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    return xp.sum(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+    return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=dims_of(dim, a.ndim), keepdims=keepdim,
+                                                     dtype=dt.np)
 
 
 def _sum_bw(c, g):
@@ -151,23 +161,42 @@ register(OpSpec(name="_mean_dim", forward=_mean_fwd, backward=_mean_bw, dtype_ru
 
 
 def _prod_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    return xp.prod(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+    return _ufunc_method(xp, "multiply", "reduce", "prod")(
+        a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
 
 
 def _prod_bw(c, g):
-    """d prod / d x_i = product of the other elements (exact when some x are zero)."""
+    """torch's prod_backward: ``g * result / x`` without zeros; with zeros, the product of
+    the other elements as exclusive cumulative products from both ends (a NaN or inf anywhere
+    in the slice reaches every gradient, as there); a full product with two zeros or more: 0."""
     x, r = c["self"], c["result"]
     shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
+    if not shape:
+        return g
     g, r = keep(g, shape, dim, kd), keep(r, shape, dim, kd)
     zero = x == 0
-    if not bool(zero.any()):
-        return g * r / x
-    axes = dims_of(dim, len(shape))
-    ones = x.where(~zero, 1)
-    p_nonzero = ones.prod() if dim is None else ones.prod(axes[0], keepdim=True)
-    n_zero = zero.sum() if dim is None else zero.sum(axes[0], keepdim=True)
-    others = (p_nonzero / ones).where(n_zero == 0, p_nonzero.where(zero.logical_and(n_zero == 1), 0))
-    return g * others
+    n_zero = int(zero.sum())
+    if n_zero == 0:
+        return g * (r / x)
+    if dim is None:
+        if n_zero > 1:
+            return x.new_zeros(shape)
+        return g * _exclusive_products(x.reshape(-1), 0).reshape(shape)
+    return g * _exclusive_products(x, dims_of(dim, len(shape))[0])
+
+
+def _exclusive_products(x, d):
+    """torch's prod_safe_zeros_backward (before the gradient): along ``d``, the product of
+    the elements before each one times the product of those after it."""
+    from .join import cat
+
+    n = x.shape[d]
+    if x.numel() == 0:
+        return x.new_ones(x.shape)
+    ones = x.new_ones(tuple(1 if i == d else s for i, s in enumerate(x.shape)))
+    before = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
+    after = cat([ones, x.narrow(d, 1, n - 1).flip(d)], d).cumprod(d).flip(d)
+    return before * after
 
 
 register(OpSpec(name="prod", forward=_prod_fwd, backward=_prod_bw, dtype_rule=_sum_dtype,
@@ -204,10 +233,14 @@ def _even_bw(c, g):
     """Ties share the gradient evenly (max(), amax(), min(), amin() all do this)."""
     x, r = c["self"], c["result"]
     shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
-    mask = x == keep(r, shape, dim, kd)
-    n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
+    rk = keep(r, shape, dim, kd)
+    mask = x == rk
     if c.spec.name in ("amax", "amin"):  # torch's scale_grad_by_count: (grad / count) * mask
+        n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
         return keep(g, shape, dim, kd) / n * mask
+    # max()/min(): evenly_distribute_backward; a NaN result goes to the NaN elements
+    mask = mask.logical_or(x.isnan().logical_and(rk.isnan()))
+    n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
     return masked_grad(keep(g, shape, dim, kd) / n, mask)  # max(): zeros().masked_fill_()
 
 
@@ -574,7 +607,8 @@ def _cum(fname):
             layout.wrap_dim(dim, 0)
             return assign(xp, out, a.astype(dt.np))
         acc = _CPU_ACC.get(dt.np) if xp.__name__ == "numpy" else None
-        r = getattr(xp, fname)(a, axis=layout.wrap_dim(dim, a.ndim), dtype=acc or dt.np)
+        r = _ufunc_method(xp, "add" if fname == "cumsum" else "multiply", "accumulate", fname)(
+            a, axis=layout.wrap_dim(dim, a.ndim), dtype=acc or dt.np)
         return assign(xp, out, r if acc is None else r.astype(dt.np))
 
     return fwd

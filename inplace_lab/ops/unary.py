@@ -255,7 +255,8 @@ unary("frac", lambda xp, a, out=None, dt=None: xp.subtract(a, xp.trunc(a), out=o
 def _round_fwd(xp, a, out=None, dt=None, decimals=0):
     if dt.category < 2:
         return a.copy() if out is None else assign(xp, out, a)
-    return xp.round(a, decimals, out=out)
+    with xp.errstate(all="ignore"):  # (numpy's Python round would warn from its own frame)
+        return xp.round(a, decimals, out=out)
 
 
 ROUND = unary("round", _round_fwd, lambda c, g: zeros_grad(g), dtype_rule=_keep_dtype("round_cpu"),
@@ -290,14 +291,16 @@ register(OpSpec(name="positive", forward=positive, kind="composite", args=("self
 
 
 def _sinc_fwd(xp, a, out=None, dt=None):
-    return assign(xp, out, xp.sinc(xp.asarray(a, dtype=dt.np)))  # normalised, like PyTorch's
+    with xp.errstate(all="ignore"):  # (numpy's Python sinc would warn from its own frame)
+        r = xp.sinc(xp.asarray(a, dtype=dt.np))  # normalised, like PyTorch's
+    return assign(xp, out, r)
 
 
 def _sinc_bw(c, g):
     x = c["self"]
     px = x * math.pi
     d = (px.cos() * px - px.sin()) / (px * x)
-    return g * d.where(x != 0, d * 0)
+    return g * d.where(x != 0, 0.0)  # (masked_fill_(x == 0, 0): 0 there, not NaN)
 
 
 unary("sinc", _sinc_fwd, _sinc_bw, saves=("self",), p=True)
@@ -313,11 +316,9 @@ def _logit_fwd(xp, a, out=None, dt=None, eps=None):
 
 def _logit_bw(c, g):
     x, eps = c["self"], c["eps"]
-    d = g / (x * (1 - x))
-    if eps is None:
-        return d
-    inside = (x >= eps).logical_and(x <= 1 - eps)
-    return d.where(inside, d * 0)
+    d = g / (x * (1 - x))  # ATen: outside [lo, hi] NaN (no eps) or 0 (eps), a NaN x passes
+    lo, hi = (0, 1) if eps is None else (eps, 1 - eps)
+    return d.where((x < lo).logical_or(x > hi).logical_not(), float("nan") if eps is None else 0.0)
 
 
 unary("logit", _logit_fwd, _logit_bw, saves=("self",), params={"eps": None}, p=True)
