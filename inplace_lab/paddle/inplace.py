@@ -144,15 +144,16 @@ _ARITHMETIC = frozenset(("add_", "subtract_", "sub_", "multiply_", "mul_", "divi
 
 
 def _check_operand(pname: str, x, y) -> None:
-    """Paddle's checks before an in-place binary kernel runs (nothing is written)."""
-    if pname in _ARITHMETIC:
-        policy.check_paddle_promotion(x, y, inplace=True)
+    """Paddle's checks before an in-place binary kernel runs (nothing is written): the
+    shapes (its Python wrapper), then the dtypes (the kernel's type promotion)."""
     if pname in _BROADCAST_CHECKED:
         policy.check_paddle_broadcast(tuple(x.shape), tuple(y.shape))
         out = list(layout.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
         if out != list(x.shape):
             raise ValueError(f"The shape of broadcast output {out} is different from that of "
                              f"inplace tensor {x.shape} in the Inplace operation.")
+    if pname in _ARITHMETIC:
+        policy.check_paddle_promotion(x, y, inplace=True)
 
 
 def _promotes(pname: str, x, y) -> bool:

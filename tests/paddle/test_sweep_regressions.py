@@ -552,3 +552,17 @@ def test_what_paddles_nodes_keep(case):
             w.scale_(1.0)
         see(attempt(lambda: y.sum().backward()))
     """)
+
+
+def test_in_place_shape_checks_come_before_type_promotion():
+    """Paddle's in-place wrappers check the broadcast (Python side) before the kernel's type
+    promotion refuses float64 with int64 (sweep seed 2023); out of place, promotion first."""
+    same("""
+        x = P.ones([2, 4], dtype='float64')
+        i3 = P.ones([3], dtype='int64')
+        see(attempt(lambda: x.add_(i3)), attempt(lambda: x.multiply_(i3)),
+            attempt(lambda: x.subtract_(i3)), attempt(lambda: x.divide_(i3)))
+        see(attempt(lambda: P.ones([3], dtype='float64').add_(P.ones([2, 3], dtype='int64'))))
+        see(attempt(lambda: x.add_(P.ones([4], dtype='int64'))), attempt(lambda: x.add(i3)))
+        see(x, x.inplace_version)
+    """)
