@@ -17,6 +17,9 @@ SHAPES = [(3,), (4,), (2, 3), (3, 4), (1, 3), (2, 1), (2, 3, 2), (4, 2), ()]
 
 
 class Builder:
+    STEPS = ("create", "view", "view", "view", "out_of_place", "out_of_place", "inplace",
+             "inplace", "inplace", "context_block", "backward")
+
     tensor_type = torch.Tensor  # (what ``tensors`` lists; the Paddle builder's is paddle.Tensor)
 
     def __init__(self, seed: int):
@@ -356,14 +359,14 @@ def _expanded(r, shape):
     return [2] + out
 
 
-def build(seed: int, length: int | None = None) -> list[str]:
-    """One program for ``seed``: a few tensors, then a mix of steps, then often a backward."""
-    b = Builder(seed)
+def build(seed: int, length: int | None = None, builder=None) -> list[str]:
+    """One program for ``seed``: a few tensors, then a mix of steps (``builder.STEPS``, drawn
+    evenly: a name twice is twice as likely), then often a backward."""
+    b = (builder or Builder)(seed)
     r = b.rng
     for _ in range(r.randrange(1, 3)):
         b.create()
-    steps = [b.create, b.view, b.view, b.view, b.out_of_place, b.out_of_place, b.inplace,
-             b.inplace, b.inplace, b.context_block, b.backward]
+    steps = [getattr(b, name) for name in b.STEPS]
     for _ in range(length or r.randrange(4, 14)):
         _step(r.choice(steps))
     if r.random() < 0.7:

@@ -11,12 +11,16 @@ rounding division, and gradient hooks. Its seeds are a separate sweep
 """
 from __future__ import annotations
 
-from .program_builder import Builder, _step
+from .program_builder import Builder
+from .program_builder import build as _build
 
 F = "T.nn.functional"
 
 
 class WideBuilder(Builder):
+    STEPS = ("create", "view", "view", "out_of_place", "out_of_place", "out_of_place",
+             "inplace", "inplace", "inplace", "context_block", "backward")
+
     def out_of_place(self):
         a = self.pick()
         if a is None or self.rng.random() < 0.5:
@@ -125,14 +129,4 @@ class WideBuilder(Builder):
 
 def build(seed: int, length: int | None = None) -> list[str]:
     """One wide-vocabulary program for ``seed`` (``program_builder.build``'s steps)."""
-    b = WideBuilder(seed)
-    r = b.rng
-    for _ in range(r.randrange(1, 3)):
-        b.create()
-    steps = [b.create, b.view, b.view, b.out_of_place, b.out_of_place, b.out_of_place,
-             b.inplace, b.inplace, b.inplace, b.context_block, b.backward]
-    for _ in range(length or r.randrange(4, 14)):
-        _step(r.choice(steps))
-    if r.random() < 0.7:
-        _step(b.backward)
-    return b.lines
+    return _build(seed, length, WideBuilder)

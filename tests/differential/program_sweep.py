@@ -336,6 +336,34 @@ KNOWN = {
 }
 
 
+def first_failure(build, seeds, ref_lib, got_lib):
+    """The first of ``seeds`` whose program (``build(seed)``) differs beyond ``KNOWN``, as a
+    report with the minimised program; None when all agree (what the sweep tests assert)."""
+    for seed in seeds:
+        lines = build(seed)
+        if first_difference(lines, ref_lib, got_lib, KNOWN) is None:
+            continue
+        small, d = minimise(lines, ref_lib, got_lib, known=KNOWN)
+        return (f"seed {seed}: line {d[0]} {d[1]}\n" + "\n".join(small) +
+                f"\ntorch: {d[2]!r}\ninplace_lab: {d[3]!r}")
+    return None
+
+
+def same_on_both(src, names, libs):
+    """Run ``src`` (with ``T`` bound) on each of ``libs``; the named expressions' values (lists
+    for tensors) or the error, one entry per library, for a test to compare."""
+    out = []
+    for T in libs:
+        ns = {"T": T}
+        try:
+            exec(src, ns)  # noqa: S102
+            out.append([(lambda v: v.tolist() if hasattr(v, "tolist") else v)(eval(n, ns))  # noqa: S307
+                        for n in names])
+        except Exception as exc:  # noqa: BLE001 - the error is the observation
+            out.append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+    return out
+
+
 def main(argv):
     """``python -m tests.differential.program_sweep [--wide] N [START]``: run N seeds from
     START (``--wide``: program_builder_wide's programs) and print each differing program,

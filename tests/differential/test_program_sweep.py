@@ -18,7 +18,8 @@ import os
 import pytest
 
 from tests.differential.program_builder import build
-from tests.differential.program_sweep import KNOWN, first_difference, minimise
+from tests.differential.program_sweep import (first_difference, first_failure, minimise,
+                                              same_on_both)
 
 torch = pytest.importorskip("torch")
 ilt = pytest.importorskip("inplace_lab.torch")
@@ -29,14 +30,8 @@ CHUNK = 50
 
 @pytest.mark.parametrize("start", range(0, SEEDS, CHUNK))
 def test_random_programs_match_torch_line_by_line(start):
-    for seed in range(start, min(start + CHUNK, SEEDS)):
-        lines = build(seed)
-        if first_difference(lines, torch, ilt, KNOWN) is None:
-            continue
-        small, d = minimise(lines, torch, ilt, known=KNOWN)
-        program = "\n".join(small)
-        pytest.fail(f"seed {seed}: line {d[0]} {d[1]}\n{program}\ntorch: {d[2]!r}\n"
-                    f"inplace_lab: {d[3]!r}")
+    report = first_failure(build, range(start, min(start + CHUNK, SEEDS)), torch, ilt)
+    assert report is None, report
 
 
 def test_builder_is_deterministic_and_varied():
@@ -71,15 +66,7 @@ def test_a_difference_is_found_and_minimised():
 
 def _same(src, *names):
     """``src`` on both: the named expressions agree (values or error texts)."""
-    out = []
-    for T in (torch, ilt):
-        ns = {"T": T}
-        try:
-            exec(src, ns)  # noqa: S102
-            vals = [eval(n, ns) for n in names]  # noqa: S307
-            out.append([v.tolist() if hasattr(v, "tolist") else v for v in vals])
-        except Exception as exc:  # noqa: BLE001
-            out.append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+    out = same_on_both(src, names, (torch, ilt))
     assert out[0] == out[1], out
 
 
