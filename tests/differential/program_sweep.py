@@ -269,7 +269,7 @@ STOPS = {"too_hard_overlap", "inference_detach_write",
          "permute_no_dims", "freed_or_modified_first", "copy_self", "stale_view_error_first",
          "stale_view_is_leaf", "metadata_inplace_on_view", "out_overlap",
          "result_of_inference_input_version", "torch_internal_assert", "tie_indices",
-         "masked_scatter_partial_write", "inference_stack_is_view"}
+         "masked_scatter_partial_write", "inference_stack_is_view", "resize_uninitialised"}
 
 KNOWN = {
     # Gradients that torch's view backward formulas return as views (SqueezeBackward's
@@ -300,6 +300,9 @@ KNOWN = {
     "tie_indices": lambda line, path, a, b: path.endswith(".values") and
     any(op in line for op in _TIE_OPS) and _assigned(line, path.split(".")[-2]) and
     line.split(" = ", 1)[0].split(",")[0].strip() != path.split(".")[-2],
+    # resize_ that grows a storage: the new cells are uninitialised memory in torch.
+    "resize_uninitialised": lambda line, path, a, b: ".resize_(" in line and
+    path.endswith(".values"),
     # Deliberate: masked_scatter_ with too few source elements raises before writing; torch
     # has written the first ones when it raises.
     "masked_scatter_partial_write": lambda line, path, a, b: "masked_scatter_" in line and

@@ -4,7 +4,7 @@ indexing ops, dtype conversions, ternary ops, rounding division and gradient hoo
 with torch 2.13 line by line. Known differences are ``program_sweep.KNOWN``'s (pinned below or
 in test_program_sweep.py).
 
-``INPLACE_LAB_WIDE_SWEEP=N`` runs N seeds (default 300); a failure prints the minimised
+``INPLACE_LAB_WIDE_SWEEP=N`` runs N seeds (default 1000, about 15 s); a failure prints the minimised
 program. ``python -m tests.differential.program_sweep --wide N [START]`` lists every
 difference from START on.
 """
@@ -20,7 +20,7 @@ from tests.differential.program_sweep import first_failure, same_on_both
 torch = pytest.importorskip("torch")
 ilt = pytest.importorskip("inplace_lab.torch")
 
-SEEDS = int(os.environ.get("INPLACE_LAB_WIDE_SWEEP", "300"))
+SEEDS = int(os.environ.get("INPLACE_LAB_WIDE_SWEEP", "1000"))
 CHUNK = 50
 
 
