@@ -832,15 +832,17 @@ def _clamp_grads(c, g, lo, hi, lo_i, hi_i):
 
 def _bounds_select(variant, names):
     """The Tensor overload when a bound is a tensor. PyTorch has no overload for a tensor
-    bound beside a number bound: only a 0-dim tensor passes there (as a Number)."""
+    bound beside a number bound: only a 0-dim tensor passes there, as a Number (the Scalar
+    overload, ClampBackward1)."""
     def select(args, kw):
         bounds = [arg(args, kw, i + 1, n) for i, n in enumerate(names)]
         tensors = [b for b in bounds if is_tensor(b)]
         if not tensors:
             return None
-        if len(tensors) < len([b for b in bounds if b is not None]) and \
-                any(t.ndim for t in tensors):
-            raise _clamp_combination(args, kw)
+        if len(tensors) < len([b for b in bounds if b is not None]):
+            if any(t.ndim for t in tensors):
+                raise _clamp_combination(args, kw)
+            return None
         return variant
     return select
 

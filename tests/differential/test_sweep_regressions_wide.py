@@ -320,6 +320,7 @@ def test_clamp_refuses_a_tensor_bound_beside_a_number_bound():
         return {"fn_mixed": attempt(lambda: T.clamp(x, min=0.0, max=T.ones(3))),
                 "fn_pos": attempt(lambda: T.clamp(x, T.zeros(3), 2)),
                 "zero_dim": x.clamp(min=T.tensor(0.0), max=1.0),
+                "zero_dim_fn": x.clamp(0.0, T.tensor(1.0)).grad_fn,
                 "both": x.clamp(T.zeros(3), T.ones(3)).grad_fn}
     compare_torch(prog, facade=True)
 
