@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+import numbers
+
 import weakref
 
 from .. import backend, dtypes, errors, hooks, layout, policy
@@ -147,7 +149,7 @@ def _array(x):
     return x._a if isinstance(x, Tensor) else x
 
 
-def check_int_scalars(spec, ins, params):
+def check_int_scalars(spec, ins, params, inplace=False):
     """PyTorch's Scalar conversion of a Python int: int64 or uint64, else OverflowError.
 
     Checked for the arguments that take a tensor or a number (the differentiable ones) and
@@ -160,8 +162,24 @@ def check_int_scalars(spec, ins, params):
                 _int_overflow(v, ins)
     for k in _SCALAR_PARAMS:
         v = params.get(k)
-        if v.__class__ is int and not _I64_MIN <= v < _U64_END:
-            _int_overflow(v, ins)
+        if v.__class__ is int:
+            if not _I64_MIN <= v < _U64_END:
+                _int_overflow(v, ins)
+        elif k in params and v.__class__ is not float and not isinstance(v, (bool, complex)):
+            _scalar_param(spec.name + "_" * inplace, ins, params, k, v)
+
+
+def _scalar_param(name, ins, params, k, v):
+    """PyTorch's ``Scalar alpha`` (beta, value): a number, or a 0-dim tensor taken as its
+    number; anything else is the parser's TypeError (Paddle's facade: not checked)."""
+    t = next((x for x in ins if isinstance(x, Tensor)), None)
+    if t is not None and policy.is_paddle(policy.policy_of(t)):
+        return
+    if isinstance(v, Tensor) and not v._shape:
+        params[k] = v.item()
+    elif not isinstance(v, numbers.Number) or isinstance(v, Tensor):
+        kind = "Tensor" if isinstance(v, Tensor) else type(v).__name__
+        raise TypeError(f"{name}(): argument '{k}' must be Number, not {kind}")
 
 
 def _int_overflow(v, ins):
@@ -1041,7 +1059,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     if spec.inplace_spec is not None:  # F.elu_ saves its result: EluBackward1
         spec = spec.inplace_spec
     ins, params, out = bind(spec, args, kwargs)
-    check_int_scalars(spec, ins, params)
+    check_int_scalars(spec, ins, params, inplace=True)
     target = ins[0]
     device_of(spec, ins)
     if target._pol is not None and policy.is_paddle(target._pol) and not policy.core_calls[0]:

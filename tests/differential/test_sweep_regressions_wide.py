@@ -487,3 +487,14 @@ def test_special_values_raise_no_numpy_warnings():
             f()
         x.prod().backward()
     assert [str(w.message) for w in caught if w.category is RuntimeWarning] == []
+
+
+def test_alpha_and_value_must_be_numbers():
+    def prog(T):
+        x = T.ones(3)
+        return {"tensor": attempt(lambda: x.add(1, alpha=T.ones(1))),
+                "zero_dim": x.add(1, alpha=T.tensor(2.0)), "str": attempt(lambda: x.add(x, alpha="a")),
+                "none_": attempt(lambda: x.add_(x, alpha=None)),
+                "sub": x.sub(T.ones(3), alpha=T.tensor(2)),
+                "value": attempt(lambda: T.addcmul(x, x, x, value=T.ones(2))), "v": x._version}
+    compare_torch(prog)
