@@ -87,11 +87,12 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
     """
     order = topological_order([n for n, _ in roots])
     buffers = GradBuffers()
-    for (node, nr), g in zip(roots, root_grads):
+    for i, ((node, nr), g) in enumerate(zip(roots, root_grads)):
         meta = node.output_meta[nr] if g is not None and nr < len(node.output_meta) else None
-        if meta is not None and g._shape != tuple(meta[0]) and \
-                _expandable(tuple(meta[0]), g._shape):  # (a root whose shape changed under
-            buffers.add(node, nr, g.sum_to_size(meta[0]))  # no_grad: torch's validate_outputs)
+        if meta is not None and g._shape != tuple(meta[0]):  # (a root whose shape changed
+            if not _expandable(tuple(meta[0]), g._shape):    # under no_grad: torch's
+                raise RuntimeError(_invalid_shape(i, g._shape, meta[0]))  # validate_outputs)
+            buffers.add(node, nr, g.sum_to_size(meta[0]))
             continue
         buffers.add(node, nr, g, foreign=True)  # the caller still holds a root gradient
     runs = _nodes_to_run(order, inputs, accumulate)
@@ -355,13 +356,17 @@ def validate(node, i, g, nxt, nr):
     shape, dt, _ = meta
     if g._shape != tuple(shape):
         if not _expandable(tuple(shape), tuple(g.shape)):
-            raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+            raise RuntimeError(f"Function {node.name()} returned an "
+                               + _invalid_shape(i, g.shape, shape))
         g = g.sum_to_size(shape)
     if g._dtype is not dt:
         g = g.to(dt)
     return g
+
+
+def _invalid_shape(i, got, expected) -> str:
+    return (f"invalid gradient at index {i} - got {list(got)} but expected shape compatible "
+            f"with {list(expected)}")
 
 
 def _expandable(small, big) -> bool:

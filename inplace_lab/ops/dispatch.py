@@ -542,6 +542,8 @@ def result_layout(spec, xp, res, ins, params):
     a Scalar overload is a unary kernel ("ti1", "pow": ``x.pow(2)``, ``x.clamp(0, 1)``).
     """
     rule, shape = spec.layout, res.shape
+    if rule == "roll":  # (ATen's roll returns an empty input's clone, empty_like's strides;
+        rule = "preserve" if not res.size and params["dims"] else "contiguous"  # flat: a view)
     if rule == "contiguous" or rule == "cat" and not _all_channels_last(ins) or \
             rule == "pow" and not isinstance(ins[0], Tensor) or \
             rule == "rot90" and params["k"] % 4 == 0:  # (rot90 by 0: a contiguous clone)

@@ -82,7 +82,8 @@ class OpSpec:
     # operand: Scalar overloads that are unary kernels, clamp, lerp's weight), "pow" ("ti1",
     # but a number base gives a contiguous result, as pow(Scalar, Tensor)), "preserve"
     # (empty_like of the first input), "contiguous", "cat" (contiguous unless every input is
-    # channels-last), "rot90" (flip, then a transposed view), "nonzero" (an (n, ndim) result
+    # channels-last), "roll" ("contiguous", but along dims an empty input's clone: "preserve"),
+    # "rot90" (flip, then a transposed view), "nonzero" (an (n, ndim) result
     # with strides (1, n)); "" keeps numpy's. Default: RESULT_LAYOUTS by name, else "ti" for
     # elementwise ops (ufunc ops and those of _ELEMENTWISE_MODULES).
     layout: str = ""
@@ -149,10 +150,11 @@ _ELEMENTWISE_MODULES = {"inplace_lab.ops.elementwise", "inplace_lab.ops.unary",
 RESULT_LAYOUTS = {
     "isclose": "ti",  # (elementwise, outside those modules)
     "rsub": "ti_rev",
+    "roll": "roll",
     **dict.fromkeys(("clamp", "clamp_min", "clamp_max", "lerp"), "ti1"),
     **dict.fromkeys(("pow", "float_power"), "pow"),
     **dict.fromkeys((
-        "stack", "masked_fill", "masked_scatter", "roll", "cumsum", "cumprod", "cummax",
+        "stack", "masked_fill", "masked_scatter", "cumsum", "cumprod", "cummax",
         "cummin", "softmax", "log_softmax", "tril", "triu", "linalg_cross",
         "mvlgamma", "index", "index_select", "gather", "repeat",
         # reductions: ATen allocates their results contiguous (numpy keeps the input's order)

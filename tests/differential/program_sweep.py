@@ -325,7 +325,7 @@ KNOWN = {
     "warnings": lambda line, path, a, b: path.endswith(".warnings"),
     # y.unsqueeze_(0) on a view: torch chains UnsqueezeBackward1, inplace_lab rebuilds AsStrided.
     "metadata_inplace_on_view": lambda line, path, a, b: path.split(".")[-1] in ("grad_fn", "next")
-    and ("unsqueeze_" in line or "squeeze_" in line or "t_()" in line or "transpose_" in line),
+    and any(op in line for op in ("squeeze_", "t_()", "transpose_", "swapdims_", "swapaxes_")),
     # A saved tensor both freed (an earlier backward) and modified: which error comes first
     # differs (torch's node order vs inplace_lab's).
     "freed_or_modified_first": lambda line, path, a, b: path.endswith("line:error_text") and

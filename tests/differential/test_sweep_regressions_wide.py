@@ -498,3 +498,29 @@ def test_alpha_and_value_must_be_numbers():
                 "sub": x.sub(T.ones(3), alpha=T.tensor(2)),
                 "value": attempt(lambda: T.addcmul(x, x, x, value=T.ones(2))), "v": x._version}
     compare_torch(prog)
+
+
+def test_root_gradient_of_a_tensor_reshaped_under_no_grad():
+    """backward() validates the root gradient against the shape the graph recorded (torch's
+    validate_outputs): summed to it when it broadcasts, torch's RuntimeError when it does not."""
+    def prog(T):
+        x = T.tensor([[0.41, -1.15, -1.12]], dtype=T.float64, requires_grad=True)
+        y, z = x + 0, x * 2
+        with T.no_grad():
+            y.transpose_(0, 1)
+            z.unsqueeze_(0)
+        z.backward(T.ones(1, 1, 3, dtype=T.float32) * 3)
+        return {"transposed": attempt(lambda: y.backward(T.ones_like(y))),
+                "grad_fn": attempt(lambda: T.autograd.grad(y, x, T.ones_like(y))),
+                "grad": x.grad, "float64": x.grad.dtype == T.float64}
+    compare_torch(prog)
+
+
+def test_roll_of_an_empty_tensor_is_a_clone_with_its_strides():
+    def prog(T):
+        x = T.arange(24.).reshape(2, 3, 4)[:, :, ::2]
+        t = T.arange(6.).reshape(2, 3).t()
+        return {"strided": x.roll(1, 0).stride(), "empty": x[:0].roll(1, 0).stride(),
+                "empty_t": t[:0].roll(1, 0).stride(), "flat": t[:, :0].roll(1).stride(),
+                "t": t.roll(1, 0).stride()}
+    compare_torch(prog)
