@@ -45,14 +45,18 @@ def gpu_count() -> int:
 
 
 class device:
-    """A device: ``cpu`` or ``cuda:N`` (``gpu`` is an alias, as in Paddle)."""
+    """A device: ``cpu`` or ``cuda:N`` (``gpu`` is an alias, as in Paddle).
+
+    One object per device (``device("cuda:0") is device("gpu", 0)``), so a device hashes by
+    identity in C: every recorded op keys a (shape, dtype, device) triple (dispatch.make_node)
+    and a Python ``__hash__`` there cost 7-10% of a recorded 8x8 op.
+    """
 
     __slots__ = ("type", "index", "key")  # key: str(self), read on every allocation and free
 
-    def __init__(self, spec="cpu", index=None):
-        if isinstance(spec, device):
-            self.type, self.index, self.key = spec.type, spec.index, spec.key
-            return
+    def __new__(cls, spec="cpu", index=None):
+        if spec.__class__ is device:
+            return spec
         if isinstance(spec, int):
             spec, index = "cuda", spec
         if not isinstance(spec, str):
@@ -64,13 +68,23 @@ class device:
                 raise RuntimeError(f"Invalid device string: '{spec}'")
             index = int(idx)
         if s in ("gpu", "cuda"):  # "cuda" keeps index None, as torch.device("cuda")
-            self.type, self.index = "cuda", (None if index is None else int(index))
+            typ, index = "cuda", (None if index is None else int(index))
         elif s == "cpu":
-            self.type, self.index = "cpu", None
+            typ, index = "cpu", None
         else:
             raise RuntimeError(
                 f"Expected one of cpu, cuda, gpu device type at start of device string: {spec}")
-        self.key = self.type if self.index is None else f"{self.type}:{self.index}"
+        key = typ if index is None else f"{typ}:{index}"
+        d = _DEVICES.get(key)
+        if d is None:
+            d = _DEVICES[key] = object.__new__(cls)
+            d.type, d.index, d.key = typ, index, key
+        return d
+
+    __hash__ = object.__hash__  # (equal devices are one object)
+
+    def __reduce__(self):  # (pickle and copy: the one object, never a second one)
+        return (device, (self.key,))
 
     def __eq__(self, other):
         if other.__class__ is device:
@@ -81,9 +95,6 @@ class device:
             return NotImplemented
         return self.type == other.type and self.index == other.index
 
-    def __hash__(self):
-        return hash((self.type, self.index))
-
     def __str__(self):
         return self.key
 
@@ -93,6 +104,7 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
 
+_DEVICES: dict = {}  # key -> the device
 CPU = device("cpu")
 
 
