@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..backend import special_for
 from .elementwise import assign, flags, scratch, float_rule, masked_grad, not_implemented_for, overload
 from .table import OpSpec, register
+from ..policy import is_paddle
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -30,11 +31,18 @@ def _relu_rule(spec, ins, params):
     return ins[0]._dtype
 
 
-act("relu", lambda xp, a, out=None, dt=None: xp.maximum(a, 0, out=out, dtype=dt.np, casting="unsafe"),
+RELU = act(
+    "relu",  # (0 first: numpy then keeps a NaN and a -0.0, as ATen's clamp_min(x, 0))
+    lambda xp, a, out=None, dt=None: xp.maximum(0, a, out=out, dtype=dt.np, casting="unsafe"),
     lambda c, g: masked_grad(g, (c["result"] <= 0).logical_not()), saves=("result",), t=True,
-    p=True,
-    dtype_rule=_relu_rule,
-    method=True)
+    p=True, dtype_rule=_relu_rule, method=True)
+# Paddle's kernel is ``x > 0 ? x : 0``: a NaN gives 0, as -0.0 gives 0.0 (numpy's fmax); its
+# backward passes the gradient where the result is > 0 (so not at a NaN either).
+_PADDLE_RELU = overload(
+    RELU, RELU.node_name, backward_array=None,
+    forward=lambda xp, a, out=None, dt=None: xp.fmax(a, 0, out=out, dtype=dt.np, casting="unsafe"),
+    backward=lambda c, g: masked_grad(g, c["result"] > 0))
+RELU.select = lambda args, kw: _PADDLE_RELU if is_paddle(getattr(args[0], "_pol", None)) else None
 
 
 def _hardtanh_fwd(xp, a, out=None, dt=None, min_val=-1.0, max_val=1.0):

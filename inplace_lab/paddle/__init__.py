@@ -87,6 +87,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ins = [inputs] if isinstance(inputs, _Core) else list(inputs)
     gos = None if grad_outputs is None else (
         [grad_outputs] if isinstance(grad_outputs, _Core) else list(grad_outputs))
+    _refuse_duplicates(ins, "inputs")  # (Paddle checks the inputs first)
+    _refuse_duplicates(outs, "outputs")
     keep = [i for i, o in enumerate(outs) if o._requires_grad]
     if keep:
         res = list(_autograd.grad([outs[i] for i in keep], ins,  # (Paddle's grad releases
@@ -107,6 +109,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if res[i]._vc.version:  # Paddle's gradients are new tensors (accumulation untold)
                 res[i]._vc = _VersionCounter()
     return res
+
+
+def _refuse_duplicates(tensors, what):
+    """Paddle's grad refuses one tensor twice among its inputs or outputs (a whole-tensor slice
+    ``x[:]`` is ``x`` itself). The message names it by its C++ name: a to_tensor's, or an op
+    result's only once Python asked for ``.name``."""
+    seen = set()
+    for t in tensors:
+        if id(t) in seen:
+            name = t._name if t._name is not None else t.__dict__.get("_tmp_name", "")
+            raise RuntimeError(
+                f"(AlreadyExists) {what} contain duplicate tensor {name}, please check {what} "
+                "carefully.\n  [Hint: Expected visited_ins.count(auto_grad_meta) == 0, but "
+                "received visited_ins.count(auto_grad_meta):1 != 0:0.] "
+                "(at /paddle/paddle/fluid/eager/backward.cc:220)\n")
+        seen.add(id(t))
 
 
 def _function(name, spec):

@@ -524,3 +524,19 @@ def test_roll_of_an_empty_tensor_is_a_clone_with_its_strides():
                 "empty_t": t[:0].roll(1, 0).stride(), "flat": t[:, :0].roll(1).stride(),
                 "t": t.roll(1, 0).stride()}
     compare_torch(prog)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 17, 1000])
+def test_relu_keeps_nan_and_negative_zero(n):
+    """ATen's relu is clamp_min(x, 0): a NaN stays NaN and -0.0 stays -0.0 (numpy's maximum
+    does so only with 0 as its first operand), at every length (SIMD and scalar tails)."""
+    def prog(T):
+        vals = ([float("nan"), -0.0, 0.0, -1.5, 2.0] * n)[:max(n, 2)]
+        x = T.tensor(vals, requires_grad=True)
+        y = T.relu(x)
+        y.sum().backward()
+        z = T.tensor(vals, dtype=T.float64)
+        z.relu_()
+        return {"y": y, "signbit": T.signbit(y), "grad": x.grad, "z": z, "z_sign": T.signbit(z),
+                "module": T.nn.ReLU()(T.tensor(vals))}
+    compare_torch(prog)

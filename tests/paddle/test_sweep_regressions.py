@@ -253,6 +253,46 @@ def test_paddle_grad_unused_inputs():
     """)
 
 
+def test_grad_and_backward_refuse_a_tensor_given_twice():
+    """A whole-tensor slice is the tensor itself, so ``grad(y, [x, x[:]])`` names it twice:
+    Paddle's AlreadyExists (inputs checked before outputs; an op result is named only once
+    Python read its ``.name``); ``autograd.backward``'s own asserts, word for word."""
+    same("""
+        x = P.to_tensor([1., 2., 3.], stop_gradient=False)
+        y = (x * 2).sum()
+        v = x * 3
+        see(attempt(lambda: P.grad([y, y], [x, x[:]], retain_graph=True)))
+        see(attempt(lambda: P.grad([x[0:3], x], [x])))
+        see(attempt(lambda: P.grad([v.sum()], [v, v])))
+        see(v.name[:9], attempt(lambda: P.grad([v.sum()], [v, v])))
+        see(P.grad([v.sum()], [v, x]))
+        see(attempt(lambda: P.autograd.backward([y, y])))
+        see(attempt(lambda: P.autograd.backward([y], [P.ones([]), P.ones([])])))
+        see(attempt(lambda: P.autograd.backward([])))
+        see(attempt(lambda: P.autograd.backward(3)))
+        see(attempt(lambda: P.autograd.backward(y, None, retain_graph=1)))
+        P.autograd.backward(y, P.to_tensor(2.), retain_graph=True)
+        P.autograd.backward([y], [None])
+        see(x.grad)
+    """)
+
+
+def test_relu_of_nan_and_negative_zero():
+    """Paddle's relu is ``x > 0 ? x : 0`` (a NaN gives 0, -0.0 gives 0.0, and no gradient
+    passes at a NaN); PyTorch's keeps both (see tests/ops)."""
+    same("""
+        import numpy as np
+        x = P.to_tensor([float("nan"), -0.0, 0.0, -1., 2., float("inf"), -float("inf")],
+                        stop_gradient=False)
+        y = F.relu(x)
+        y.sum().backward()
+        see(y, np.signbit(y.numpy()).tolist(), x.grad)
+        z = P.to_tensor([float("nan"), -0.0, 3.] * 11, dtype="float64")
+        F.relu_(z)
+        see(z, np.signbit(z.numpy()).tolist(), z.inplace_version, P.nn.ReLU()(P.to_tensor([-0.0])))
+    """)
+
+
 def test_paddle_grad_results_are_fresh_contiguous_tensors():
     same("""
         x = P.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
@@ -310,8 +350,6 @@ def test_elementwise_results_are_row_major():  # (Tensor._wrap: a copy in C orde
     """)
 
 
-@pytest.mark.xfail(strict=True, reason="Paddle's relu kernel maps NaN to 0 (x > 0 ? x : 0); "
-                   "the relu op (ops/activation.py) propagates NaN")
 def test_relu_maps_nan_to_zero():
     same("""
         x = P.to_tensor([2.0, -1.0, 0.5])
