@@ -71,7 +71,9 @@ def _small_results(sec, label, t, n, have_torch):
 
 
 def _numpy_relu_(a):
-    return np.maximum(a, 0, out=a)
+    """numpy computing ATen's relu: 0 first, so that NaN and -0.0 pass through (ops/activation.py;
+    ``np.maximum(a, 0)`` turns -0.0 into 0.0 and runs a few percent faster)."""
+    return np.maximum(0, a, out=a)
 
 
 def inplace_large(sec, cfg, il, torch):
@@ -108,7 +110,7 @@ def outofplace_large(sec, cfg, il, torch):
     ops = {
         "add": (lambda: x + y, lambda: xa + ya),
         "mul": (lambda: x * y, lambda: xa * ya),
-        "relu": (lambda: x.relu(), lambda: np.maximum(xa, 0)),
+        "relu": (lambda: x.relu(), lambda: np.maximum(0, xa)),  # (see _numpy_relu_)
         "exp": (lambda: x.exp(), lambda: np.exp(xa)),
         "sum": (lambda: x.sum(), lambda: xa.sum()),
         "mean": (lambda: x.mean(), lambda: xa.mean()),
