@@ -64,6 +64,8 @@ class SavedTensor:
         self.view_node = None
         self.output_nr = t._output_nr
         self.policy = policy if policy is not None else _policies._current  # (get_inplace_policy)
+        if self._nonleaf and _policies.is_paddle(self.policy):  # (Paddle's TensorWrapper keeps
+            self._nonleaf = False                               # the values: detach_ is fine)
         self.freed = False
         self._shape = t._shape  # a plain tuple; tensor_for_message makes it a Size
         self._dtype = t._dtype

@@ -42,6 +42,8 @@ def _softmax_fwd(log):
     def fwd(xp, a, out=None, dt=None, dim=None, dtype=None):
         d = _dim_required("log_softmax" if log else "softmax", dim, a.ndim)
         a = a.astype(dt.np, copy=False)
+        if not a.size:  # (an empty input: an empty result of its shape, no max to take)
+            return a.copy() if out is None else out
         shifted = a - xp.max(a, axis=d, keepdims=True)
         if log:
             return shifted - xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))

@@ -239,7 +239,7 @@ def t(input, name=None):
 
 def cast(x, dtype):
     """``paddle.cast``: a new tensor (even to the dtype x has), CastGradNode."""
-    return Tensor.astype(x, dtype)
+    return Tensor.cast(x, dtype)
 
 
 def transpose(x, perm, name=None):

@@ -114,7 +114,7 @@ def _median(x, axis, keepdim, mode, ignore_nan):
         t, shape = _to_last(x, axis, keepdim)
         return _Core.reshape(core(t, dim=-1)[0], shape)
     if not ignore_nan and x._dtype is not dtypes.float64:
-        x = x.astype("float32")  # Paddle's avg median is float32 unless x is float64
+        x = x.cast("float32")  # Paddle's avg median is float32 unless x is float64
     t, shape = _to_last(x, axis, keepdim)
     return _Core.reshape(_middle(t, ignore_nan), shape)
 
@@ -188,17 +188,58 @@ def _reduce(core, x, axis, keepdim):
     return core(x, dim=axis if isinstance(axis, int) else tuple(axis), keepdim=keepdim)
 
 
+def _check_reduced_sizes(x, axis):
+    """Paddle's max/min infer-meta: no reduced axis may be empty (the first such one is named)."""
+    shape = x._shape
+    if 0 not in shape:
+        return
+    axes = _axes(axis if axis is None or isinstance(axis, int) or len(axis) else None, len(shape))
+    for a in axes:
+        if shape[a] == 0:
+            raise ValueError(
+                f"(InvalidArgument) Cannot perform reduction along an axis ({a}) that has a size "
+                "of 0. \n  [Hint: Expected x.dims().at(i) != 0, but received x.dims().at(i):0 == "
+                "0:0.] (at /paddle/paddle/phi/infermeta/unary.cc:4227)\n")
+
+
 def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """``paddle.max``: values only; equal maxima share the gradient (as ``amax``)."""
+    _check_reduced_sizes(x, axis)
     return _reduce(_il.amax, x, axis, keepdim)
 
 
 def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    _check_reduced_sizes(x, axis)
     return _reduce(_il.amin, x, axis, keepdim)
 
 
-amax = max
-amin = min
+def amax(x, axis=None, keepdim=False, name=None):
+    return _reduce(_il.amax, x, axis, keepdim)
+
+
+def amin(x, axis=None, keepdim=False, name=None):
+    return _reduce(_il.amin, x, axis, keepdim)
+
+
+def index_select(x, index, axis=0, name=None):
+    """``paddle.index_select``: an index may count from the end (``-1`` is the last), as
+    Paddle's kernel allows; one out of ``[-n, n)`` is its InvalidArgument."""
+    n = x._shape[axis] if x._shape else 1
+    idx = np.asarray(index.numpy() if isinstance(index, _Core) else index)
+    bad = idx[(idx < -n) | (idx >= n)] if idx.size else idx
+    if bad.size:
+        v = int(bad.reshape(-1)[0])
+        hint = (f"index_data[i] >= -input_dim[dim], but received index_data[i]:{v} < "
+                f"-input_dim[dim]:{-n}.] (at /paddle/paddle/phi/kernels/cpu/index_select_impl.h:86)"
+                if v < 0 else
+                f"index_data[i] < input_dim[dim], but received index_data[i]:{v} >= "
+                f"input_dim[dim]:{n}.] (at /paddle/paddle/phi/kernels/cpu/index_select_impl.h:96)")
+        raise ValueError(
+            f"(InvalidArgument) Variable value (index) of OP(index_select) expected >= {-n} and < "
+            f"{n}, but got {v}. Please check input value.\n  [Hint: Expected {hint}\n")
+    if isinstance(index, _Core) and idx.size and (idx < 0).any():
+        index = index + (index < 0).astype(index.dtype) * n  # (a new index tensor; x untouched)
+    return _il.index_select(x, axis, index)
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):
@@ -219,4 +260,5 @@ def cumprod(x, dim=None, dtype=None, name=None):
 
 
 NAMES = ("sort", "argsort", "topk", "median", "nanmedian", "cummax", "cummin", "kthvalue",
-         "mode", "unique", "max", "min", "amax", "amin", "logsumexp", "cumsum", "cumprod")
+         "mode", "unique", "max", "min", "amax", "amin", "logsumexp", "cumsum", "cumprod",
+         "index_select")

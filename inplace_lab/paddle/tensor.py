@@ -291,14 +291,21 @@ class Tensor(_Core):
         self._a[...] = backend.xp_of(self.device).asarray(arr.astype(self._dtype.np))
         return self
 
-    def astype(self, dtype):
+    def cast(self, dtype):
         """Paddle's cast: always a new tensor with its own buffer (CastGradNode), even to the
         dtype it has (PyTorch's ``.to`` returns the tensor itself then)."""
         from inplace_lab import dtypes
 
         return dispatch.call(OPS["_to_copy"], (self,), {"dtype": dtypes.from_any(dtype)})
 
-    cast = astype
+    def astype(self, dtype):
+        """``cast``, except that to the dtype it has the tensor itself comes back (Paddle
+        3.3.1's ``astype``: ``if self.dtype == dtype: return self``)."""
+        from inplace_lab import dtypes
+
+        if dtypes.from_any(dtype) is self._dtype:
+            return self
+        return self.cast(dtype)
 
     def t(self, name=None):
         """Paddle's ``t``: a tensor of at most 2 dims (ValueError, in Paddle's words)."""

@@ -540,3 +540,14 @@ def test_relu_keeps_nan_and_negative_zero(n):
         return {"y": y, "signbit": T.signbit(y), "grad": x.grad, "z": z, "z_sign": T.signbit(z),
                 "module": T.nn.ReLU()(T.tensor(vals))}
     compare_torch(prog)
+
+
+def test_softmax_of_an_empty_tensor():
+    def prog(T):
+        x = T.zeros(0, 4, requires_grad=True)
+        ys = [T.softmax(x, 0), T.log_softmax(x, 1), T.nn.functional.softmin(x, 0),
+              T.softmax(x.double(), 0, dtype=T.float32)]
+        ys[0].sum().backward()
+        return {"shapes": [tuple(y.shape) for y in ys], "strides": [y.stride() for y in ys],
+                "nodes": [y.grad_fn.name() for y in ys], "grad": x.grad}
+    compare_torch(prog)

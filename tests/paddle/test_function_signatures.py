@@ -70,8 +70,11 @@ def test_calls_match_paddle(case):
 
 
 def test_too_many_arguments_is_a_type_error():
-    with pytest.raises(TypeError, match="at most 3 positional"):
-        lab.index_select(lab.ones([2]), lab.to_tensor([0]), 0, 1)
+    with pytest.raises(TypeError, match="at most 4 positional"):
+        lab.index_fill(lab.ones([2]), lab.to_tensor([0]), 0, 1.0, "n", 1)
+    # (index_select is Paddle's own function here: name is its fourth positional, as in Paddle)
+    with pytest.raises(TypeError, match="takes from 2 to 4 positional arguments but 5 were given"):
+        lab.index_select(lab.ones([2]), lab.to_tensor([0]), 0, None, 1)
 
 
 SQ3 = (np.arange(9, dtype=np.float32).reshape(3, 3) * 0.37 - 1.1) ** 2 + np.eye(3, dtype=np.float32)
@@ -115,6 +118,7 @@ METHODS = {  # name: (x, call on the tensor): the method is Paddle's function, n
     "unique": (SQ3.round(), lambda L, x: x.unique()),
     "mean": (A, lambda L, x: x.mean(axis=1, keepdim=True)),
     "clip": (A, lambda L, x: x.clip(-1.0, max=1.0)),
+    "index_select": (A, lambda L, x: x.index_select(L.to_tensor([-1, 0]), axis=1)),
 }
 
 

@@ -350,6 +350,62 @@ def test_elementwise_results_are_row_major():  # (Tensor._wrap: a copy in C orde
     """)
 
 
+def test_max_and_min_refuse_an_empty_reduced_axis():
+    same("""
+        x = P.zeros([3, 0])
+        see(attempt(lambda: x.max()), attempt(lambda: P.min(x, axis=[0, 1])),
+            attempt(lambda: P.zeros([0]).max(axis=0)), attempt(lambda: P.zeros([2, 0, 3]).min()))
+        see(x.max(axis=0).shape, x.min(axis=0, keepdim=True).shape)
+    """)
+
+
+def test_index_select_counts_negative_indices_from_the_end():
+    """Forward only: Paddle 3.3.1's backward wraps a negative index by the number of indices,
+    not the axis size (index [-1, 0] of 3 columns sends column 2's gradient to column 1; [-5]
+    of 5 writes out of bounds and corrupts its heap). The facade's gradient is the right one."""
+    same("""
+        x = P.to_tensor([[1., 2., 3.], [4., 5., 6.]], stop_gradient=False)
+        y = P.index_select(x, P.to_tensor([-1, 0]), axis=1)
+        see(y, x.index_select(P.to_tensor([-2])))
+        for i in ([3], [-4], [0, 9]):
+            see(attempt(lambda: P.index_select(x, P.to_tensor(i), axis=1)))
+        see(attempt(lambda: P.index_select(P.zeros([0]), P.to_tensor([0]))))
+    """)
+    x = ilp.to_tensor([[1., 2., 3.], [4., 5., 6.]], stop_gradient=False)
+    ilp.index_select(x, ilp.to_tensor([-1, 0]), axis=1).sum().backward()
+    assert x.grad.numpy().tolist() == [[1., 0., 1.], [1., 0., 1.]]
+
+
+def test_astype_to_its_own_dtype_is_the_tensor_itself():
+    """Paddle 3.3.1's astype returns ``self`` for its own dtype; cast (method or function)
+    always makes a new buffer with a CastGradNode."""
+    same("""
+        a = P.to_tensor([[1., 2.]], dtype="float64", stop_gradient=False)
+        t = a.transpose([1, 0])
+        s = t.astype("float64")
+        see(s is t, s.strides, s.grad_fn.name(), P.cast(t, "float64")._is_shared_buffer_with(t),
+            t.cast("float64").grad_fn.name(), t.astype("float32").grad_fn.name())
+        b = P.to_tensor([1., 2., 3.])
+        c = b.astype(P.float32)
+        with P.no_grad():
+            c.add_(P.ones([3]))
+        see(b, b.inplace_version, c is b)
+    """)
+
+
+def test_detach_in_place_of_a_saved_input_is_fine():
+    """Paddle's nodes keep the saved values; a later detach_() of the tensor changes nothing
+    for backward (PyTorch refuses: see tests/autograd)."""
+    same("""
+        x = P.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
+        t = x * 1 + 2.0
+        y = t.pow(2).sum()
+        t.detach_()
+        y.backward()
+        see(x.grad, t.stop_gradient)
+    """)
+
+
 def test_relu_maps_nan_to_zero():
     same("""
         x = P.to_tensor([2.0, -1.0, 0.5])
