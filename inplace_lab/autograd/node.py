@@ -280,6 +280,11 @@ class OpNode(Node):
     def _saveable_names(self) -> tuple:
         return self.spec.saves
 
+    def _keeps_wrapped_numbers(self) -> bool:
+        """Did this node save a Python number PyTorch wraps in a tensor (``x * 2``'s other)?"""
+        spec = self.spec
+        return spec.scalar_edges and any(k in self.params and k in spec.args for k in spec.saves)
+
     # ctx-style accessors the backward formulas use
     def __getitem__(self, key):
         """``ctx["self"]``: a saved tensor (version-checked) or a scalar argument."""
@@ -295,6 +300,10 @@ class OpNode(Node):
         return self.params[key]
 
     def apply(self, grads):
+        if self._released and self._keeps_wrapped_numbers():
+            from .saved import freed_error  # (x * 2, x.div(2, rounding_mode="floor"): PyTorch
+
+            raise freed_error(self)  # saved other=2 as a tensor, and self's formula unpacks it)
         if len(self.saved) > 1 or self.saved and self.policy is not None and \
                 _is_paddle(self.policy):  # (Paddle checks every tensor its node keeps)
             _check_saved(self)  # (which modified saved tensor an error names: see _check_saved)

@@ -551,3 +551,26 @@ def test_softmax_of_an_empty_tensor():
         return {"shapes": [tuple(y.shape) for y in ys], "strides": [y.stride() for y in ys],
                 "nodes": [y.grad_fn.name() for y in ys], "grad": x.grad}
     compare_torch(prog)
+
+
+def test_second_backward_through_a_node_that_kept_a_wrapped_number():
+    """x * 2 and x.div(2, rounding_mode=...) keep other=2 as a tensor, freed by the first
+    backward (even where the gradient is zeros); x + 2, x.pow(2), x.fmod(2) keep no tensor."""
+    fns = [lambda v: v + 2, lambda v: v * 2, lambda v: v.div(2, rounding_mode="floor"),
+           lambda v: v.div_(2, rounding_mode="trunc"), lambda v: v / 2, lambda v: 2 - v,
+           lambda v: v.pow(2), lambda v: v.fmod(2), lambda v: v.sub(1, alpha=2),
+           lambda v: v.mul(_zero_dim_two(v))]
+
+    def prog(T):
+        out = []
+        for f in fns:
+            x = T.ones(3, requires_grad=True)
+            y = f(x + 0).sum()
+            y.backward()
+            out.append(attempt(lambda: y.backward()))
+        return {"second": out}
+    compare_torch(prog)
+
+
+def _zero_dim_two(v):
+    return (v.detach() * 0 + 2)[0]
