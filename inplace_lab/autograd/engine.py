@@ -89,10 +89,11 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
     buffers = GradBuffers()
     for i, ((node, nr), g) in enumerate(zip(roots, root_grads)):
         meta = node.output_meta[nr] if g is not None and nr < len(node.output_meta) else None
-        if meta is not None and g._shape != tuple(meta[0]):  # (a root whose shape changed
-            if not _expandable(tuple(meta[0]), g._shape):    # under no_grad: torch's
-                raise RuntimeError(_invalid_shape(i, g._shape, meta[0]))  # validate_outputs)
-            buffers.add(node, nr, g.sum_to_size(meta[0]))
+        shape = tuple(meta[0]) if meta is not None else None
+        if shape is not None and g._shape != shape:  # (a root whose shape changed under
+            if not _expandable(shape, g._shape):     # no_grad: torch's validate_outputs)
+                raise RuntimeError(_invalid_shape(i, g._shape, shape))
+            buffers.add(node, nr, g.sum_to_size(shape))
             continue
         buffers.add(node, nr, g, foreign=True)  # the caller still holds a root gradient
     runs = _nodes_to_run(order, inputs, accumulate)

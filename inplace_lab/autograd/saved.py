@@ -54,7 +54,6 @@ class SavedTensor:
         self.version = t._vc.version
         self._vc = t._vc
         self.is_output = is_output
-        self._nonleaf = not is_output and t._grad_fn is not None  # (see unpack: detach_)
         self.node_name = node_name
         self.name = name
         # PyTorch names an output's own node, but an input's *current* grad_fn (see producer_name).
@@ -64,8 +63,10 @@ class SavedTensor:
         self.view_node = None
         self.output_nr = t._output_nr
         self.policy = policy if policy is not None else _policies._current  # (get_inplace_policy)
-        if self._nonleaf and _policies.is_paddle(self.policy):  # (Paddle's TensorWrapper keeps
-            self._nonleaf = False                               # the values: detach_ is fine)
+        # A saved non-leaf input must not be detach_()ed before backward (see unpack); Paddle's
+        # TensorWrapper keeps the values, so there detach_ is fine.
+        self._nonleaf = not is_output and t._grad_fn is not None and \
+            not _policies.is_paddle(self.policy)
         self.freed = False
         self._shape = t._shape  # a plain tuple; tensor_for_message makes it a Size
         self._dtype = t._dtype

@@ -113,15 +113,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _refuse_duplicates(tensors, what):
     """Paddle's grad refuses one tensor twice among its inputs or outputs (a whole-tensor slice
-    ``x[:]`` is ``x`` itself). The message names it by its C++ name: a to_tensor's, or an op
-    result's only once Python asked for ``.name``."""
+    ``x[:]`` is ``x`` itself), naming it by its C++ name."""
     seen = set()
     for t in tensors:
         if id(t) in seen:
-            name = t._name if t._name is not None else t.__dict__.get("_tmp_name", "")
             raise RuntimeError(
-                f"(AlreadyExists) {what} contain duplicate tensor {name}, please check {what} "
-                "carefully.\n  [Hint: Expected visited_ins.count(auto_grad_meta) == 0, but "
+                f"(AlreadyExists) {what} contain duplicate tensor {t._cpp_name()}, please check "
+                f"{what} carefully.\n  [Hint: Expected visited_ins.count(auto_grad_meta) == 0, but "
                 "received visited_ins.count(auto_grad_meta):1 != 0:0.] "
                 "(at /paddle/paddle/fluid/eager/backward.cc:220)\n")
         seen.add(id(t))

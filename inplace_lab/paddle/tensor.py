@@ -247,6 +247,11 @@ class Tensor(_Core):
             return d["_tmp_name"]
         return self._name
 
+    def _cpp_name(self) -> str:
+        """The name Paddle's C++ messages print: a to_tensor's, or an op result's only once
+        Python has asked for ``.name`` (empty before)."""
+        return self._name if self._name is not None else self.__dict__.get("_tmp_name", "")
+
     @name.setter
     def name(self, value):
         _Core.name.fset(self, value)
