@@ -1,0 +1,66 @@
+"""``paddle.nn.functional`` losses under Paddle's names, argument names and checks.
+
+The arithmetic is the core's (``inplace_lab.nn.functional``, PyTorch's names); what differs
+in Paddle (``label`` for ``target``, ``is_huber``, the ``reduction`` error text) is here.
+"""
+from __future__ import annotations
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "kl_div", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits"]
+
+
+def _core():
+    from inplace_lab.nn import functional as core
+
+    return core
+
+
+def _reduction(fname, reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"The value of 'reduction' in {fname} should be 'sum', 'mean' or "
+                         f"'none', but received {reduction}, which is not allowed.")
+    return reduction
+
+
+def l1_loss(input, label, reduction="mean", name=None):
+    return _core().l1_loss(input, label, reduction=_reduction("L1Loss", reduction))
+
+
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
+    """Paddle: ``is_huber=True`` (the default) is the Huber loss with ``delta``; False is
+    PyTorch's smooth L1 with ``beta=delta``."""
+    _reduction("SmoothL1Loss", reduction)
+    if is_huber:
+        return _core().huber_loss(input, label, reduction=reduction, delta=delta)
+    return _core().smooth_l1_loss(input, label, reduction=reduction, beta=delta)
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """``reduction='mean'`` averages over every element; 'batchmean' divides by the batch."""
+    if reduction not in ("mean", "sum", "none", "batchmean"):
+        _reduction("kl_div", reduction)
+    import warnings
+
+    with warnings.catch_warnings():  # PyTorch's 'mean' deprecation warning; Paddle has none
+        warnings.simplefilter("ignore", UserWarning)
+        return _core().kl_div(input, label, reduction=reduction, log_target=log_target)
+
+
+def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+    return _core().binary_cross_entropy(input, label, weight=weight,
+                                        reduction=_reduction("bce_loss", reduction))
+
+
+def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
+                                     pos_weight=None, name=None):
+    return _core().binary_cross_entropy_with_logits(
+        logit, label, weight=weight, reduction=_reduction("bce_with_logits_loss", reduction),
+        pos_weight=pos_weight)
+
+
+def mse_loss(input, label, reduction="mean", name=None):
+    """``paddle.nn.functional.mse_loss(input, label, reduction)``: the core's mse_loss."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError("'reduction' in 'mse_loss' should be 'sum', 'mean' or 'none', but "
+                         f"received {reduction}.")
+    return _core().mse_loss(input, label, reduction=reduction)
