@@ -1,0 +1,4 @@
+"""``paddle.nn`` conv layers."""
+from __future__ import annotations
+
+__all__: list = []

@@ -1,0 +1,4 @@
+"""``paddle.nn`` norm layers."""
+from __future__ import annotations
+
+__all__: list = []
