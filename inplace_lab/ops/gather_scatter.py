@@ -571,11 +571,8 @@ def _mask_fits(target, ins, params):
             f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(target.shape)}): the number of "
             f"sizes provided ({target.ndim}) must be greater or equal to the number of dimensions "
             f"in the tensor ({mask.ndim})")
-    if isinstance(mask, Tensor):
-        b = layout.broadcast_shapes(target._shape, mask._shape)
-        if b != target._shape:
-            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast "
-                               f"shape {list(b)}")
+    if isinstance(mask, Tensor):  # ATen expands the mask to the target: expand's own error
+        layout.expand_strides(mask._shape, (0,) * mask.ndim, target._shape)
 
 
 register(OpSpec(name="masked_scatter", forward=_masked_scatter_fwd, backward=_masked_scatter_bw,

@@ -574,3 +574,16 @@ def test_second_backward_through_a_node_that_kept_a_wrapped_number():
 
 def _zero_dim_two(v):
     return (v.detach() * 0 + 2)[0]
+
+
+def test_masked_scatter_in_place_expands_the_mask_to_self():
+    """masked_scatter_ expands the mask to self's shape (expand's error text, wide seed 11032);
+    a refused call leaves self and its version untouched."""
+    def prog(T):
+        t = T.zeros(3, 4)
+        src = T.arange(12.0)
+        errs = [attempt(lambda m=m: t.masked_scatter_(m, src)) for m in
+                (T.ones(2, dtype=T.bool), T.ones(2, 1, dtype=T.bool), T.ones(1, 3, 4, dtype=T.bool))]
+        t.masked_scatter_(T.tensor([[True], [False], [True]]), src)
+        return {"errors": errs, "t": t, "version": t._version}
+    compare_torch(prog)
