@@ -182,7 +182,7 @@ SEMANTICS_METHODS = (
     "cumsum", "diag", "diff", "dot", "flip", "inner", "inverse", "isclose", "kron", "kthvalue",
     "logsumexp", "max", "median", "min", "mode", "multinomial", "nanmean", "nanmedian",
     "nanquantile", "nansum", "outer", "quantile", "repeat_interleave", "sort", "topk", "trace",
-    "unique", "mean", "clip", "index_select")
+    "unique", "mean", "clip", "index_select", "where")
 # The same for paddle.nn.functional (with Paddle's defaults where the op's differ).
 FUNCTIONAL_ARGS = {
     "log_softmax": (("x", "self"), ("axis", "dim"), ("dtype", "dtype")),

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from inplace_lab import dtypes, facade, layout, policy
 from inplace_lab.autograd import grad_mode
 from inplace_lab.ops import dispatch
@@ -306,9 +308,11 @@ def where_(condition, x=None, y=None, name=None):
     """``paddle.where_(cond, x, y)`` writes the result into x (one version bump on x)."""
     if OPS.get("where") is None:
         raise _not_yet("where_", "no op 'where'")
-    if condition._dtype is not dtypes.bool_:
-        raise ValueError("The `condition` is expected to be a boolean Tensor, but got a Tensor "
-                         f"with dtype paddle.{condition._dtype.name}")
+    if x is None or y is None or np.isscalar(x) or np.isscalar(y):
+        raise ValueError("either both or neither of x and y should be given")
+    from .selection import check_where
+
+    check_where(condition, x, y)
     r = dispatch.call(OPS["where"], (condition, x, y), {})
     return _Core.copy_(x, r)
 

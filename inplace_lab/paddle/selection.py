@@ -259,6 +259,41 @@ def cumprod(x, dim=None, dtype=None, name=None):
     return _il.cumprod(x, dim=dim, dtype=None if dtype is None else dtypes.from_any(dtype))
 
 
+def check_where(condition, x, y) -> None:
+    """What ``paddle.where``/``where_`` check before the kernel runs: a bool condition, the
+    broadcast of x with y and then with the condition (Paddle's words), and the kernel's
+    type promotion between x and y (0-D tensors included: int with float is a TypeError)."""
+    from inplace_lab import policy
+
+    if condition._dtype is not dtypes.bool_:
+        raise ValueError("The `condition` is expected to be a boolean Tensor, but got a Tensor "
+                         f"with dtype paddle.{condition._dtype.name}")
+    xs, ys = tuple(x._shape), tuple(y._shape)
+    policy.check_paddle_broadcast(xs, ys)
+    policy.check_paddle_broadcast(tuple(np.broadcast_shapes(xs, ys)), tuple(condition._shape))
+    policy.check_paddle_promotion(x, y, inplace=True)
+
+
+def where(condition, x=None, y=None, name=None):
+    """``paddle.where``: a Python number becomes a tensor first (int64, bool, or the default
+    float dtype), so ``where(c, 1.5, int_tensor)`` is Paddle's promotion TypeError; with
+    neither x nor y it is ``nonzero(condition, as_tuple=True)``. ``Tensor.where`` is this
+    function: the tensor is the condition."""
+    from .creation import to_tensor
+
+    x = to_tensor(x) if np.isscalar(x) else x
+    y = to_tensor(y) if np.isscalar(y) else y
+    if x is None and y is None:
+        return _il.nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    check_where(condition, x, y)
+    if x._dtype is not y._dtype:  # (the kernel promotes two floats, a 0-D one too)
+        dt = dtypes.promote_types(x._dtype, y._dtype)
+        x, y = (t if t._dtype is dt else t.astype(dt) for t in (x, y))
+    return _il.where(condition, x, y)
+
+
 NAMES = ("sort", "argsort", "topk", "median", "nanmedian", "cummax", "cummin", "kthvalue",
          "mode", "unique", "max", "min", "amax", "amin", "logsumexp", "cumsum", "cumprod",
-         "index_select")
+         "index_select", "where")

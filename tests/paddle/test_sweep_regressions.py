@@ -660,3 +660,31 @@ def test_in_place_shape_checks_come_before_type_promotion():
         see(attempt(lambda: x.add_(P.ones([4], dtype='int64'))), attempt(lambda: x.add(i3)))
         see(x, x.inplace_version)
     """)
+
+
+# ---- where -------------------------------------------------------------------------------------
+
+def test_where_checks_condition_broadcast_and_promotion_as_paddle():
+    """paddle.where (sweep seeds 2195, 2260, 2429): a Python number becomes a tensor first,
+    x and y meet under the kernel's promotion rule (0-D tensors included), shapes broadcast
+    x with y and then with the condition, in Paddle's words; Tensor.where is the condition's."""
+    same("""
+        x = P.to_tensor([1, 2, 3])
+        y = P.to_tensor([1., 2., 3.], stop_gradient=False)
+        c = x > 1
+        see(attempt(lambda: P.where(c, y, 2)), attempt(lambda: P.where(c, x, 2.5)))
+        see(P.where(c, x, 2), P.where(c, 1, 2), attempt(lambda: P.where(c, 1.0, 2)))
+        see(attempt(lambda: P.where(c, y, P.to_tensor(2))), attempt(lambda: P.where(c, x, y)))
+        see(attempt(lambda: P.where(c, x, x.astype('int32'))))
+        see(attempt(lambda: P.where(c, y.astype('bool'), x)))
+        r = P.where(c, y, P.to_tensor(2.0, dtype='float64'))
+        see(r, P.where(c, y, y.astype('float16')))
+        r.sum().backward()
+        see(y.grad)
+        for s in ([3], [8]):
+            see(attempt(lambda: P.where(P.ones([4]) > 0, P.ones([4]), P.ones(s))))
+        see(attempt(lambda: P.where(P.ones([2, 4]) > 0, P.ones([3, 1]), P.ones([1]))))
+        see(P.where(P.ones([4]) > 0, P.ones([4]), P.ones([2, 1])))
+        see(attempt(lambda: P.where(x, y, y)), attempt(lambda: x.where(c, y)))
+        see(c.where(y, y * 2), list(P.where(c)), attempt(lambda: P.where(c, y)))
+    """)
