@@ -192,22 +192,41 @@ def copy_(x, src, blocking=True, name=None):
         values = xp.asarray(src._a).reshape(-1).copy()
         x._set_geometry(shape, layout.contiguous_strides(shape), x._offset)
         x._a.reshape(-1)[...] = values
-        return x
+        return share_meta(x)
     with grad_mode.no_grad():
         new = src.detach().clone()
     x._storage = new._storage
     x._set_geometry(new._shape, new._strides, new._offset)
-    return x
+    return share_meta(x)
 
 
 # ---- handlers for metadata ops and ops that are not table entries ---------------------------
 
+def share_meta(x):
+    """Give x's buffer, dtype and geometry to the tensors ``detach()`` made from it (and it
+    from them): Paddle's detach shares the whole DenseTensor, not just the buffer."""
+    group = getattr(x, "_twins", None)
+    if group is None:
+        return x
+    for r in group:
+        t = r()
+        if t is not None and t is not x:
+            t._storage, t._dtype = x._storage, x._dtype
+            t._set_geometry(x._shape, x._strides, x._offset)
+    return x
+
+
+
 def _view_inplace(x, shape):
-    """Change x's shape in place (same object, shared storage, one version bump)."""
+    """Change x's shape in place (same object, one version bump): a view of its storage, or,
+    for a layout no view can express, a contiguous copy that x takes over."""
     from inplace_lab.ops import methods
 
     shape = layout.infer_size(tuple(int(n) for n in shape), x.numel())
-    return methods._inplace_view("view")(x, *shape)
+    if layout.view_strides(x._shape, x._strides, shape) is None:
+        # not expressible as a view (x transposed): Paddle lays x out afresh in that shape
+        return _take_result(x, _Core.reshape(x, shape))
+    return share_meta(methods._inplace_view("view")(x, *shape))
 
 
 def reshape_(x, shape, name=None):
@@ -246,7 +265,7 @@ def unsqueeze_(x, axis, name=None):
 
 
 def transpose_(x, perm, name=None):
-    return _Core.permute_(x, list(perm))
+    return share_meta(_Core.permute_(x, list(perm)))
 
 
 def t_(input, name=None):
@@ -254,7 +273,7 @@ def t_(input, name=None):
         raise ValueError(f"Input(input) only support N-D (N<=2) tensor, but received length of "
                          f"Input(input) is {input.ndim}. Perhaps you can use paddle.tensor.transpose"
                          "() instead.")
-    return _Core.t_(input)
+    return share_meta(_Core.t_(input))
 
 
 def _gives_bool(spec) -> bool:
@@ -276,7 +295,7 @@ def _take_result(x, new, leaf_check=True):
     x._storage, x._dtype = new._storage, new._dtype
     x._set_geometry(new._shape, new._strides, new._offset)
     x._vc.bump()
-    return adopt_history(x, new)
+    return adopt_history(share_meta(x), new)
 
 
 def adopt_history(x, new):
@@ -328,7 +347,7 @@ def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
     x._storage, x._dtype = source._storage, source._dtype
     x._set_geometry(shape, stride, source._offset + offset)
     x._vc.bump()
-    return x
+    return share_meta(x)
 
 
 def reconstruct_from_(x, other):
@@ -344,7 +363,7 @@ def resize_(x, shape, fill_zero=False, name=None):
     _Core.resize_(x, list(shape))
     if fill_zero and x.numel() > old:
         x._a.reshape(-1)[old:] = 0
-    return x
+    return share_meta(x)
 
 
 def scatter_(x, index, updates, overwrite=True, name=None):

@@ -11,6 +11,7 @@ names Paddle does not have (``relu_``, ``exp2_``) read as absent, as in Paddle.
 from __future__ import annotations
 
 import itertools
+import weakref
 
 from inplace_lab import facade, policy
 from inplace_lab.autograd import grad_mode
@@ -320,6 +321,22 @@ class Tensor(_Core):
                 f"Input(input) is {self.ndim}. Perhaps you can use paddle.tensor.transpose() "
                 "instead.")
         return _Core.t(self)
+
+    # Tensors made by ``detach()`` from one another: one DenseTensor in Paddle, so a shape,
+    # dtype or buffer change of one (reshape_, t_, cast_, a promoting add_, copy_ of another
+    # shape) is every one's. A list of weak references shared by the group; see share_meta.
+    _twins = None
+
+    def detach(self):
+        """No history, same buffer and version counter; in Paddle also the same shape and
+        dtype from then on (``d = x.detach(); x.reshape_([-1])`` reshapes d too)."""
+        d = _Core.detach(self)
+        group = self._twins
+        if group is None:
+            group = self._twins = [weakref.ref(self)]
+        group[:] = [r for r in group if r() is not None] + [weakref.ref(d)]
+        d._twins = group
+        return d
 
     def detach_(self):
         """Paddle detaches a view in place too (it keeps sharing its base's buffer and version

@@ -688,3 +688,51 @@ def test_where_checks_condition_broadcast_and_promotion_as_paddle():
         see(attempt(lambda: P.where(x, y, y)), attempt(lambda: x.where(c, y)))
         see(c.where(y, y * 2), list(P.where(c)), attempt(lambda: P.where(c, y)))
     """)
+
+
+# ---- detach shares the DenseTensor ---------------------------------------------------------------
+
+def test_detach_shares_shape_dtype_and_buffer_changes_both_ways():
+    """Paddle's detach() shares the whole DenseTensor (sweep seed 2438): a metadata op, a
+    promoting add_, cast_, copy_/assign of another shape on either one shows on the other;
+    a slice (its own meta) does not follow."""
+    same("""
+        def pair():
+            z = P.ones([2, 3]) * 1
+            return z, z.detach()
+        z, g = pair(); z.t_(); see(list(g.shape), g)
+        z, g = pair(); z.transpose_([1, 0]); h = g.detach(); g.reshape_([6]); see(list(z.shape), list(h.shape))
+        z, g = pair(); g.unsqueeze_(0); z.squeeze_(0); see(list(g.shape))
+        z, g = pair(); z.flatten_(); see(list(g.shape))
+        z, g = pair(); z.copy_(P.ones([6]) * 2, False); see(g)
+        z, g = pair(); P.assign(P.ones([3, 3]), z); see(list(g.shape))
+        z, g = pair(); z.cast_("float64"); see(str(g.dtype), g.inplace_version)
+        t1 = P.ones([3, 4], dtype='float32') * 1
+        t8, t9 = t1.detach(), t1[0]
+        t1.add_(P.zeros([4], dtype='float64'))
+        see(str(t8.dtype), str(t9.dtype), t8.inplace_version)
+        t8.add_(P.ones([4], dtype='float32'))
+        see(t1, str(t1.dtype))
+        x = P.to_tensor([[1., 2.]], stop_gradient=False) * 1
+        d = x.detach()
+        x.squeeze_(0)
+        see(list(d.shape), d.stop_gradient, d.is_leaf)
+    """)
+
+
+def test_reshape_in_place_of_a_transposed_tensor_lays_it_out_afresh():
+    """reshape_/flatten_ of a tensor no view can reshape (after transpose_/t_) works in Paddle:
+    x takes a contiguous copy (one bump), and the gradient flows through ReshapeGradNode."""
+    same("""
+        x = P.to_tensor([[1., 2, 3], [4, 5, 6]], stop_gradient=False)
+        z = x * 1
+        z.transpose_([1, 0])
+        z.reshape_([6])
+        see(z, z.inplace_version, z.grad_fn.name())
+        (z * P.arange(6).astype('float32')).sum().backward()
+        see(x.grad)
+        w = P.to_tensor([[1., 2, 3], [4, 5, 6]]) * 1
+        w.t_()
+        w.flatten_()
+        see(w, w.inplace_version)
+    """)
