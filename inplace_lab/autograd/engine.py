@@ -426,7 +426,9 @@ def clone_obey_contract(g, like):
     from ..storage import Storage
     from ..tensor import Tensor
 
-    if not _dense(like):
+    if not _dense(like) or g._shape != like._shape and _paddle(like):
+        # (Paddle keeps the graph's shape for a leaf reshaped in place after the graph was
+        # built: x.t_() under no_grad, then backward gives x.grad of x's old shape)
         c = g.clone()
         return c if c.is_contiguous() else c.contiguous()
     st = Storage.allocate(max(like.numel(), 1) if like.numel() else 0, g.dtype, g.device)

@@ -736,3 +736,24 @@ def test_reshape_in_place_of_a_transposed_tensor_lays_it_out_afresh():
         w.flatten_()
         see(w, w.inplace_version)
     """)
+
+
+def test_a_leaf_reshaped_under_no_grad_gets_the_graphs_gradient_shape():
+    """Paddle hands a leaf whose shape changed after the graph was built (t_, unsqueeze_
+    under no_grad) the gradient of its recorded shape (sweep seeds 2249, 2046)."""
+    same("""
+        def leaf():
+            return P.to_tensor([[-0.5, 1.5, -1.0], [-2.0, 0.25, 1.0]], stop_gradient=False)
+        t0 = leaf()
+        t3, t4, t5 = P.unbind(t0, axis=1)
+        with P.no_grad():
+            t0.t_()
+        t5.pow(2).sum().backward()
+        see(t0.grad, list(t0.shape))
+        t0 = leaf()
+        y = t0 * 2
+        with P.no_grad():
+            t0.unsqueeze_(0)
+        y.sum().backward()
+        see(t0.grad, list(t0.shape))
+    """)
