@@ -86,6 +86,15 @@ def check_paddle_promotion(x, y, inplace: bool = False) -> None:
         f"y: {b.name}. (at /paddle/paddle/phi/common/type_promotion.h:220)\n")
 
 
+def paddle_cast_operands(ins, dt):
+    """Paddle's type promotion casts each tensor operand of another dtype to the result's
+    before the kernel runs (a CastGradNode in the graph): the op saves the cast copy, so an
+    in-place change of the original after ``x32 * y64`` does not break backward."""
+    if not (dt.is_floating_point or dt.is_complex):
+        return ins
+    return [x.astype(dt) if i < 2 and x._dtype is not dt else x for i, x in enumerate(ins)]
+
+
 # What Paddle's grad nodes keep beyond PyTorch's saved tensors (and check, like them, when
 # backward reaches the node): CumsumGradNode keeps x, DivideGradNode its output.
 PADDLE_EXTRA_SAVES = {"cumsum": "self", "div": "result"}

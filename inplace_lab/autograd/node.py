@@ -210,6 +210,9 @@ def accumulator_of(leaf) -> AccumulateGrad:
     if acc is None:
         acc = AccumulateGrad(leaf)
         leaf._grad_acc = weakref.ref(acc)
+    elif acc.output_meta[0][0] != leaf._shape and _is_paddle(leaf._pol):
+        # (reshaped in place since: Paddle's next graph sends the gradient of the new shape)
+        acc.output_meta[0] = (leaf._shape, leaf._dtype, leaf._storage.device)
     return acc
 
 

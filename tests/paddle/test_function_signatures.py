@@ -119,6 +119,7 @@ METHODS = {  # name: (x, call on the tensor): the method is Paddle's function, n
     "mean": (A, lambda L, x: x.mean(axis=1, keepdim=True)),
     "clip": (A, lambda L, x: x.clip(-1.0, max=1.0)),
     "index_select": (A, lambda L, x: x.index_select(L.to_tensor([-1, 0]), axis=1)),
+    "where": (A, lambda L, x: (x > 0).where(x, x * 2)),
 }
 
 

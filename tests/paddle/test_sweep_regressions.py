@@ -757,3 +757,45 @@ def test_a_leaf_reshaped_under_no_grad_gets_the_graphs_gradient_shape():
         y.sum().backward()
         see(t0.grad, list(t0.shape))
     """)
+
+
+def test_promotion_casts_the_other_operand_and_the_op_saves_the_cast():
+    """x64 * y32: Paddle casts y to float64 first (CastGradNode), so the multiply saves the
+    cast copy and an in-place change of y under no_grad does not break backward (seed 2634);
+    a 0-D operand is cast to the other's dtype."""
+    same("""
+        def names(t):
+            nodes = [n[0] if isinstance(n, tuple) else n for n in t.grad_fn.next_functions]
+            return [n if n is None else n.name() for n in nodes]
+        t0 = P.zeros([3], dtype='float32')
+        t0.stop_gradient = False
+        t1 = P.arange(3, dtype='float64')
+        t2 = t1 * t0
+        see(str(t2.dtype), t2.grad_fn.name(), names(t2))
+        with P.no_grad():
+            t0.exp_()
+        t2.sum().backward()
+        see(t0.grad, str(t0.grad.dtype))
+        s = P.to_tensor(2.0, dtype='float64', stop_gradient=False)
+        x = P.ones([3])
+        x.stop_gradient = False
+        y = x * s
+        see(str(y.dtype), names(y), names(x + t1), names(P.maximum(x, t1)), names(P.pow(x, t1)))
+        y.sum().backward()
+        see(s.grad, str(s.grad.dtype))
+        see(attempt(lambda: (t1 * x).sum().backward() or t1.exp_()))
+    """)
+
+
+def test_copy_into_a_strided_tensor_needs_the_same_shape():
+    """copy_ of another shape into a non-contiguous tensor is Paddle's ValueError (seeds 2765,
+    2954); into a contiguous one it re-shapes the target."""
+    same("""
+        x = P.to_tensor([[1., 2, 3], [4, 5, 6]]) * 1
+        a, b, c = P.unbind(x, axis=1)
+        see(attempt(lambda: a.copy_(b[0], False)), attempt(lambda: a.copy_(P.to_tensor(5.), False)))
+        see(a.copy_(b, False), x)
+        v = x.transpose([1, 0])
+        see(attempt(lambda: v.copy_(P.to_tensor([7., 8]), False)), x)
+        see(x[0].copy_(x[1][0:1], False), x)
+    """)
