@@ -265,9 +265,10 @@ def mean(x, axis=None, keepdim=False, name=None):
     from .creation import to_tensor
 
     s = _il.sum(x, dim=_dims(axis), keepdim=keepdim)
-    q = np.asarray(s.numpy(), np.float64) / (max(x.numel(), 1) // max(s.numel(), 1))
-    q = q != 0 if x._dtype is dtypes.bool_ else np.trunc(q)  # (a bool mean: any nonzero)
-    return to_tensor(q.astype(x._dtype.np), place=x.place)
+    with np.errstate(invalid="ignore", divide="ignore"):  # (empty: 0/0, NaN cast to int)
+        q = np.asarray(s.numpy(), np.float64) / (x.numel() // max(s.numel(), 1))
+        q = q != 0 if x._dtype is dtypes.bool_ else np.trunc(q)  # (a bool mean: any nonzero)
+        return to_tensor(q.astype(x._dtype.np), place=x.place)
 
 
 def clip(x, min=None, max=None, name=None):

@@ -799,3 +799,13 @@ def test_copy_into_a_strided_tensor_needs_the_same_shape():
         see(attempt(lambda: v.copy_(P.to_tensor([7., 8]), False)), x)
         see(x[0].copy_(x[1][0:1], False), x)
     """)
+
+
+def test_integer_mean_of_nothing_is_nan_cast_to_the_integer():
+    """paddle.mean of an empty int tensor divides 0 by 0 and casts NaN: INT_MIN (seed 2835);
+    an empty bool mean is True."""
+    same("""
+        for d in ('bool', 'int64', 'int32'):
+            for s in ([0], [0, 2], [2, 0]):
+                see(P.zeros(s, dtype=d).mean(), P.zeros(s, dtype=d).mean(axis=0))
+    """)
