@@ -64,3 +64,9 @@ def mse_loss(input, label, reduction="mean", name=None):
         raise ValueError("'reduction' in 'mse_loss' should be 'sum', 'mean' or 'none', but "
                          f"received {reduction}.")
     return _core().mse_loss(input, label, reduction=reduction)
+
+
+from .functional_loss_ce import *  # noqa: E402,F401,F403  (cross_entropy, nll_loss ...)
+from .functional_loss_ce import __all__ as _ce_all  # noqa: E402
+
+__all__ += _ce_all
