@@ -65,18 +65,26 @@ def is_paddle(name) -> bool:
 # promotion white list; the table's names): int with float, or two int widths, is a TypeError.
 PADDLE_PROMOTED = frozenset((
     "add", "sub", "mul", "div", "pow", "floor_divide", "remainder", "maximum", "minimum",
-    "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "fmax", "fmin", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
     "logical_xor"))
+# Of those, the ones whose Python API takes a 0-D tensor as it takes a number (no check, and
+# no promotion by it: float32 + float64 0-D is float32); the others promote by a 0-D operand
+# as by any (float32 max float64 0-D is float64). floor_divide only skips the check.
+PADDLE_ZERO_DIM_AS_NUMBER = frozenset((
+    "add", "sub", "mul", "div", "pow", "remainder", "floor_divide", "eq", "ne", "lt", "le",
+    "gt", "ge"))
 
 
-def check_paddle_promotion(x, y, inplace: bool = False) -> None:
+def check_paddle_promotion(x, y, inplace: bool = False, op: str = "add") -> None:
     """Paddle 3.3.1's ``NeedTypePromotion``: two tensors of different dtypes may meet only if
     both are floating point or one is complex. Out of place, a 0-D tensor takes part like a
-    Python number (no check); an in-place op checks it too (``x.add_(0-D float)``)."""
+    Python number in arithmetic (no check); an in-place op checks it too (``x.add_(0-D
+    float)``), and so do ``maximum``, ``atan2``, ``logical_and`` ... (``op``)."""
     if not (hasattr(x, "_vc") and hasattr(y, "_vc")):
         return
     a, b = x._dtype, y._dtype
-    if a is b or not inplace and (not x._shape or not y._shape):
+    if a is b or not inplace and (not x._shape or not y._shape) and \
+            op in PADDLE_ZERO_DIM_AS_NUMBER:
         return
     if (a.is_floating_point and b.is_floating_point) or a.is_complex or b.is_complex:
         return
@@ -86,13 +94,22 @@ def check_paddle_promotion(x, y, inplace: bool = False) -> None:
         f"y: {b.name}. (at /paddle/paddle/phi/common/type_promotion.h:220)\n")
 
 
-def paddle_cast_operands(ins, dt):
-    """Paddle's type promotion casts each tensor operand of another dtype to the result's
-    before the kernel runs (a CastGradNode in the graph): the op saves the cast copy, so an
-    in-place change of the original after ``x32 * y64`` does not break backward."""
+def paddle_promote(op: str, ins, dt):
+    """``(dtype, operands)`` as Paddle's type promotion runs a binary op on two tensors of
+    different dtypes: the result's dtype (a 0-D operand counts unless the op takes it as a
+    number), and each tensor operand of another dtype cast to it before the kernel runs (a
+    CastGradNode in the graph): the op saves the cast copy, so an in-place change of the
+    original after ``x32 * y64`` does not break backward."""
+    from . import dtypes
+
+    x, y = ins[0], ins[1]
+    if op not in PADDLE_ZERO_DIM_AS_NUMBER or op == "floor_divide" and \
+            x._dtype.is_floating_point and y._dtype.is_floating_point:
+        if dt.is_floating_point or dt.is_complex:
+            dt = dtypes.promote_types(x._dtype, y._dtype)
     if not (dt.is_floating_point or dt.is_complex):
-        return ins
-    return [x.astype(dt) if i < 2 and x._dtype is not dt else x for i, x in enumerate(ins)]
+        return dt, ins
+    return dt, [t.astype(dt) if i < 2 and t._dtype is not dt else t for i, t in enumerate(ins)]
 
 
 # What Paddle's grad nodes keep beyond PyTorch's saved tensors (and check, like them, when

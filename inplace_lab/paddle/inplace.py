@@ -174,8 +174,8 @@ def copy_(x, src, blocking=True, name=None):
     As Paddle 3.3.1's ``Tensor::copy_``: out of band, like a write through ``.numpy()``:
     no leaf check, no version bump, nothing recorded (x keeps its history and its
     stop_gradient, and a graph that saved x sees the new values without an error).
-    The dtypes must match; a src of another shape re-shapes a contiguous x (in x's buffer
-    when it fits, else in a new one) and is a ValueError for a strided x.
+    The dtypes must match; a src of another shape re-shapes x when both are contiguous (in
+    x's buffer when it fits, else in a new one) and is a ValueError when one is strided.
     """
     if src._dtype is not x._dtype:
         raise RuntimeError(f"(PreconditionNotMet) Tensor {x._name or ''} has different data "
@@ -186,7 +186,7 @@ def copy_(x, src, blocking=True, name=None):
     if tuple(src.shape) == tuple(x.shape):
         x._a[...] = xp.asarray(src._a)
         return x
-    if not x.is_contiguous():  # (Paddle's strided copy kernel: same shapes only)
+    if not (x.is_contiguous() and src.is_contiguous()):  # (the strided copy: same shapes)
         raise ValueError(f"(InvalidArgument) Input shape({', '.join(map(str, src.shape))}) must "
                          f"be equal with out shape({', '.join(map(str, x.shape))}).")
     n = src.numel()

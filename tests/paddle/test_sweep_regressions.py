@@ -798,6 +798,10 @@ def test_copy_into_a_strided_tensor_needs_the_same_shape():
         v = x.transpose([1, 0])
         see(attempt(lambda: v.copy_(P.to_tensor([7., 8]), False)), x)
         see(x[0].copy_(x[1][0:1], False), x)
+        see(attempt(lambda: (P.ones([1, 3]) * 1).copy_(x[:, 1], False)))
+        t1 = P.to_tensor([[0.25, 1.5, 0.5]]) + 0
+        a, b, c = P.unbind(t1, axis=1)
+        see(attempt(lambda: t1.copy_(b, False)), t1)
     """)
 
 
@@ -808,4 +812,23 @@ def test_integer_mean_of_nothing_is_nan_cast_to_the_integer():
         for d in ('bool', 'int64', 'int32'):
             for s in ([0], [0, 2], [2, 0]):
                 see(P.zeros(s, dtype=d).mean(), P.zeros(s, dtype=d).mean(axis=0))
+    """)
+
+
+def test_which_binary_ops_take_a_zero_dim_tensor_as_a_number():
+    """Arithmetic takes a 0-D tensor as a number (no check, no promotion by it); maximum,
+    minimum, fmax, fmin, atan2 and the logical ops check and promote by it (seed 3320)."""
+    same("""
+        a = P.ones([2], dtype='float32')
+        s = P.to_tensor(2.0, dtype='float64')
+        i = P.ones([2], dtype='int64')
+        si = P.to_tensor(2, dtype='int32')
+        sf = P.to_tensor(2.0)
+        for n in ('add', 'subtract', 'multiply', 'divide', 'maximum', 'minimum', 'fmax', 'fmin',
+                  'pow', 'remainder', 'floor_divide', 'equal', 'less_than', 'atan2',
+                  'logical_and'):
+            for x, y in ((a, s), (s, a), (i, si), (i, sf), (sf, i)):
+                r = attempt(lambda: see(str(getattr(P, n)(x, y).dtype), getattr(P, n)(x, y)))
+                if r != "ok":
+                    see(n, r)
     """)
