@@ -29,32 +29,43 @@ def l1_loss(input, label, reduction="mean", name=None):
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
     """Paddle: ``is_huber=True`` (the default) is the Huber loss with ``delta``; False is
     PyTorch's smooth L1 with ``beta=delta``."""
-    _reduction("SmoothL1Loss", reduction)
+    _reduction("smooth_l1_loss", reduction)
     if is_huber:
         return _core().huber_loss(input, label, reduction=reduction, delta=delta)
     return _core().smooth_l1_loss(input, label, reduction=reduction, beta=delta)
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):
-    """``reduction='mean'`` averages over every element; 'batchmean' divides by the batch."""
-    if reduction not in ("mean", "sum", "none", "batchmean"):
-        _reduction("kl_div", reduction)
+    """The element loss, then 'mean' over every element or 'batchmean' (the sum over the
+    batch size). Paddle checks no ``reduction`` text here: an unknown one (or 'batchmean'
+    of a 0-D input) returns the loss unreduced. A float32/float64 pair computes in float64."""
+    if str(input.dtype).endswith("float32") and str(label.dtype).endswith("float64"):
+        input = input.astype("float64")
+    elif str(input.dtype).endswith("float64") and str(label.dtype).endswith("float32"):
+        label = label.astype("float64")
     import warnings
 
     with warnings.catch_warnings():  # PyTorch's 'mean' deprecation warning; Paddle has none
         warnings.simplefilter("ignore", UserWarning)
-        return _core().kl_div(input, label, reduction=reduction, log_target=log_target)
+        out = _core().kl_div(input, label, reduction="none", log_target=log_target)
+    if reduction == "mean":
+        return out.mean()
+    if reduction == "sum":
+        return out.sum()
+    if reduction == "batchmean" and input.ndim > 0:
+        return out.sum() / input.shape[0]
+    return out
 
 
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
     return _core().binary_cross_entropy(input, label, weight=weight,
-                                        reduction=_reduction("bce_loss", reduction))
+                                        reduction=_reduction("binary_cross_entropy", reduction))
 
 
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
     return _core().binary_cross_entropy_with_logits(
-        logit, label, weight=weight, reduction=_reduction("bce_with_logits_loss", reduction),
+        logit, label, weight=weight, reduction=_reduction("binary_cross_entropy_with_logits", reduction),
         pos_weight=pos_weight)
 
 
@@ -69,4 +80,7 @@ def mse_loss(input, label, reduction="mean", name=None):
 from .functional_loss_ce import *  # noqa: E402,F401,F403  (cross_entropy, nll_loss ...)
 from .functional_loss_ce import __all__ as _ce_all  # noqa: E402
 
-__all__ += _ce_all
+from .functional_loss_margin import *  # noqa: E402,F401,F403  (margin, triplet, focal ...)
+from .functional_loss_margin import __all__ as _margin_all  # noqa: E402
+
+__all__ += _ce_all + _margin_all
