@@ -93,17 +93,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = make_root_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
     if retain_graph is None:
         retain_graph = create_graph
-    edges = root_edges(outputs)
     for t in inputs_t:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    try:
-        got = run_backward(edges, grads, retain_graph=retain_graph, create_graph=create_graph,
-                           inputs=[edge_of(t) for t in inputs_t], accumulate=False)
-    except Exception:
-        if anomaly.state.enabled:
-            anomaly.report_failure()
-        raise
+    got = grad_of_edges(outputs, grads, [edge_of(t) for t in inputs_t], retain_graph,
+                        create_graph)
     result = []
     for i, (t, g) in enumerate(zip(inputs_t, got)):
         if g is None:
@@ -119,6 +113,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result))
     return tuple(result)
+
+
+def grad_of_edges(outputs, root_grads, input_edges, retain_graph, create_graph) -> list:
+    """The gradients flowing into ``input_edges`` (``(node, nr)`` pairs) from ``outputs``
+    seeded with ``root_grads``; None where nothing arrives. ``grad``'s engine call, shared
+    with the Paddle facade (which finds its inputs' edges its own way)."""
+    try:
+        return run_backward(root_edges(outputs), root_grads, retain_graph=retain_graph,
+                            create_graph=create_graph, inputs=input_edges, accumulate=False)
+    except Exception:
+        if anomaly.state.enabled:
+            anomaly.report_failure()
+        raise
 
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",

@@ -194,9 +194,13 @@ class AccumulateGrad(Node):
     def accumulate(self, grad, steal=False) -> None:
         from .engine import accumulate_into_leaf
 
-        if not self.variable._requires_grad:  # detach_()ed since the graph was built: torch's
-            return                            # AccumulateGrad skips a leaf that needs no grad
-        accumulate_into_leaf(self.variable, grad, steal)
+        v = self.variable
+        if not v._requires_grad and (not _is_paddle(v._pol) or v._grad_acc is None
+                                     or v._grad_acc() is not self):
+            return  # detach_()ed since the graph was built: torch's AccumulateGrad skips a
+            #         leaf that needs no grad; Paddle's skips only a detach_()ed one (its
+            #         node is gone), not one set stop_gradient=True
+        accumulate_into_leaf(v, grad, steal)
 
     def apply(self, grads):
         self.accumulate(grads[0])

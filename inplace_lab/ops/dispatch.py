@@ -1081,6 +1081,9 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     record = _needs_grad(spec, ins)
     node = None
     if record:
+        if not torch_order and not target._requires_grad and target._grad_fn is not None:
+            target._requires_grad = True  # (Paddle: a non-leaf set stop_gradient=True keeps
+            #                                its node, which an in-place op on it links to)
         node = make_node(spec, ins, params, target._pol)  # (the node: the facade's; the saved
         old = None                                       # tensors below: the session's rules)
         cond = spec.save_if.get("self")

@@ -20,6 +20,7 @@ import builtins as _builtins
 import sys as _sys
 
 from inplace_lab import autograd as _autograd
+from inplace_lab.autograd.node import edge_of as _edge_of
 from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
 from inplace_lab import policy as _policy
@@ -90,13 +91,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     _refuse_duplicates(ins, "inputs")  # (Paddle checks the inputs first)
     _refuse_duplicates(outs, "outputs")
     keep = [i for i, o in enumerate(outs) if o._requires_grad]
-    if keep:
-        res = list(_autograd.grad([outs[i] for i in keep], ins,  # (Paddle's grad releases
-                                  None if gos is None else [gos[i] for i in keep],  # no node,
-                                  retain_graph=True, create_graph=create_graph,  # whatever
-                                  allow_unused=True))  # retain_graph says: a later backward works)
-    else:
-        res = [None] * len(ins)
+    edges = [_edge(t) for t in ins]
+    used = [i for i, e in enumerate(edges) if e is not None]
+    res = [None] * len(ins)
+    if keep and used:
+        kept = [outs[i] for i in keep]
+        roots = _autograd.make_root_grads(kept, [None if gos is None else gos[i] for i in keep])
+        got = _autograd.grad_of_edges(kept, roots, [edges[i] for i in used],  # (Paddle's grad
+                                      retain_graph=True, create_graph=create_graph)  # releases
+        for i, g in zip(used, got):  # no node, whatever retain_graph says: a later backward works)
+            res[i] = g
     for i, g in enumerate(res):
         if g is None and not allow_unused:
             raise ValueError(f"(InvalidArgument) The {i}-th input does not appear in the backward "
@@ -109,6 +113,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if res[i]._vc.version:  # Paddle's gradients are new tensors (accumulation untold)
                 res[i]._vc = _VersionCounter()
     return res
+
+
+def _edge(t):
+    """Where ``paddle.grad`` reads t's gradient: its node, also after ``stop_gradient = True``
+    was set on it once the graph was built (Paddle keeps a tensor's node and its leaf's
+    accumulation node), or None when t never took part (Paddle's "does not appear")."""
+    if t._requires_grad:
+        return _edge_of(t)
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    acc = t._grad_acc() if t._grad_acc is not None else None
+    return None if acc is None else (acc, 0)
 
 
 def _refuse_duplicates(tensors, what):

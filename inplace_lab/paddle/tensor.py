@@ -341,7 +341,8 @@ class Tensor(_Core):
     def detach_(self):
         """Paddle detaches a view in place too (it keeps sharing its base's buffer and version
         counter); PyTorch refuses a view."""
-        self._grad = None  # (Paddle's detach_ drops the gradient too)
+        self._grad = None  # (Paddle's detach_ drops the gradient too, and the leaf's node:
+        self._grad_acc = None  # a graph built before no longer accumulates into it)
         if self._base is None or grad_mode.state.inference:
             return _Core.detach_(self)
         return self._cut_from_graph()

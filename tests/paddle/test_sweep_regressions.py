@@ -832,3 +832,57 @@ def test_which_binary_ops_take_a_zero_dim_tensor_as_a_number():
                 if r != "ok":
                     see(n, r)
     """)
+
+
+# ---- stop_gradient set after the graph was built -------------------------------------------------
+
+def test_a_leaf_set_stop_gradient_after_its_graph_still_gets_its_gradient():
+    """Paddle keeps a leaf's accumulation node: backward through a graph built before
+    ``stop_gradient = True`` still fills .grad, and paddle.grad reaches it (seeds 3617, 3637);
+    detach_() drops the node, so nothing arrives."""
+    same("""
+        x = P.to_tensor([1., 2.], stop_gradient=False)
+        y = (x * x).sum()
+        x.stop_gradient = True
+        y.backward()
+        see(x.grad)
+        x = P.to_tensor([1., 2.], stop_gradient=False)
+        y = (x * x).sum()
+        x.detach_()
+        y.backward()
+        see(x.grad is None, x.stop_gradient)
+        x = P.to_tensor([1., 2.], stop_gradient=False)
+        z = P.to_tensor([1., 2.], stop_gradient=False)
+        y = (x * z).sum()
+        x.stop_gradient = True
+        see(P.grad([y], [x, z], retain_graph=True))
+        a = P.to_tensor([1.], stop_gradient=False)
+        b = P.to_tensor([2.])
+        see(attempt(lambda: P.grad([(a * b).sum()], [b])), P.grad([(a * b).sum()], [b], allow_unused=True))
+    """)
+
+
+def test_in_place_on_a_non_leaf_set_stop_gradient_links_to_its_node():
+    """A non-leaf set stop_gradient=True keeps its node: an out-of-place op ignores it, an
+    in-place op links to it, so backward reaches (and checks) what came before (seed 3736)."""
+    same("""
+        def names(t):
+            nodes = [n[0] if isinstance(n, tuple) else n for n in t.grad_fn.next_functions]
+            return t.grad_fn.name(), [n if n is None else n.name() for n in nodes]
+        x = P.to_tensor([1., 2.], stop_gradient=False)
+        w = P.to_tensor([3., 4.], stop_gradient=False)
+        t3 = x * 2
+        t3.stop_gradient = True
+        see((t3 * 2).stop_gradient, names(t3 * w))
+        t3.add_(w)
+        see(t3.stop_gradient, names(t3))
+        t3.sum().backward()
+        see(x.grad, w.grad)
+        t0 = P.to_tensor([[-1.5, -0.5, 0.25]], stop_gradient=False)
+        t1 = P.ones([1, 3])
+        t1.stop_gradient = False
+        t3 = P.divide(t1, t1.clone() + 3.0)
+        t3.stop_gradient = True
+        t3.add_(t1)
+        see(attempt(lambda: P.grad([t3.mean()], [t0, t1])))
+    """)
