@@ -398,12 +398,37 @@ def accumulate_into_leaf(leaf, g, steal=False) -> None:
             leaf._grad = clone_obey_contract(g, leaf)
     elif not grad_mode.state.enabled:
         if _paddle(leaf):  # Paddle sums into .grad without moving its inplace_version
-            acc = leaf._grad._a
-            acc += g._a
+            acc, ga = leaf._grad._a, g._a
+            if leaf._grad._shape != g._shape:  # (the leaf was reshaped in place since)
+                _paddle_accumulation_fits(leaf._grad._shape, g._shape)
+                ga = ga.reshape(leaf._grad._shape)
+            acc += ga
         else:
             leaf._grad.add_(g)
     else:
         leaf._grad = leaf._grad + g  # create_graph: keep the sum differentiable
+
+
+def _paddle_accumulation_fits(have, new) -> None:
+    """Paddle's checks when a gradient of another shape meets a leaf's ``.grad`` (the leaf
+    was reshaped in place between two backwards): the same number of elements, then its
+    elementwise kernel's broadcast check (right-aligned, a 1 fits anything)."""
+    n_have, n_new = layout.numel(have), layout.numel(new)
+    if n_have != n_new:
+        raise RuntimeError(
+            "(PreconditionNotMet) The number of elements of source tensor and destination tensor "
+            f"should be equal, but got the number of elements of source tensor is {n_new} and the "
+            f"number of elements of destination tensor is {n_have}.")
+    k = min(len(have), len(new))
+    for a, b in zip(have[len(have) - k:], new[len(new) - k:]):
+        if a != b and a != 1 and b != 1:
+            cond = "y_dims[i] == 1 || x_dims[i + axis] == 1"
+            raise ValueError(
+                "(InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast "
+                f"together with the shape of X = {list(have)} and the shape of Y = {list(new)}. "
+                f"Received [{a}] in X is not equal to [{b}] in Y.\n  [Hint: Expected {cond} == "
+                f"true, but received {cond}:0 != true:1.] (at "
+                "/paddle/paddle/phi/kernels/funcs/elementwise_utils.h:56)\n")
 
 
 def _refs(g):

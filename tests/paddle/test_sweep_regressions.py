@@ -886,3 +886,21 @@ def test_in_place_on_a_non_leaf_set_stop_gradient_links_to_its_node():
         t3.add_(t1)
         see(attempt(lambda: P.grad([t3.mean()], [t0, t1])))
     """)
+
+
+def test_accumulating_into_the_grad_of_a_leaf_reshaped_in_place():
+    """A second backward after the leaf was reshaped under no_grad: another element count is
+    Paddle's PreconditionNotMet, a shape that does not broadcast its ValueError, a size-1 dim
+    more sums into .grad as it is (seed 4687)."""
+    same("""
+        def run(change):
+            x = P.to_tensor([[1., 2., 3.], [4., 5., 6.]], stop_gradient=False)
+            (x * x).sum().backward()
+            with P.no_grad():
+                change(x)
+            see(attempt(lambda: (x * 2).sum().backward()), x.grad)
+        run(lambda x: x.reshape_([3, 2]))
+        run(lambda x: x.reshape_([6]))
+        run(lambda x: x.copy_(P.to_tensor([1., 2.]), False))
+        run(lambda x: x.unsqueeze_(0))
+    """)
