@@ -364,3 +364,29 @@ def test_layer_dict_and_parameter_containers():
                 list(pd), pd["x"] is ws[0], len(d.parameters())]
         return out
     same(run)
+
+
+def test_dotted_lookups_and_grad_switches():
+    def run(lib):
+        net = lib.nn.Sequential(_net(lib))
+        out = [type(net.get_sublayer("0.inner")).__name__,
+               net.get_parameter("0.inner.weight") is net[0].inner.weight,
+               net.get_buffer("0.kept").tolist(), _err(lambda: net.get_sublayer("0.nope")),
+               _err(lambda: net.get_sublayer("0.w")), _err(lambda: net.get_buffer("0.w"))]
+        net.set_sublayer("0.inner", lib.nn.Identity())
+        out.append(type(net[0].inner).__name__)
+        net.requires_grad_(False)
+        out.append([p.stop_gradient for p in net.parameters()])
+        return out
+    same(run)
+
+
+def test_zero_grad_drops_gradients():
+    def run(lib):
+        lin = lib.nn.Linear(2, 1)
+        lin(lib.ones([1, 2])).sum().backward()
+        lin.zero_grad(set_to_none=False)
+        a = [p.grad.tolist() for p in lin.parameters()]
+        lin.zero_grad()
+        return a, [p.grad for p in lin.parameters()]
+    same(run)

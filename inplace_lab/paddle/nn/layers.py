@@ -265,6 +265,66 @@ class Layer(LayerState):
             if p.trainable:
                 p.clear_gradient(set_to_zero)
 
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.stop_gradient = not requires_grad
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Drop each gradient (``set_to_none``) or zero it in place."""
+        for p in self.parameters():
+            if p.grad is not None:
+                p.clear_gradient(not set_to_none)
+
+    # ---- lookup by dotted path --------------------------------------------------------------
+    def _get_name(self):
+        return type(self).__name__
+
+    def get_sublayer(self, target):
+        """``"a.b"`` -> ``self.a.b``, each step a Layer (AttributeError otherwise)."""
+        mod = self
+        for item in target.split(".") if target else ():
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Layer):
+                raise AttributeError("`" + item + "` is not an nn.Layer")
+        return mod
+
+    def set_sublayer(self, target, layer, strict=False):
+        if target == "":
+            raise ValueError("Cannot set the sublayer without a target name!")
+        if not isinstance(layer, Layer):
+            raise ValueError(f"`module` is not an nn.Layer, found {type(layer)}")
+        path, _, last = target.rpartition(".")
+        parent = self.get_sublayer(path)
+        if strict and not hasattr(parent, last):
+            raise AttributeError(parent._get_name() + " has no attribute `" + last + "`")
+        if hasattr(parent, last) and not isinstance(getattr(parent, last), Layer):
+            raise AttributeError("`" + last + "` is not an nn.Layer")
+        setattr(parent, last, layer)
+
+    def get_parameter(self, target):
+        path, _, name = target.rpartition(".")
+        mod = self.get_sublayer(path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        p = getattr(mod, name)
+        if not isinstance(p, _Core):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return p
+
+    def get_buffer(self, target):
+        path, _, name = target.rpartition(".")
+        mod = self.get_sublayer(path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
+
+    get_submodule, set_submodule = get_sublayer, set_sublayer
+
     # ---- calling ------------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """``hook(layer, inputs)`` before forward; a non-None result replaces the inputs
