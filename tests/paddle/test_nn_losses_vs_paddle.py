@@ -194,3 +194,29 @@ def test_log_loss_and_square_error_cost():
     same(loss_and_grads(lambda F, x, t, w: F.log_loss(x, t, epsilon=0.1), x=p, label=y))
     same(lambda pd: pd.nn.functional.log_loss(pd.to_tensor([0.2]), pd.to_tensor([1.0])))
     same(loss_and_grads(lambda F, x, t, w: F.square_error_cost(x, t), x=X, label=SOFT))
+
+
+def test_cross_entropy_soft_label_on_axis_1_gives_label_no_gradient():
+    soft = SOFT[None].transpose(0, 2, 1).repeat(2, 0).copy()  # [2, 4, 5], classes on axis 1
+
+    def fn(pd):
+        x = pd.to_tensor(np.stack([X.T, X.T * 0.5]), stop_gradient=False)
+        y = pd.to_tensor(soft, stop_gradient=False)
+        out = pd.nn.functional.cross_entropy(x, y, soft_label=True, axis=1, reduction="none")
+        out.sum().backward()
+        return [out, x.grad, y.grad]
+
+    same(fn)
+
+
+def test_cross_entropy_float64_input_with_float32_weight_stays_float64():
+    same(loss_and_grads(lambda F, x, y, w: F.cross_entropy(x, y, weight=w),
+                        x=X.astype("float64"), weight=W))
+
+
+def test_cross_entropy_label_smoothing_builds_one_hot_on_the_last_axis():
+    """Paddle one-hots with input.shape[-1] even for axis=1: a label >= that is one_hot's
+    error, a smaller one gives a soft label of the wrong width (the kernel's error)."""
+    for label in (np.array([[0, 1, 3], [3, 3, 0]]), np.array([[0, 1, 2], [2, 2, 0]])):
+        same(lambda pd: pd.nn.functional.cross_entropy(pd.to_tensor(X3), pd.to_tensor(label),
+                                                       axis=1, label_smoothing=0.1))

@@ -67,13 +67,13 @@ def _with_softmax(input, label, soft_label, use_softmax, ignore_index, axis):
     if soft_label:
         _check_other_dims(input, label, axis)
         if label.shape[axis] != input.shape[axis]:
-            raise ValueError("(InvalidArgument) If Attr(softLabel) == true, the axis dimension "
-                             "of Input(X) and Input(Label) should be equal.")
+            raise ValueError("(InvalidArgument) If Attr(soft_label) == true,  the axis "
+                             "dimension of Input(X) and Input(Label) should be equal.")
     else:
         _check_hard_label(input, label, axis, ignore_index)
     logp = _il.log_softmax(input, axis) if use_softmax else input.log()
-    if soft_label:
-        loss = -_il.sum(label * logp, axis, keepdim=True)
+    if soft_label:  # the kernel gives the label no gradient
+        loss = -_il.sum(label.detach() * logp, axis, keepdim=True)
     else:
         keep = label != ignore_index
         index = _il.where(keep, label, _il.zeros_like(label)).astype("int64")
@@ -139,7 +139,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             keep = label != ignore_index
             index = _il.where(keep, label, _il.zeros_like(label)).astype("int64").reshape([-1])
             gathered = _il.index_select(weight, 0, index).reshape(out.shape)
-            per_sample_weight = gathered * keep.astype(gathered.dtype)
+            per_sample_weight = gathered * keep.astype(out.dtype)  # (promotes, as Paddle)
         out = out.astype(per_sample_weight.dtype) * per_sample_weight
     if reduction == "sum":
         return out.sum()
@@ -161,7 +161,12 @@ def _one_hot(label, classes):
     """``F.one_hot``: a label carries no gradient, so numpy builds the rows."""
     from .. import to_tensor
 
-    return to_tensor(np.eye(classes, dtype=np.float32)[label.numpy().astype(np.int64)])
+    values = label.numpy().astype(np.int64)
+    if values.size and values.max() >= classes:
+        raise ValueError("(InvalidArgument) Illegal index value, Input(input) value should be "
+                         f"less than Input(depth), but received input ({values.max()}) not less "
+                         f"than depth ({classes})")
+    return to_tensor(np.eye(classes, dtype=np.float32)[values])
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
