@@ -390,3 +390,18 @@ def test_zero_grad_drops_gradients():
         lin.zero_grad()
         return a, [p.grad for p in lin.parameters()]
     same(run)
+
+
+def test_deepcopy_of_a_layer_copies_parameters_under_deepcopy_names():
+    import copy
+
+    def run(lib):
+        net = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1D(3))
+        net[0].weight.optimize_attr["learning_rate"] = 0.5
+        c = copy.deepcopy(net)
+        w, w0 = c[0].weight, net[0].weight
+        return (type(w).__name__, w is w0, bool(re.fullmatch(re.escape(w0.name) +
+                                                             r"_deepcopy_\d+", w.name)),
+                c[0].full_name() == net[0].full_name(), w.tolist() == w0.tolist(),
+                w.stop_gradient, c[1]._mean.stop_gradient, w.optimize_attr, w.inplace_version)
+    same(run)

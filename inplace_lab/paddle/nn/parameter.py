@@ -109,6 +109,27 @@ class EagerParamBase(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
+    def __deepcopy__(self, memo):
+        """A new parameter with the data copied, named ``<name>_deepcopy_N`` (Paddle)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        from inplace_lab.autograd import no_grad
+
+        with no_grad():
+            t = self.detach().clone()
+        new = as_parameter(t, self.name + unique_name("_deepcopy"), self.trainable)
+        new.optimize_attr = copy.deepcopy(self.optimize_attr, memo)
+        new.persistable = self.persistable
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, proto):
+        """Pickled, a parameter comes back a plain paddle Tensor, as in Paddle 3.3.1."""
+        from inplace_lab.serialization import reduce_tensor
+
+        fn, args = reduce_tensor(self)
+        return fn, args[:5] + (False,) + args[6:]
+
     __str__ = __repr__
 
 
