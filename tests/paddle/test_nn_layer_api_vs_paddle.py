@@ -405,3 +405,23 @@ def test_deepcopy_of_a_layer_copies_parameters_under_deepcopy_names():
                 c[0].full_name() == net[0].full_name(), w.tolist() == w0.tolist(),
                 w.stop_gradient, c[1]._mean.stop_gradient, w.optimize_attr, w.inplace_version)
     same(run)
+
+
+def test_hooks_with_kwargs_and_prepend_run_in_paddle_order():
+    def run(lib):
+        class Scale(lib.nn.Layer):
+            def forward(self, x, k=1.0):
+                return x * k
+
+        m, order = Scale(), []
+        m.register_forward_pre_hook(lambda l, a, kw: (order.append("pre-kw"),
+                                                      (a, {"k": kw.get("k", 1.0) * 3}))[1],
+                                    with_kwargs=True)
+        m.register_forward_pre_hook(lambda l, a: order.append("pre-first"), prepend=True)
+        m.register_forward_post_hook(lambda l, a, kw, out: order.append(("post", kw)) or
+                                     out + 1, with_kwargs=True)
+        y = m(lib.to_tensor([1.0, 2.0]), k=2.0)
+        bad = Scale()
+        bad.register_forward_pre_hook(lambda l, a, kw: 5, with_kwargs=True)
+        return y.tolist(), order, _err(lambda: bad(lib.ones([1])))
+    same(run)
