@@ -239,3 +239,42 @@ def test_kl_div_zero_label_mixed_dtypes_and_unchecked_reduction():
     same(grads(lambda F, x, y: F.kl_div(x, y, "avg"), A, label, const=(1,)))
     same(grads(lambda F, x, y: F.kl_div(x, y, "batchmean"), np.float32(0.3), np.float32(0.5),
                const=(1,)))
+
+
+LABEL_GRAD_CASES = {  # which labels get a gradient is Paddle's: kernels give none, ops do
+    "mse": (lambda F, x, y: F.mse_loss(x, y), B),
+    "l1": (lambda F, x, y: F.l1_loss(x, y), B),
+    "huber": (lambda F, x, y: F.smooth_l1_loss(x, y), B),
+    "bce": (lambda F, x, y: F.binary_cross_entropy(x.sigmoid(), y), PROB),
+    "bce_logits": (lambda F, x, y: F.binary_cross_entropy_with_logits(x, y), PROB),
+    "kl_div": (lambda F, x, y: F.kl_div(x, y), PROB),
+    "log_loss": (lambda F, x, y: F.log_loss(x[:, :1].sigmoid(), y[:, :1]).sum(), PROB),
+    "square_error_cost": (lambda F, x, y: F.square_error_cost(x, y).sum(), B),
+    "soft_margin": (lambda F, x, y: F.soft_margin_loss(x, y), SIGN43),
+    "poisson": (lambda F, x, y: F.poisson_nll_loss(x, y), PROB),
+    "gaussian": (lambda F, x, y: F.gaussian_nll_loss(x, y, y.abs()), B),
+    "multi_label_soft_margin": (lambda F, x, y: F.multi_label_soft_margin_loss(x, y), PROB),
+    "focal": (lambda F, x, y: F.sigmoid_focal_loss(x, y), PROB),
+    "margin_ranking": (lambda F, x, y: F.margin_ranking_loss(x, y, y), B),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LABEL_GRAD_CASES))
+def test_label_gradient_exists_only_where_paddle_has_one(case):
+    call, label = LABEL_GRAD_CASES[case]
+    same(grads(call, A, label))
+
+
+def test_bce_weight_and_pos_weight_gradients():
+    w = np.array([1.0, 2.0, 0.5], "float32")
+    pos = np.array([3.0, 1.0, 0.2], "float32")
+    same(grads(lambda F, x, y, w: F.binary_cross_entropy(x, y, w), PROB, TARGET01, w,
+               const=(1,)))
+    same(grads(lambda F, x, y, w, p: F.binary_cross_entropy_with_logits(x, y, w, "sum", p),
+               A, TARGET01, w, pos, const=(1,)))
+
+
+def test_bce_with_logits_pos_weight_on_soft_labels_is_pytorchs_formula():
+    pos = np.array([3.0, 1.0, 0.2], "float32")
+    same(grads(lambda F, x, y, p: F.binary_cross_entropy_with_logits(x, y, None, "none", p),
+               A, PROB, pos, const=(1,)))

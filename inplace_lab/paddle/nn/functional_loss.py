@@ -47,7 +47,7 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 
     with warnings.catch_warnings():  # PyTorch's 'mean' deprecation warning; Paddle has none
         warnings.simplefilter("ignore", UserWarning)
-        out = _core().kl_div(input, label, reduction="none", log_target=log_target)
+        out = _core().kl_div(input, label.detach(), reduction="none", log_target=log_target)
     if reduction == "mean":
         return out.mean()
     if reduction == "sum":
@@ -57,16 +57,34 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
     return out
 
 
+def _times_weight(out, weight, reduction):
+    """Paddle multiplies the kernel's loss by ``weight`` as an op (so weight gets a
+    gradient), then ``sum`` or ``mean_all``."""
+    if weight is not None:
+        out = out * weight
+    if reduction == "sum":
+        return out.sum()
+    if reduction == "mean":
+        return out.mean()
+    return out
+
+
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
-    return _core().binary_cross_entropy(input, label, weight=weight,
-                                        reduction=_reduction("binary_cross_entropy", reduction))
+    """The bce_loss kernel differentiates the input only: the label gets no gradient."""
+    _reduction("binary_cross_entropy", reduction)
+    out = _core().binary_cross_entropy(input, label.detach(), reduction="none")
+    return _times_weight(out, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
-    return _core().binary_cross_entropy_with_logits(
-        logit, label, weight=weight, reduction=_reduction("binary_cross_entropy_with_logits", reduction),
-        pos_weight=pos_weight)
+    """The sigmoid_cross_entropy_with_logits kernel (PyTorch's formula with pos_weight)
+    gives neither the label nor pos_weight a gradient; weight multiplies afterwards."""
+    _reduction("binary_cross_entropy_with_logits", reduction)
+    out = _core().binary_cross_entropy_with_logits(
+        logit, label.detach(), reduction="none",
+        pos_weight=None if pos_weight is None else pos_weight.detach())
+    return _times_weight(out, weight, reduction)
 
 
 def mse_loss(input, label, reduction="mean", name=None):

@@ -228,6 +228,11 @@ def log_loss(input, label, epsilon=0.0001, name=None):
     if input.ndim != 2:
         raise ValueError("(InvalidArgument) The dimensions of Input(Predicted) must be 2,But "
                          f"received dimensions of Input(Predicted)is [{input.ndim}]")
+    if input.shape[1] != 1:
+        raise ValueError("(InvalidArgument) Each row of Input(Predicted) contains a real value, "
+                         "so the 2nd dimension of Input(X) must be 1,But got "
+                         f"[{input.shape[1]}]")
+    label = label.detach()  # the log_loss kernel differentiates the prediction only
     return -label * (input + epsilon).log() - (1.0 - label) * (1.0 - input + epsilon).log()
 
 

@@ -258,7 +258,8 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
         raise ValueError("Expected zero or one dimension of normalizer in sigmoid_focal_loss "
                          f"but got {normalizer.ndim}.")
     one = _il.ones_like(logit)
-    loss = _core.binary_cross_entropy_with_logits(logit, label, reduction="none")
+    # the sigmoid_cross_entropy_with_logits kernel gives the label no gradient; p_t does
+    loss = _core.binary_cross_entropy_with_logits(logit, label.detach(), reduction="none")
     pred = logit.sigmoid()
     p_t = pred * label + (one - pred) * (one - label)
     alpha_t = alpha * label + (one - alpha) * (one - label)
