@@ -425,3 +425,21 @@ def test_hooks_with_kwargs_and_prepend_run_in_paddle_order():
         bad.register_forward_pre_hook(lambda l, a, kw: 5, with_kwargs=True)
         return y.tolist(), order, _err(lambda: bad(lib.ones([1])))
     same(run)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.nn.Linear(2, 3, bias=False),
+                                  lambda lib: lib.nn.Linear(2, 3, dtype="float32", bias=True),
+                                  lambda lib: lib.nn.Unfold([2, 2], stride=1)])
+def test_pytorch_keywords_point_to_paddle_compat(make):
+    got = same(lambda lib: _err(lambda: make(lib)))
+    assert got[0] == "TypeError" and "received unexpected keyword argument" in got[1]
+
+
+def test_create_tensor_names():
+    def run(lib):
+        lin = lib.nn.Linear(2, 3)
+        full = lin.full_name()
+        t, u = lin.create_tensor("x"), lin.create_tensor()
+        return t.name == f"{full}.x", u.name.startswith(f"{full}._generated_var_"), \
+            str(t.dtype), t.shape
+    same(run)

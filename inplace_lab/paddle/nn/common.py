@@ -15,6 +15,19 @@ def _name_str(name):
     return f", name={name}" if name else ""
 
 
+def _forbid_torch_keywords(kwargs, illegal, func_name):
+    """Paddle's ``ForbidKeywordsDecorator``: PyTorch's keywords point to ``paddle.compat``;
+    any other unknown keyword is Python's own TypeError."""
+    found = sorted(k for k in kwargs if k in illegal)
+    if found:
+        raise TypeError(f"paddle.nn.{func_name}() received unexpected keyword argument"
+                        f"{'s' if len(found) > 1 else ''} {', '.join(repr(k) for k in found)}. "
+                        f"\nDid you mean to use paddle.compat.nn.{func_name}() instead?")
+    if kwargs:
+        raise TypeError(f"{func_name}.__init__() got an unexpected keyword argument "
+                        f"'{next(iter(kwargs))}'")
+
+
 class Identity(Layer):
     """Returns its input; takes (and ignores) any arguments."""
 
@@ -32,7 +45,9 @@ class Linear(Layer):
     only shows in the repr. ``bias_attr=False`` leaves ``bias`` None.
     """
 
-    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None,
+                 **kwargs):
+        _forbid_torch_keywords(kwargs, {"bias", "device", "dtype"}, "Linear")
         super().__init__()
         self._dtype = "float32"
         self._weight_attr, self._bias_attr = weight_attr, bias_attr
@@ -186,7 +201,9 @@ class CosineSimilarity(Layer):
 class Unfold(Layer):
     """im2col: ``functional.unfold(x, kernel_sizes, strides, paddings, dilations)``."""
 
-    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None, **kwargs):
+        _forbid_torch_keywords(kwargs, {"kernel_size", "dilation", "padding", "stride"},
+                               "Unfold")
         super().__init__()
         self.kernel_sizes, self.dilations = kernel_sizes, dilations
         self.paddings, self.strides, self.name = paddings, strides, name

@@ -124,10 +124,11 @@ class Layer(LayerState):
                               default_initializer)
 
     def create_tensor(self, name=None, persistable=None, dtype=None):
-        """An empty (0-size) tensor named ``<full_name>.<name>``, for a buffer filled later."""
+        """A placeholder tensor named ``<full_name>.<name>`` (``_generated_var_N`` without a
+        name), for a buffer filled later. (Paddle's has no data yet; this one is a 0-D zero.)"""
         from .. import creation
 
-        t = creation.zeros([0], dtype or self._dtype or "float32")
+        t = creation.zeros([], dtype or "float32")
         t.name = f"{self._full_name}.{name}" if name is not None else \
             unique_name(f"{self._full_name}._generated_var")
         return t
