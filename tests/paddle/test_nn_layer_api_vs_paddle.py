@@ -443,3 +443,21 @@ def test_create_tensor_names():
         return t.name == f"{full}.x", u.name.startswith(f"{full}._generated_var_"), \
             str(t.dtype), t.shape
     same(run)
+
+
+def test_to_a_paddle_dtype_and_astype_relabel_the_layer():
+    def run(lib):
+        lin = lib.nn.Linear(2, 3)
+        lin.to(dtype=lib.float64)
+        a = repr(lin), str(lin.weight.dtype)
+        lin.astype("float32")
+        return a, repr(lin), _err(lambda: lin.astype("float8"))
+    same(run)
+
+
+def test_astype_casts_the_parameters_unlike_paddle_3_3_1():
+    """Paddle 3.3.1's astype relabels the layer but leaves its parameters float32 (a bug,
+    not copied): here they are cast."""
+    lin = ip.nn.Linear(2, 3)
+    w = lin.astype("float64").weight
+    assert w is lin.weight and w.dtype == ip.float64 and w.inplace_version == 0
