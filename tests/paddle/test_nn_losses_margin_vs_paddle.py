@@ -278,3 +278,20 @@ def test_bce_with_logits_pos_weight_on_soft_labels_is_pytorchs_formula():
     pos = np.array([3.0, 1.0, 0.2], "float32")
     same(grads(lambda F, x, y, p: F.binary_cross_entropy_with_logits(x, y, None, "none", p),
                A, PROB, pos, const=(1,)))
+
+
+@pytest.mark.parametrize("fname", ["mse_loss", "l1_loss", "smooth_l1_loss", "kl_div",
+                                   "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                                   "square_error_cost"])
+@pytest.mark.parametrize("label_shape", [(4, 1), (3,), (4, 3, 1), (2, 3)])
+def test_label_shape_broadcast_or_kernel_shape_error(fname, label_shape):
+    """mse/l1/square_error_cost are ops and broadcast; the kernels check in their words."""
+    label = np.full(label_shape, 0.25, "float32")
+
+    def fn(pd):
+        x = pd.to_tensor(PROB, stop_gradient=False)
+        out = getattr(pd.nn.functional, fname)(x, pd.to_tensor(label))
+        out.sum().backward()
+        return [out, x.grad]
+
+    same(fn)
