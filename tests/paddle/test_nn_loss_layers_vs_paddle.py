@@ -128,3 +128,28 @@ def test_training_loop_linear_cross_entropy_sgd_matches_paddle():
         return record + [model.weight.detach(), model.bias.detach()]
 
     same(fn)
+
+
+def _params(fn):
+    import inspect
+
+    return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+def test_functional_loss_signatures_are_paddles():
+    import inplace_lab.paddle as ilp
+    from inplace_lab.paddle.nn import functional_loss
+
+    for name in functional_loss.__all__:
+        assert _params(getattr(ilp.nn.functional, name)) == \
+            _params(getattr(paddle.nn.functional, name)), name
+
+
+def test_loss_layer_signatures_are_paddles():
+    import inplace_lab.paddle as ilp
+    from inplace_lab.paddle.nn import loss
+
+    for name in loss.__all__:
+        for attr in ("__init__", "forward"):
+            assert _params(getattr(getattr(ilp.nn, name), attr)) == \
+                _params(getattr(getattr(paddle.nn, name), attr)), (name, attr)

@@ -295,3 +295,49 @@ def test_label_shape_broadcast_or_kernel_shape_error(fname, label_shape):
         return [out, x.grad]
 
     same(fn)
+
+
+
+EDGE_RNG = np.random.default_rng(7)
+a1 = EDGE_RNG.standard_normal(3).astype("float32")
+b1 = EDGE_RNG.standard_normal(3).astype("float32")
+A2 = EDGE_RNG.standard_normal((4, 3)).astype("float32")
+ONES = np.ones((2, 3, 2, 2), "float32")
+
+
+def _edge(fname, *args, **kwargs):
+    """A call of F.<fname> on tensors made from args (numbers and lists become tensors)."""
+    return lambda pd: getattr(pd.nn.functional, fname)(
+        *[pd.to_tensor(a) for a in args],
+        **{k: pd.to_tensor(v) if isinstance(v, (list, np.ndarray)) else v
+           for k, v in kwargs.items()})
+
+
+EDGE_CASES = {  # 0-D / 1-D inputs (Paddle's [1]-shaped constants show), and input checks
+    "cos1d": _edge("cosine_embedding_loss", a1, b1, [1], reduction="none"),
+    "cos_int": _edge("cosine_embedding_loss", A2, A2 * 2, [1, -1, 1, -1], reduction="none"),
+    "cos_shape": _edge("cosine_embedding_loss", A2, A2[:2], [1, -1, 1, -1]),
+    "hinge0d": _edge("hinge_embedding_loss", 0.3, -1.0, reduction="none"),
+    "mrl0d": _edge("margin_ranking_loss", 0.3, 0.1, -1.0, margin=0.5, reduction="none"),
+    "mrl_bad": _edge("margin_ranking_loss", A2, A2[:2], A2),
+    "mm_shape": _edge("multi_margin_loss", A2, [1, 2]),
+    "mm_w": _edge("multi_margin_loss", A2, [1, 2, 0, 0], weight=[1.0, 2.0]),
+    "mm_N1": _edge("multi_margin_loss", A2, [[1], [2], [0], [0]], reduction="none"),
+    "mlsm_bad": _edge("multi_label_soft_margin_loss", A2, A2[:2]),
+    "poisson_shape": _edge("poisson_nll_loss", A2, A2[:2]),
+    "gauss_N1": _edge("gaussian_nll_loss", A2, A2, np.ones((4, 1), "float32"),
+                      reduction="none"),
+    "focal_norm2d": _edge("sigmoid_focal_loss", A2, A2,
+                          normalizer=np.ones((1, 1), "float32")),
+    "npair_int": _edge("npair_loss", A2, A2 * 0.5, np.array([1, 2, 1, 3])),
+    "triplet_1d": _edge("triplet_margin_loss", a1, b1, a1 * 2),
+    "nll_weight_size": _edge("nll_loss", A2, [0, 1, 2, 0], weight=[1.0, 2.0]),
+    "nll_4d_ignored": _edge("nll_loss", ONES, np.full((2, 2, 2), -100), reduction="none"),
+    "ce_weight_ignore": _edge("cross_entropy", A2, [[0], [1], [2], [1]],
+                              weight=[1.0, 2.0, 3.0], ignore_index=1, reduction="none"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+def test_edge_shapes_and_input_checks(case):
+    same(EDGE_CASES[case])

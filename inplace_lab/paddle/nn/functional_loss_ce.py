@@ -201,6 +201,10 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     if input.shape[1] < 1:
         raise ValueError(f"Expected 1 or more classes (got num classes{input.shape[1]})")
     c = input.shape[1]
+    if weight is not None and weight.size != c:
+        raise ValueError("(InvalidArgument) Expected input tensor Weight's size should equal to "
+                         "the first dimension of the input tensor X. But received Weight's size "
+                         f"is {weight.size}, the first dimension of input X is {c}")
     if input_dims == label_dims:  # the kernel reads the label's numbers in order
         label = label.reshape([input.shape[0]] + list(input.shape[2:]))
     values = label.numpy().astype(np.int64)
