@@ -39,17 +39,16 @@ def _check_hard_label(input, label, axis, ignore_index):
     _check_other_dims(input, label, axis)
     c = input.shape[axis]
     values = label.numpy().astype(np.int64).ravel()
-    for v in values:
-        if v == ignore_index:
-            continue
+    bad = values[(values != ignore_index) & ((values < 0) | (values >= c))]
+    if bad.size:  # the kernel reports the first bad label it meets
+        v = int(bad[0])
         if v < 0:
             raise IndexError(f"(OutOfRange) label value should >= 0 when label value({v}) not "
                              f"equal to ignore_index({ignore_index})")
-        if v >= c:
-            raise IndexError(
-                "(OutOfRange) label value should less than the shape of axis dimension when "
-                f"label value({v}) not equal to ignore_index({ignore_index}), But received "
-                f"label value as {v} and shape of axis dimension is {c}")
+        raise IndexError(
+            "(OutOfRange) label value should less than the shape of axis dimension when "
+            f"label value({v}) not equal to ignore_index({ignore_index}), But received "
+            f"label value as {v} and shape of axis dimension is {c}")
 
 
 def _check_other_dims(input, label, axis):
@@ -60,7 +59,7 @@ def _check_other_dims(input, label, axis):
 
 
 def _with_softmax(input, label, soft_label, use_softmax, ignore_index, axis):
-    """Paddle's ``cross_entropy_with_softmax`` kernel: (softmax, loss keeping ``axis``)."""
+    """Paddle's ``cross_entropy_with_softmax`` kernel: the loss, keeping ``axis`` (size 1)."""
     if input.ndim != label.ndim:
         raise _dims_error(input.ndim, label.ndim)
     axis = axis % input.ndim
@@ -81,8 +80,7 @@ def _with_softmax(input, label, soft_label, use_softmax, ignore_index, axis):
         loss = _il.where(keep, picked, _il.zeros_like(picked))
     if not use_softmax:
         loss = loss.clip(max=_TOLERABLE)
-    softmax = _il.softmax(input, axis) if use_softmax else input
-    return softmax, loss
+    return loss
 
 
 def _reduction_error(fname, reduction):
@@ -125,7 +123,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             label = _one_hot(label.squeeze(axis), input.shape[-1])
         label = _label_smooth(label, label_smoothing, label.shape[-1]).astype(input.dtype)
         squeeze_back = False
-    _, out = _with_softmax(input, label, soft_label, use_softmax, ignore_index, axis)
+    out = _with_softmax(input, label, soft_label, use_softmax, ignore_index, axis)
     axis = axis % input_dims
     per_sample_weight = None
     if weight is not None:
@@ -185,8 +183,8 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
         from .. import reshape
 
         label = reshape(label, [label.shape[0], logits.shape[1]])
-    softmax, loss = _with_softmax(logits, label, soft_label, True, ignore_index, axis)
-    return (loss, softmax) if return_softmax else loss
+    loss = _with_softmax(logits, label, soft_label, True, ignore_index, axis)
+    return (loss, _il.softmax(logits, axis)) if return_softmax else loss
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):

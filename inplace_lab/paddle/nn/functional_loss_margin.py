@@ -303,5 +303,5 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
     l2loss = _il.sum(anchor.square(), 1).mean() + _il.sum(positive.square(), 1).mean()
     l2loss = l2loss * 0.25 * l2_reg
     similarity = _il.matmul(anchor, positive.t())
-    _, ce = _with_softmax(similarity, labels, True, True, -100, -1)
+    ce = _with_softmax(similarity, labels, True, True, -100, -1)
     return l2loss + _il.sum(labels * ce, 0).mean()
