@@ -391,7 +391,9 @@ def accumulate_into_leaf(leaf, g, steal=False) -> None:
     """
     if leaf._grad is None:
         if steal and not grad_mode.state.enabled and _obeys_layout_contract(g, leaf):
-            leaf._grad = g.detach()
+            from ..tensor import Tensor
+
+            leaf._grad = Tensor.detach(g)  # (the core's detach: a facade's names its result)
             if leaf._grad._vc.version and _paddle(leaf):  # (summed in place on the way:
                 leaf._grad._vc = VersionCounter()          # Paddle's .grad starts at 0)
         else:

@@ -210,7 +210,7 @@ class Tensor(_Core):
         g = self._grad
         if g is None:
             return None
-        a = g.detach()
+        a = _Core.detach(g)
         a._policy = "paddle"
         a._requires_grad = True
         return a
@@ -331,7 +331,8 @@ class Tensor(_Core):
         """No history, same buffer and version counter; in Paddle also the same shape and
         dtype from then on (``d = x.detach(); x.reshape_([-1])`` reshapes d too)."""
         d = _Core.detach(self)
-        group = self._twins
+        d._name = f"eager_in_tmp_{next(_generated_names)}"  # (Paddle names it at once, from
+        group = self._twins                                # to_tensor's counter)
         if group is None:
             group = self._twins = [weakref.ref(self)]
         group[:] = [r for r in group if r() is not None] + [weakref.ref(d)]
@@ -385,7 +386,10 @@ class Tensor(_Core):
                 raise ValueError("(InvalidArgument) The shape of tensor assigned value must match "
                                  f"the shape of target shape: {have}, but now shape is "
                                  f"{target}.")
-        return _Core.__setitem__(self, item, value)
+        _Core.__setitem__(self, item, value)
+        if isinstance(value, _Core) and value._requires_grad and not self._requires_grad:
+            self._requires_grad = True  # (under no_grad too: Paddle's C++ setitem makes the
+            #                             target trainable, a leaf when nothing was recorded)
 
     def is_contiguous(self, memory_format=None) -> bool:
         """Paddle's test: the strides are exactly the row-major ones (size-1 dims included)."""

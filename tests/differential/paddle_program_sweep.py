@@ -87,7 +87,7 @@ def observe(lines, P):
     return obs
 
 
-_GENERATED = re.compile(r"generated_tensor_\d+")
+_GENERATED = re.compile(r"(generated_tensor|eager_in_tmp)_\d+")
 
 
 def _leaf_error(v) -> bool:
@@ -109,14 +109,6 @@ KNOWN = {
     # (the leaf error quotes it); the facade's counter cannot follow Paddle's.
     "generated_name": lambda line, path, a, b: path.endswith("line:error_text") and
     isinstance(a, str) and isinstance(b, str) and _GENERATED.sub("G", a) == _GENERATED.sub("G", b),
-    # Paddle's detach() shares the whole DenseTensor, metadata included: a later in-place
-    # reshape of either (unsqueeze_, transpose_, flatten_, copy_/assign of another shape)
-    # reshapes both. The facade's detached tensor has its own shape (a stop: states part).
-    "detach_shares_meta": lambda line, path, a, b: _field(path) in (
-        "shape", "strides", "values", "dtype", "shared", "offset")
-    and any(
-        k in line for k in ("unsqueeze_(", "squeeze_(", "transpose_(", "t_()", "flatten_(",
-                            "copy_(", "P.assign(")),
     # The strides Paddle shows for size-1 dims and for empty tensors (never used to address
     # an element), and for gradients (Paddle's may be non-contiguous views; the facade's are
     # contiguous).
@@ -131,9 +123,6 @@ KNOWN = {
     # A transpose perm shorter than the rank: Paddle half-applies it; the facade refuses.
     "short_perm": lambda line, path, a, b: ".transpose(" in line and a == "ok" and
     _raised(b, "number of dimensions in the tensor input does not match"),
-    # flatten_ of a non-contiguous tensor: Paddle copies; the facade's in-place view refuses.
-    "flatten_inplace_copy": lambda line, path, a, b: "flatten_(" in line and a == "ok" and
-    _raised(b, "view size is not compatible"),
     # Deliberate (as in the PyTorch sweep's too_hard_overlap): an in-place op whose operand
     # shares some of its cells is refused.
     "partial_overlap": lambda line, path, a, b: a == "ok" and _raised(b, "unsupported operation:"),
@@ -146,15 +135,16 @@ KNOWN = {
     # (of a non-view: a copy, as the facade always does).
     "cast_of_view": lambda line, path, a, b: ("astype(" in line or "cast(" in line) and
     _field(path) in ("shared", "version", "is_leaf"),
-    # where() with a 0-D operand: Paddle promotes float32 with a 0-D float64 to float64.
-    "where_zero_d_promotion": lambda line, path, a, b: "P.where(" in line and
-    _field(path) == "dtype",
-    # stop_gradient / .grad after the graph was built: Paddle still fills .grad of a leaf
-    # whose stop_gradient was set afterwards, and a view made before its base's detach_()
-    # keeps needing grad.
-    "stop_gradient_after_graph": lambda line, path, a, b: (
-        ("backward(" in line and path.endswith("grad:keys")) or
-        (line.endswith(".detach_()") and _field(path) in ("stop_gradient", "is_leaf"))),
+    # A view made before its base's detach_() keeps needing grad in Paddle; a tensor made
+    # under no_grad and then written in place with a gradient-needing operand gets a .grad.
+    "stop_gradient_quirks": lambda line, path, a, b: (
+        (line.endswith(".detach_()") and _field(path) in ("stop_gradient", "is_leaf")) or
+        ("backward(" in line and path.endswith("grad:keys"))),
+    # Paddle's assign of a tensor of another dtype into out writes its bytes into out's
+    # buffer (float bits read as int by a view of out: a Paddle bug); the facade gives out
+    # the converted values in a buffer of its own.
+    "assign_other_dtype_bytes": lambda line, path, a, b: "P.assign(" in line and
+    _field(path) in ("values", "shared"),
     # Paddle's metadata in-place ops bump versions a little differently (reshape_ to the same
     # shape does not; flatten_ of a saved tensor does): a later backward breaks in Paddle where
     # the facade's runs. (What Paddle's nodes keep beyond PyTorch's, CumsumGradNode's x and
@@ -174,10 +164,9 @@ KNOWN = {
 STOPS = {
     # Deliberate: Paddle's kernel writes before its leaf check raises (the data changes, the
     # version does not); inplace_lab checks first and leaves the tensor as it was.
-    "leaf_write_before_error", "detach_shares_meta", "integer_autograd_and_float_inplace",
-    "short_perm", "flatten_inplace_copy", "partial_overlap", "cast_of_view", "layout_display",
-    "where_zero_d_promotion", "stop_gradient_after_graph", "paddle_saves_more",
-    "assign_reshaped_history",
+    "leaf_write_before_error", "integer_autograd_and_float_inplace", "short_perm",
+    "partial_overlap", "cast_of_view", "layout_display", "stop_gradient_quirks",
+    "paddle_saves_more", "assign_reshaped_history", "assign_other_dtype_bytes",
 }
 
 

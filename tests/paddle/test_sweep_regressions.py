@@ -32,7 +32,7 @@ def _obs(v):
 def _err(e):
     msg = str(e).strip().split("\n")[0]
     msg = re.sub(r"\s*\(at /paddle/[^)]*\)$", "", msg)
-    msg = re.sub(r"(generated_tensor|eager_tmp)_\d+", r"\1_N", msg)
+    msg = re.sub(r"(generated_tensor|eager_tmp|eager_in_tmp)_\d+", r"\1_N", msg)
     return ("raised", type(e), msg)
 
 
@@ -903,4 +903,38 @@ def test_accumulating_into_the_grad_of_a_leaf_reshaped_in_place():
         run(lambda x: x.reshape_([6]))
         run(lambda x: x.copy_(P.to_tensor([1., 2.]), False))
         run(lambda x: x.unsqueeze_(0))
+    """)
+
+
+def test_setitem_of_a_trainable_value_under_no_grad_makes_a_trainable_leaf():
+    """Paddle's setitem makes the target trainable whenever the value is, under no_grad
+    too (then a leaf that later accumulates its own .grad) (seed 1756); add_ does not."""
+    same("""
+        t1 = P.ones([2, 2]) * 1
+        t2 = P.to_tensor([1.5], stop_gradient=False)
+        t9 = t2 * 2
+        with P.no_grad():
+            t1[:] = t9
+        see(t1.stop_gradient, t1.is_leaf, t1.inplace_version)
+        y = (t1 * 3).sum()
+        y.backward()
+        see(y.stop_gradient, t2.grad is None, t1.grad)
+        t1 = P.ones([2, 2]) * 1
+        with P.no_grad():
+            t1.add_(t9)
+        see(t1.stop_gradient, t1.is_leaf)
+    """)
+
+
+def test_a_detached_tensor_is_named_eager_in_tmp_in_the_leaf_error():
+    """detach() names its result eager_in_tmp_N at once (seed 5054); .grad's alias and a
+    gradient are unnamed."""
+    same("""
+        t1 = P.ones([4, 2]) + 3.0
+        t7 = t1.detach()
+        t7.stop_gradient = False
+        see(attempt(lambda: F.relu_(t7)))
+        x = P.to_tensor([1., 2.], stop_gradient=False)
+        (x * 3).sum().backward()
+        see(attempt(lambda: x.grad.add_(P.ones([2]))))
     """)
