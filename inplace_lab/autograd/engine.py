@@ -463,10 +463,11 @@ def clone_obey_contract(g, like):
     out._policy = g._policy
     if grad_mode.state.enabled:  # create_graph: the copy stays differentiable (CopyBackwards)
         return out.copy_(g)
-    if g._shape != out._shape:  # (the leaf was reshaped in place after the graph was built)
-        from ..ops.dispatch import check_broadcast
-
-        check_broadcast((out, g))
+    if g._shape != out._shape:  # (the leaf was reshaped in place after the graph was built:
+        b = layout.broadcast_shapes(out._shape, g._shape)  # ATen's copy_ into the new grad)
+        if b != out._shape:
+            raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the "
+                               f"broadcast shape {list(b)}")
     out._a[...] = g._a
     if not _paddle(like):  # (ATen's copy_ into the new gradient: version 1, as in torch)
         out._vc.bump()

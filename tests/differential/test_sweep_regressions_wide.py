@@ -587,3 +587,19 @@ def test_masked_scatter_in_place_expands_the_mask_to_self():
         t.masked_scatter_(T.tensor([[True], [False], [True]]), src)
         return {"errors": errs, "t": t, "version": t._version}
     compare_torch(prog)
+
+
+def test_a_leaf_transposed_under_no_grad_refuses_its_gradient_as_aten_copy():
+    """The first gradient of a leaf reshaped in place after its graph was built is copied into
+    the leaf's shape: ATen's copy_ errors (wide seed 13388)."""
+    def prog(T):
+        out = []
+        for rows in ([[1.5, -1.0, 0.5]], [[1.5, -1.0, 0.5], [2.0, 1.0, -0.5]]):
+            x = T.tensor(rows, requires_grad=True)
+            y = (x * 1).float()
+            with T.no_grad():
+                x.t_()
+            out.append(attempt(lambda: y.exp().sum().backward()))
+            out.append(x.grad)
+        return {"out": out}
+    compare_torch(prog)
