@@ -115,6 +115,9 @@ def paddle_promote(op: str, ins, dt):
 # What Paddle's grad nodes keep beyond PyTorch's saved tensors (and check, like them, when
 # backward reaches the node): CumsumGradNode keeps x, DivideGradNode its output.
 PADDLE_EXTRA_SAVES = {"cumsum": "self", "div": "result"}
+# What PyTorch's node keeps and checks but Paddle's does not (MaskedSelectGradNode keeps x
+# for its shape only, unchecked): (op, saved name) pairs.
+PADDLE_UNSAVED = frozenset((("masked_select", "self"),))
 
 
 def check_paddle_broadcast(xs, ys) -> None:

@@ -447,6 +447,9 @@ def save_inputs(node, spec, ins, pol, *, replace=None, inplace=False):
                 inplace or pol is None or not policy.is_paddle(pol) or
                 not isinstance(ins[cond], Tensor)):  # (x * 2 is Paddle's scale: keeps nothing)
             continue
+        if (spec.name, name) in policy.PADDLE_UNSAVED and pol is not None and \
+                policy.is_paddle(pol):
+            continue
         x = ins[i]
         if isinstance(x, Tensor):
             if replace is not None and i == 0:

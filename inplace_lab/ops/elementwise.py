@@ -752,6 +752,8 @@ LERP.select = lambda args, kw: _LERP1 if is_tensor(arg(args, kw, 2, "weight")) e
 def _addc_fwd(op):
     def fwd(xp, a, t1, t2, out=None, dt=None, value=1):
         r = getattr(xp, op)(t1, t2, dtype=dt.np, casting="unsafe")
+        if dt.category < 2 and isinstance(value, float):
+            value = int(value)  # (ATen reads the scalar as the integer type: 0.5 is 0)
         if value != 1:
             r = xp.multiply(r, value, out=scratch(r), casting="unsafe")
         return xp.add(a, r, out=out, dtype=dt.np, casting="unsafe")

@@ -520,7 +520,7 @@ def _masked_select_bw(c, g):
 
 register(OpSpec(name="masked_select", forward=_masked_select_fwd, backward=_masked_select_bw,
                 grad_writes=1,
-                args=("self", "mask"), saves=("mask",), dtype_rule="self"))
+                args=("self", "mask"), saves=("self", "mask"), dtype_rule="self"))
 
 
 def _masked_scatter_dtypes(a, mask, source):

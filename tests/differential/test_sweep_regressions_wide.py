@@ -603,3 +603,30 @@ def test_a_leaf_transposed_under_no_grad_refuses_its_gradient_as_aten_copy():
             out.append(x.grad)
         return {"out": out}
     compare_torch(prog)
+
+
+def test_masked_select_saves_self_and_checks_it():
+    """MaskedSelectBackward0 keeps self (and the mask): an in-place write or a detach_() of
+    self before backward is torch's error (wide seed 13410)."""
+    def prog(T):
+        out = []
+        for change in (lambda y: y.add_(1), lambda y: y.detach_()):
+            x = T.tensor([1.5, -0.5, 0.75], requires_grad=True)
+            y = x.clone()
+            z = y.masked_select(y > 0)
+            out.append(sorted(k for k in dir(z.grad_fn) if k.startswith("_saved_")))
+            with T.no_grad():
+                change(y)
+            out.append(attempt(lambda: T.autograd.grad((z * 0.0).sum(), [x])))
+        return {"out": out}
+    compare_torch(prog)
+
+
+def test_addcmul_of_integers_reads_value_as_an_integer():
+    """ATen reads addcmul's value as the integer type: 0.5 is 0, -1.5 is -1 (wide seed 13774)."""
+    def prog(T):
+        a = T.tensor([2, 3])
+        b = a.clone()
+        b.addcmul_(b, b, value=0.5)
+        return {"r": [a.addcmul(a, a, value=v) for v in (0.5, 1.5, -1.5, 2)], "b": b}
+    compare_torch(prog)

@@ -938,3 +938,16 @@ def test_a_detached_tensor_is_named_eager_in_tmp_in_the_leaf_error():
         (x * 3).sum().backward()
         see(attempt(lambda: x.grad.add_(P.ones([2]))))
     """)
+
+
+def test_masked_select_does_not_check_its_input_version():
+    """Paddle's MaskedSelectGradNode keeps x for its shape only: writing x in place before
+    backward is fine there (PyTorch's node checks it)."""
+    same("""
+        x = P.to_tensor([1.5, -0.5, 0.75], stop_gradient=False)
+        y = x * 1
+        z = P.masked_select(y, y > 0)
+        y.add_(P.ones([3]))
+        z.sum().backward()
+        see(x.grad)
+    """)
