@@ -78,9 +78,14 @@ complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
 
 # C++'s names, which some ATen messages print (``c10::CppTypeToScalarType``): "long int"
 CPP_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Float": "float",
-             "Double": "double", "Half": "c10::Half", "Bool": "bool", "Byte": "unsigned char",
-             "Char": "signed char", "ComplexFloat": "c10::complex<float>",
+             "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16", "Bool": "bool",
+             "Byte": "unsigned char", "Char": "signed char", "ComplexFloat": "c10::complex<float>",
              "ComplexDouble": "c10::complex<double>"}
+
+
+def cpp_name(d) -> str:
+    """The C++ type name some ATen messages print for a dtype ("long int" for int64)."""
+    return CPP_NAMES.get(d.torch_name, d.torch_name)
 
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NP = {d.np: d for d in ALL}

@@ -285,7 +285,7 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
         name = target._dtype.torch_name
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
-            f"{dtypes.CPP_NAMES[name] if spec.cpp_cast_error else name}", tensor=target,
+            f"{dtypes.CPP_NAMES.get(name, name) if spec.cpp_cast_error else name}", tensor=target,
             op=spec.name)
     check_overlap(target, checked, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
     if spec.expanded_warning and not policy.is_paddle(pol) and \

@@ -722,16 +722,13 @@ def _lerp_fwd(xp, a, b, w, out=None, dt=None):
     return assign(xp, out, xp.where(xp.abs(w) < 0.5, near, far).astype(dt.np, copy=False))
 
 
-_CPP_NAMES = dtypes.CPP_NAMES
-
-
 def _lerp_dtype(spec, ins, params):
     """lerp wants one dtype throughout (no promotion), in PyTorch's C++ type names."""
     dt = ins[0]._dtype
     for name, x in zip(("end", "weight"), ins[1:]):
         if is_tensor(x) and x._dtype is not dt:
-            raise RuntimeError(f"expected dtype {_CPP_NAMES.get(dt.torch_name)} for `{name}` but "
-                               f"got dtype {_CPP_NAMES.get(x._dtype.torch_name)}")
+            raise RuntimeError(f"expected dtype {dtypes.cpp_name(dt)} for `{name}` but "
+                               f"got dtype {dtypes.cpp_name(x._dtype)}")
     if dt.category < 2:  # (the kernel is chosen by self's dtype, whatever the weight is)
         kernel = "lerp_kernel_tensor" if is_tensor(ins[2]) else "lerp_kernel_scalar"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')

@@ -25,9 +25,6 @@ from .join import cat
 from .table import OPS, OpSpec, register
 from ..scalars import as_value, check_value
 
-_C = {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "long int", "Int": "int",
-      "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool"}
-
 
 def _tn(a) -> str:
     """PyTorch's dtype name of an array ("Float", "Long")."""
@@ -465,7 +462,7 @@ register(OpSpec(name="index_copy", forward=_index_copy_fwd,
 def _masked_fill_fwd(xp, a, mask, value, out=None, dt=None):
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_C.get(_tn(mask), _tn(mask))}")
+                           f"{dtypes.cpp_name(dtypes.from_numpy_dtype(mask.dtype))}")
     if isinstance(value, xp.ndarray) and value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
                            f"with {value.ndim} dimension(s).")

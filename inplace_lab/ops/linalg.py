@@ -20,15 +20,6 @@ from .elementwise import arg, assign, overload
 from .methods import unsafe_view
 from .table import OpSpec, register
 
-_CPP = {"Float": "float", "Double": "double", "Long": "long int", "Int": "int",
-        "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool",
-        "Half": "c10::Half", "ComplexFloat": "c10::complex<float>",
-        "ComplexDouble": "c10::complex<double>"}
-
-
-def _cpp(dt):
-    return _CPP.get(dt.torch_name, dt.torch_name)
-
 
 def _x(shape):
     return "x".join(str(n) for n in shape)
@@ -53,7 +44,7 @@ def _check_mm(a, b, first="self"):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_x(a.shape)} and {_x(b.shape)})")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cpp(a._dtype)} != {_cpp(b._dtype)}")
+                           f"{dtypes.cpp_name(a._dtype)} != {dtypes.cpp_name(b._dtype)}")
     return (a.shape[0], b.shape[1])
 
 
@@ -460,7 +451,7 @@ def _matmul_out_rule(spec, ins, params):
     a, b = ins
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cpp(a._dtype)} != {_cpp(b._dtype)}")
+                           f"{dtypes.cpp_name(a._dtype)} != {dtypes.cpp_name(b._dtype)}")
     return a._dtype
 
 

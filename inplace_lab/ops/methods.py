@@ -299,10 +299,6 @@ _SET_USAGE = (
     " * (torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n"
     " * (Tensor source)\n"
     " * (Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n")
-_CPP = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
-        "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
-        "Byte": "unsigned char", "Bool": "bool", "ComplexFloat": "c10::complex<float>",
-        "ComplexDouble": "c10::complex<double>"}
 
 
 class SetNotImplemented(Node):
@@ -338,8 +334,8 @@ def _set_geometry_args(self, source, storage_offset, size, stride):
     if isinstance(source, Tensor):
         if source._dtype is not self._dtype:
             raise RuntimeError(
-                f"Could not set tensor of type {_CPP.get(source._dtype.torch_name)} to a tensor "
-                f"of type {_CPP.get(self._dtype.torch_name)}")
+                f"Could not set tensor of type {dtypes.cpp_name(source._dtype)} to a tensor "
+                f"of type {dtypes.cpp_name(self._dtype)}")
         storage, base_offset = source._storage, source._offset
         if storage_offset is None and size is None and stride is None:
             return storage, source._shape, source._strides, source._offset

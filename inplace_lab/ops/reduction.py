@@ -335,12 +335,6 @@ for _n, _node in (("max", "Max"), ("min", "Min")):
 
 # ---- out=(values, indices) for the several-result overloads (max(dim), min(dim)) --------------
 
-_CPP = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
-        "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
-        "Byte": "unsigned char", "Bool": "bool", "ComplexFloat": "c10::complex<float>",
-        "ComplexDouble": "c10::complex<double>"}
-
-
 def call_out_multi(spec, public, ins, params, outs):
     """``torch.max(x, dim, out=(values, indices))``: every result written into its out tensor.
 
@@ -381,8 +375,8 @@ def call_out_multi(spec, public, ins, params, outs):
         want = dtypes.from_numpy_dtype(r.dtype)
         if o._dtype is not want:
             raise errors.InplaceCastError(
-                f"Expected out tensor to have dtype {_CPP.get(want.torch_name, want.torch_name)}, "
-                f"but got {_CPP.get(o._dtype.torch_name, o._dtype.torch_name)} instead",
+                f"Expected out tensor to have dtype {dtypes.cpp_name(want)}, "
+                f"but got {dtypes.cpp_name(o._dtype)} instead",
                 tensor=o, op=public)
     for o, r in zip(outs, res):
         if tuple(r.shape) == o._shape:  # (a resized out is contiguous and fresh-shaped: no check)
@@ -656,11 +650,30 @@ def _cumprod_bw(c, g):
     return total
 
 
+def _cum_check(name):
+    """ATen's cumsum_/cumprod_: the asked dtype must be the tensor's own, and the out kernel
+    has no bool version (PyTorch's checks; Paddle's in-place forms have their own)."""
+    def check(target, ins, params):
+        from .. import policy
+
+        if policy.is_paddle(policy.policy_of(target)):
+            return
+        dt = params.get("dtype")
+        if dt is not None and dtypes.from_any(dt) is not target._dtype:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {dtypes.cpp_name(target._dtype)} and "
+                f"output tensor dtype {dtypes.cpp_name(dtypes.from_any(dt))} should match")
+        if target._dtype is dtypes.bool_:
+            raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+    return check
+
+
 register(OpSpec(name="cumsum", forward=_cum("cumsum"), backward=_cumsum_bw, dtype_rule=_sum_dtype,
-                params={"dim": 0, "dtype": None}, inplace=True, paddle_inplace=True))
+                params={"dim": 0, "dtype": None}, inplace=True, paddle_inplace=True,
+                inplace_check=_cum_check("cumsum")))
 register(OpSpec(name="cumprod", forward=_cum("cumprod"), backward=_cumprod_bw, dtype_rule=_sum_dtype,
                 params={"dim": 0, "dtype": None}, saves=("self", "result"), inplace=True,
-                paddle_inplace=True))
+                paddle_inplace=True, inplace_check=_cum_check("cumprod")))
 
 
 # ---- sum_to_size (the engine's reduce-to-shape) --------------------------------------------------

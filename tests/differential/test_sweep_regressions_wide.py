@@ -630,3 +630,16 @@ def test_addcmul_of_integers_reads_value_as_an_integer():
         b.addcmul_(b, b, value=0.5)
         return {"r": [a.addcmul(a, a, value=v) for v in (0.5, 1.5, -1.5, 2)], "b": b}
     compare_torch(prog)
+
+
+def test_cumulative_ops_in_place_refuse_bool_and_another_dtype():
+    """cumsum_/cumprod_ of a bool tensor: ATen's NotImplementedError (wide seed 14487); an
+    asked dtype other than the tensor's: its "Bad in-place call" error; the data untouched."""
+    def prog(T):
+        b = T.tensor([[True, False]])
+        i = T.tensor([[1, 2]])
+        errs = [attempt(lambda: b.cumsum_(1)), attempt(lambda: b.cumprod_(1)),
+                attempt(lambda: i.cumsum_(1, dtype=T.float32))]
+        return {"errors": errs, "b": b, "i": i, "versions": (b._version, i._version),
+                "ok": T.tensor([[1, 2]], dtype=T.int32).cumsum_(1)}
+    compare_torch(prog)
