@@ -140,15 +140,18 @@ def run_backward(roots, root_grads, *, retain_graph=False, create_graph=False, i
                 e.info.setdefault("roots", [n for n, _ in roots])
                 e.grad_fn, e.roots = e.info["grad_fn"], e.info["roots"]
                 raise
-            if not retain_graph:
-                node.release()
+            out = []  # PyTorch's order: validate every output, release, then buffer them
             for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grads_in)):
                 if nxt is not None and g is not None:
                     meta = nxt.output_meta
                     meta = meta[nr] if nr < len(meta) else None
                     if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):
-                        g = validate(node, i, g, nxt, nr)
-                    buffers.add(nxt, nr, g)
+                        g = validate(node, i, g, nxt, nr)  # (a refusal keeps the graph intact)
+                    out.append((nxt, nr, g))
+            if not retain_graph:
+                node.release()
+            for nxt, nr, g in out:
+                buffers.add(nxt, nr, g)
     return [captured.get(e) for e in inputs or ()]
 
 

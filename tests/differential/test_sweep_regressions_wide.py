@@ -643,3 +643,18 @@ def test_cumulative_ops_in_place_refuse_bool_and_another_dtype():
         return {"errors": errs, "b": b, "i": i, "versions": (b._version, i._version),
                 "ok": T.tensor([[1, 2]], dtype=T.int32).cumsum_(1)}
     compare_torch(prog)
+
+
+def test_a_refused_gradient_keeps_the_graph_for_another_try():
+    """PyTorch validates a node's outputs before it frees what the node saved: after the
+    "invalid gradient" error a second backward meets the same error, not the freed-graph
+    one (wide seed 15216)."""
+    def prog(T):
+        t0 = T.arange(3.0, dtype=T.float64).reshape([1, 3]).requires_grad_()
+        t1 = t0 * 1
+        with T.inference_mode():
+            t1.transpose_(0, 1)
+        t6 = t1.pow(2).sum()
+        return {"first": attempt(lambda: t6.backward()), "grad": t0.grad,
+                "second": attempt(lambda: T.autograd.grad(t6, [t0]))}
+    compare_torch(prog)
