@@ -41,6 +41,7 @@ def linear(x, weight, bias=None, name=None):
 # Paddle-signature functions, one file per family; the op table fills in the rest below.
 from .functional_loss import *  # noqa: E402,F401,F403
 from .functional_pool import *  # noqa: E402,F401,F403
+from .functional_conv import *  # noqa: E402,F401,F403
 
 
 def _export():
