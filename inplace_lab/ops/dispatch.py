@@ -352,6 +352,20 @@ def check_overlap(target, others, internal_ok=False, *, as_torch=False):
 
 # ---- 5. record ----------------------------------------------------------------------------
 
+def refuse_inference_saves(spec, ins) -> None:
+    """PyTorch's autograd kernel saves the inputs its node needs before the op's kernel runs,
+    so an inference tensor among them is refused before any shape error of the op. Called
+    where a check of ours fails first; on success the save itself refuses."""
+    if not policy.is_paddle(device_of(spec, ins)[1]) and _needs_grad(spec, ins):
+        for _, i, cond in spec.input_saves:
+            x = ins[i] if i < len(ins) else None
+            if isinstance(x, Tensor) and x._vc.inference and (
+                    cond < 0 or isinstance(ins[cond], Tensor) and ins[cond]._requires_grad):
+                from ..autograd.saved import _refuse_inference
+
+                _refuse_inference(x, spec.node_name)
+
+
 def _needs_grad(spec, ins):
     """Grad mode on, a differentiable op, an input that requires grad, and PyTorch's rule for
     inference tensors: an op whose tensors are all inference tensors is not recorded (they
@@ -517,6 +531,7 @@ def call(spec, args, kwargs):
     try:
         res = spec.forward(xp, *arrays, out=None, dt=dt, **params)
     except ValueError:
+        refuse_inference_saves(spec, ins)  # (PyTorch saves, and refuses, before the kernel)
         check_broadcast(ins)  # numpy's broadcast error, in PyTorch's words
         raise
     if spec.outputs:
@@ -789,6 +804,7 @@ def lane(spec, arity=None):
                         try:
                             r = ufn(a if a is not None else x._a, b)
                         except ValueError:
+                            refuse_inference_saves(spec, (x, y))
                             check_broadcast((x, y))  # numpy's broadcast error, in PyTorch's words
                             raise
                         if r.dtype is npd:
@@ -1079,8 +1095,13 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     if torch_order:  # (PyTorch's autograd kernel checks before the op's kernel checks dtypes)
         _check_autograd_inplace(spec, target, ins, pol, setitem)
     dt = result_dtype(spec, ins, params)
-    check_inplace(spec, target, ins, dt, setitem=setitem, params=params,
-                  autograd_checked=torch_order)
+    try:
+        check_inplace(spec, target, ins, dt, setitem=setitem, params=params,
+                      autograd_checked=torch_order)
+    except RuntimeError:
+        if torch_order:
+            refuse_inference_saves(spec, ins)
+        raise
     record = _needs_grad(spec, ins)
     node = None
     if record:

@@ -23,7 +23,7 @@ import warnings
 from .. import dtypes, layout
 from ..tensor import Tensor
 from . import dispatch
-from .elementwise import SCALAR, assign, promote
+from .elementwise import SCALAR, _sub_dtype, assign, promote
 from .methods import unsafe_view
 from .table import OPS, OpSpec, register
 
@@ -343,8 +343,8 @@ def _dist_fwd(xp, a, b, out=None, dt=None, p=2):
 
 
 def _dist_rule(spec, ins, params):
-    dt = promote(ins)  # (a 0-dim other keeps self's float32, as TensorIterator's rule)
-    layout.broadcast_shapes(ins[0].shape, ins[1].shape)
+    dt = _sub_dtype(spec, ins, params)  # (self - other first: bool is sub's error; a 0-dim
+    layout.broadcast_shapes(ins[0].shape, ins[1].shape)  # other keeps self's float32)
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {dt.torch_name} instead.")

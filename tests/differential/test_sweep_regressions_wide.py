@@ -658,3 +658,27 @@ def test_a_refused_gradient_keeps_the_graph_for_another_try():
         return {"first": attempt(lambda: t6.backward()), "grad": t0.grad,
                 "second": attempt(lambda: T.autograd.grad(t6, [t0]))}
     compare_torch(prog)
+
+
+def test_dist_of_bool_tensors_is_the_subtraction_error():
+    """dist(a, b) is norm(a - b): bool operands meet sub's refusal first (wide seed 15611),
+    integers norm's."""
+    def prog(T):
+        b, f, i = T.tensor([True, False]), T.tensor([1.0, 2.0]), T.tensor([1, 2])
+        return {"e": [attempt(lambda x=x, y=y: x.dist(y)) for x, y in
+                      ((b, b), (b, f), (f, b), (i, i), (f, i))]}
+    compare_torch(prog)
+
+
+def test_an_inference_tensor_to_be_saved_is_refused_before_a_shape_error():
+    """PyTorch's autograd kernel saves before the op's kernel checks shapes: an inference
+    tensor the node would keep is the error, in place or not (wide seed 16294); one it
+    would not keep (add) leaves the shape error."""
+    def prog(T):
+        t0 = T.ones(2, 1, requires_grad=True)
+        with T.inference_mode():
+            t7 = T.ones(4, 2)
+        return {"e": [attempt(f) for f in (lambda: t0 * t7, lambda: (t0 ** 0.5).mul_(t7),
+                                             lambda: T.ones(2, 1) * t7, lambda: t0 + t7,
+                                             lambda: t0.add_(t7))]}
+    compare_torch(prog)
