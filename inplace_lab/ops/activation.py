@@ -87,7 +87,8 @@ def _threshold_bw(c, g):
 
 
 THRESHOLD = act("threshold", _threshold_fwd, _threshold_bw, params={"threshold": 0.0, "value": 0.0},
-                t=True, internal_overlap_ok=True)  # PyTorch allows an expanded target
+                t=True, internal_overlap_ok=True,  # PyTorch allows an expanded target
+                dtype_rule=not_implemented_for("threshold_cpu", ("bool",)))
 THRESHOLD.inplace_spec = overload(THRESHOLD, "ThresholdBackward1")
 act("thresholded_relu", _threshold_fwd, _threshold_bw, params={"threshold": 1.0, "value": 0.0},
     p=True)

@@ -682,3 +682,14 @@ def test_an_inference_tensor_to_be_saved_is_refused_before_a_shape_error():
                                              lambda: T.ones(2, 1) * t7, lambda: t0 + t7,
                                              lambda: t0.add_(t7))]}
     compare_torch(prog)
+
+
+def test_threshold_has_no_bool_kernel():
+    """F.threshold / threshold_ of a bool tensor: ATen's NotImplementedError (wide seed 18051)."""
+    def prog(T):
+        b = T.tensor([True, False])
+        F = T.nn.functional
+        return {"e": [attempt(lambda: F.threshold(b, 0.1, 20.0)),
+                      attempt(lambda: F.threshold_(b, 0.1, 20.0))],
+                "b": b, "int": T.threshold(T.tensor([1, 2]), 1, 5)}
+    compare_torch(prog)
