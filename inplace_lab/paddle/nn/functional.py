@@ -42,6 +42,7 @@ def linear(x, weight, bias=None, name=None):
 from .functional_loss import *  # noqa: E402,F401,F403
 from .functional_pool import *  # noqa: E402,F401,F403
 from .functional_conv import *  # noqa: E402,F401,F403
+from .functional_norm import *  # noqa: E402,F401,F403
 
 
 def _export():
