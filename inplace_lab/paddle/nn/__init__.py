@@ -19,3 +19,4 @@ from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
