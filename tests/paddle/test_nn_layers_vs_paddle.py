@@ -22,6 +22,12 @@ def _needs(*names):
     return pytest.mark.skipif(bool(missing), reason=f"functional {missing} not in the facade yet")
 
 
+def _require(*names):
+    missing = [n for n in names if not hasattr(ip.nn.functional, n)]
+    if missing:
+        pytest.skip(f"functional {missing} not in the facade yet")
+
+
 def _weights(layer, seed=0):
     """Deterministic values for every state_dict entry (positive for running variances)."""
     rng = np.random.default_rng(seed)
@@ -134,6 +140,8 @@ def test_unfold_fold():
 @pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"dilation": 2, "groups": 2},
                                 {"padding": 1, "padding_mode": "reflect"}])
 def test_conv1d(kw):
+    if "padding_mode" in kw:
+        _require("pad")
     check(lambda L: L.nn.Conv1D(4, 6, 3, **kw), X3)
 
 
@@ -142,6 +150,8 @@ def test_conv1d(kw):
                                 {"padding": "SAME"}, {"bias": False},
                                 {"padding": 1, "padding_mode": "circular"}])
 def test_conv2d(kw):
+    if "padding_mode" in kw:
+        _require("pad")
     check(lambda L: L.nn.Conv2D(4, 8, 3, **kw), X4)
 
 
@@ -257,8 +267,8 @@ def test_dropout_keeps_values_scaled_and_gradient_follows_the_mask():
     x = ip.to_tensor(np.ones((64, 64), "f4"), stop_gradient=False)
     y = ip.nn.Dropout(0.25)(x)
     y.sum().backward()
-    vals = set(np.unique(y.numpy()).round(5))
-    assert vals <= {0.0, round(1 / 0.75, 5)} and len(vals) == 2
+    vals = np.unique(y.numpy())
+    np.testing.assert_allclose(vals, [0.0, 1 / 0.75], rtol=1e-6)
     np.testing.assert_array_equal(x.grad.numpy(), y.numpy())
 
 
@@ -308,3 +318,26 @@ def test_small_cnn_trains_three_sgd_steps_as_paddle():
     np.testing.assert_allclose(got[1], want[1], rtol=1e-4, atol=1e-5)
     for a, b in zip(want[2], got[2]):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+
+
+@_needs("batch_norm")
+@pytest.mark.parametrize("train", [True, False])
+@pytest.mark.parametrize("kw", [{"use_global_stats": True}, {"trainable_statistics": True},
+                                {"is_test": True}])
+def test_fluid_batch_norm_flags(kw, train):
+    check(lambda L: L.nn.BatchNorm(4, **kw), X4, train=train,
+          grad=not (kw.get("trainable_statistics") and not train))
+
+
+@_needs("batch_norm")
+@pytest.mark.parametrize("train", [True, False])
+def test_batch_norm_use_global_stats(train):
+    check(lambda L: L.nn.BatchNorm2D(4, use_global_stats=True), X4, train=train)
+    check(lambda L: L.nn.BatchNorm2D(4, use_global_stats=False), X4, train=train, grad=train)
+
+
+_BATCH_STATS_IN_EVAL = """In eval mode with batch statistics (use_global_stats=False, or the
+fluid BatchNorm's trainable_statistics=True) Paddle 3.3.1's forward normalises with the
+batch's statistics but its backward with the running statistics *after* the forward's
+update: the gradients disagree with the forward. That bug is not copied, so only outputs
+and running statistics are compared there (the gradient is the batch-statistics one)."""

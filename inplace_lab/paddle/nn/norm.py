@@ -201,11 +201,21 @@ class BatchNorm(Layer):
         self.training = not is_test
 
     def forward(self, input):
+        """Paddle calls the kernel with (is_test, use_global_stats, trainable_statistics);
+        the kernel reads the running statistics when ``is_test and not
+        trainable_statistics`` or ``use_global_stats``. The functional takes
+        (training, use_global_stats) and derives trainable_statistics, so map the three
+        onto the call that reads the same statistics."""
+        test_mode = not self.training and not self._trainable_statistics
+        if test_mode or not self._use_global_stats:
+            training, global_stats = not test_mode, None
+        else:
+            training, global_stats = self.training, True
         out = functional.batch_norm(input, self._mean, self._variance, weight=self.weight,
-                                    bias=self.bias, training=self.training,
+                                    bias=self.bias, training=training,
                                     momentum=self._momentum, epsilon=self._epsilon,
                                     data_format=self._data_layout,
-                                    use_global_stats=self._use_global_stats)
+                                    use_global_stats=global_stats)
         return out if self._act is None else getattr(functional, self._act)(out)
 
 
