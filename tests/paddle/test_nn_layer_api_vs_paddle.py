@@ -461,3 +461,21 @@ def test_astype_casts_the_parameters_unlike_paddle_3_3_1():
     lin = ip.nn.Linear(2, 3)
     w = lin.astype("float64").weight
     assert w is lin.weight and w.dtype == ip.float64 and w.inplace_version == 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.nn.Conv2D(2, 4, 3), lambda L: L.nn.Conv1DTranspose(2, 4, 3),
+    lambda L: L.nn.LayerNorm([2, 3]), lambda L: L.nn.Embedding(5, 2, padding_idx=0),
+    lambda L: L.nn.BatchNorm1D(3, name="bn"), lambda L: L.nn.BatchNorm(3),
+    lambda L: L.nn.GroupNorm(2, 4), lambda L: L.nn.InstanceNorm1D(3),
+    lambda L: L.nn.Bilinear(2, 3, 4), lambda L: L.nn.Conv3D(1, 1, 1, bias=False),
+    lambda L: L.nn.LayerNorm(3, bias=False),
+])
+def test_layer_parameter_names_shapes_and_flags(make):
+    def look(lib):
+        layer = make(lib)
+        full = layer.full_name()
+        return [(n, p.name.replace(full, "F"), p.shape, p.stop_gradient, str(p.dtype),
+                 p.inplace_version) for n, p in layer.named_parameters()], \
+            list(layer.state_dict()), repr(layer)
+    same(look)

@@ -341,3 +341,27 @@ fluid BatchNorm's trainable_statistics=True) Paddle 3.3.1's forward normalises w
 batch's statistics but its backward with the running statistics *after* the forward's
 update: the gradients disagree with the forward. That bug is not copied, so only outputs
 and running statistics are compared there (the gradient is the batch-statistics one)."""
+
+
+@_needs("dropout")
+def test_dropout_downscale_in_infer_keeps_values_unscaled_in_training():
+    y = ip.nn.Dropout(0.4, mode="downscale_in_infer")(ip.to_tensor(np.ones((64, 64), "f4")))
+    np.testing.assert_allclose(np.unique(y.numpy()), [0.0, 1.0])
+
+
+@_needs("dropout")
+def test_dropout_along_an_axis_drops_whole_rows():
+    y = ip.nn.Dropout(0.5, axis=0)(ip.to_tensor(np.ones((32, 8), "f4"))).numpy()
+    assert np.all((y == 0).all(1) | (y == 2.0).all(1))
+    assert ip.nn.Dropout(0.5, axis=0).training
+
+
+def test_dropout_and_batch_norm_follow_eval_and_train():
+    def run(lib):
+        net = lib.nn.Sequential(lib.nn.BatchNorm1D(2), lib.nn.Dropout(0.5))
+        net.eval()
+        a = [m.training for m in net.sublayers()]
+        net.train()
+        return a, [m.training for m in net.sublayers()]
+    want, got = (run(lib) for lib in LIBS)
+    assert got == want == ([False, False], [True, True])
