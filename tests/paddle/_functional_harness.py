@@ -27,7 +27,7 @@ def same(fn, rtol=1e-5, atol=1e-5):
 
 
 def rand(*shape, seed=0, dtype="float32"):
-    return np.random.RandomState(seed).randn(*shape).astype(dtype)
+    return np.asarray(np.random.RandomState(seed).randn(*shape)).astype(dtype)
 
 
 def grads(call, *arrays, trainable=None, cotangent_seed=7):
@@ -38,6 +38,7 @@ def grads(call, *arrays, trainable=None, cotangent_seed=7):
     def fn(pd):
         ts = []
         for i, a in enumerate(arrays):
+            a = np.asarray(a) if isinstance(a, np.generic) else a
             if a is None or not isinstance(a, np.ndarray):
                 ts.append(a)
                 continue
