@@ -180,7 +180,9 @@ class LSTMCell(RNNCellBase):
 
     @property
     def state_shape(self):
-        return ((self.hidden_size,), (self.proj_size or self.hidden_size,))
+        """h [proj or hidden], c [hidden]. (Paddle 3.3.1 swaps them, so its projected cell
+        called without states fails in matmul; that bug is not copied.)"""
+        return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
 
     def extra_repr(self) -> str:
         return "{input_size}, {hidden_size}".format(**self.__dict__)
