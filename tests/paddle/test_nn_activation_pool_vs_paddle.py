@@ -77,7 +77,7 @@ ACTIVATIONS = [
     ("Hardsigmoid()", ["hardsigmoid"]), ("Hardswish()", ["hardswish"]),
     ("Hardtanh(-0.5, 0.7)", ["hardtanh"]), ("LeakyReLU(0.2)", ["leaky_relu"]),
     ("LogSigmoid()", ["log_sigmoid"]), ("LogSoftmax(1)", ["log_softmax"]),
-    ("Maxout(2)", ["maxout"]), ("Maxout(3, axis=2)", ["maxout"]), ("Mish()", ["mish"]),
+    ("Maxout(2)", ["maxout"]), ("Maxout(2, axis=-1)", ["maxout"]), ("Mish()", ["mish"]),
     ("PReLU()", ["prelu"]), ("PReLU(4, 0.1)", ["prelu"]),
     ("PReLU(2, data_format='NHWC')", ["prelu"]), ("ReLU()", ["relu"]),
     ("ReLU6(name='r')", ["relu6"]), ("SELU()", ["selu"]), ("SELU(1.5, 2.0)", ["selu"]),
@@ -134,6 +134,22 @@ def test_pytorch_keyword_aliases_and_properties(expr):
     assert getattr(for_lib[1], attr) == getattr(for_lib[0], attr)
     setattr(for_lib[1], attr, 1)
     assert getattr(for_lib[1], attr) == 1
+
+
+@pytest.mark.parametrize("expr,fns", [("Maxout(3, axis=2)", ["maxout"]),
+                                      ("Maxout(3)", ["maxout"]), ("GLU(2)", ["glu"]),
+                                      ("PReLU(3)", ["prelu"])])
+def test_activation_forward_errors_match_paddle(expr, fns):
+    """Bad settings for this input: the same error class and first message line."""
+    if _missing(fns):
+        pytest.skip(f"functional {_missing(fns)} not in the facade yet")
+    errs = []
+    for lib in LIBS:
+        with pytest.raises(Exception) as e:
+            eval("lib.nn." + expr, {"lib": lib})(lib.to_tensor(X4))
+        builtin = next(c for c in type(e.value).__mro__ if c.__module__ == "builtins")
+        errs.append((builtin, str(e.value).split("\n")[0].split(" (at /paddle")[0]))
+    assert errs[1] == errs[0]
 
 
 def test_silu_alias_is_the_same_class():
