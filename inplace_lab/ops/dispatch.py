@@ -586,6 +586,10 @@ def result_layout(spec, xp, res, ins, params):
             d0, d1 = (layout.wrap_dim(d, len(x._shape)) for d in params["dims"])
             strides[d0], strides[d1] = strides[d1], strides[d0]
         strides = tuple(strides)
+    elif callable(rule):  # an op's own rule (advanced indexing's TensorIterator operands)
+        strides = rule(ins, params, shape)
+        if strides is None:
+            return res, None
     elif rule == "nonzero":  # (n, ndim) written column by column: strides (1, n)
         strides = (1, shape[0])
     else:  # "cat" of channels-last inputs

@@ -277,8 +277,49 @@ def saved_indices(c) -> tuple:
                    for k, t in enumerate(c.params["indices"]))
 
 
+def _index_layout(ins, params, rshape):
+    """The strides of ``a[indices]`` as ATen's index kernel lays them out: a TensorIterator over ``a`` restrided to the result's shape (the indexed dims
+    replaced by the index shape with stride 0; moved to the front when not adjacent) and the
+    index tensors (reshaped to the result's rank). So ``x.mT[[0, 1]]`` keeps x.mT's order."""
+    a, indices = ins[0], ins[1]
+    plain = layout.is_contiguous(a._shape, a._strides)
+    cols = []  # per indexed dim of a: the index's (shape, strides), masks as their nonzero columns
+    for t in indices:
+        if t is None:
+            cols.append(None)
+        elif _is_mask(t):
+            n = int(np.count_nonzero(backend.to_numpy(t._a)))
+            cols.extend([((n,), (t.ndim,))] * t.ndim)  # (columns of nonzero's [n, ndim])
+            plain = False if t.ndim > 1 else plain
+        else:
+            cols.append((t._shape, t._strides))
+            plain = plain and layout.is_contiguous(t._shape, t._strides)
+    if plain:  # (numpy's own result may not be: a[:, [2, 0]] puts the index dim first)
+        return layout.contiguous_strides(rshape)
+    cols += [None] * (a.ndim - len(cols))
+    pos = [i for i, c in enumerate(cols) if c is not None]
+    order = list(range(a.ndim))
+    if pos != list(range(pos[0], pos[-1] + 1)):  # transposeToFront
+        order = pos + [i for i in range(a.ndim) if i not in pos]
+        pos = list(range(len(pos)))
+    shape = [a._shape[i] for i in order]
+    strides = [a._strides[i] for i in order]
+    ishape = tuple(np.broadcast_shapes(*(cols[i][0] for i in sorted(c for c in range(a.ndim)
+                                                                   if cols[c] is not None))))
+    before, after = pos[0], len(shape) - pos[-1] - 1
+    if tuple(shape[:before]) + ishape + tuple(shape[len(shape) - after:]) != tuple(rshape):
+        return layout.contiguous_strides(rshape)
+    operands = [(tuple(rshape), tuple(strides[:before]) + (0,) * len(ishape) +
+                 tuple(strides[len(strides) - after:]))]
+    for c in (cols[i] for i in range(a.ndim) if cols[i] is not None):
+        st = layout.expand_strides(c[0], c[1], ishape)
+        operands.append(((1,) * before + ishape + (1,) * after,
+                         (0,) * before + st + (0,) * after))
+    return layout.iterator_strides(rshape, operands)
+
+
 register(OpSpec(name="index", forward=_index_fwd, backward=_index_bw, args=("self", "indices"),
-                grad_writes=1,
+                grad_writes=1, layout=_index_layout,
                 saves=("indices",), dtype_rule="self", method=False, function=False, out=False))
 
 

@@ -693,3 +693,31 @@ def test_threshold_has_no_bool_kernel():
                       attempt(lambda: F.threshold_(b, 0.1, 20.0))],
                 "b": b, "int": T.threshold(T.tensor([1, 2]), 1, 5)}
     compare_torch(prog)
+
+
+@pytest.mark.parametrize("case", ["mT0", "mT1", "mT2", "perm", "perm_mid", "nonadj", "twod",
+                                  "twod_t", "twod_t_mid", "mask", "mask1", "step", "contig",
+                                  "contig_mid", "both", "exp", "nonadj2", "ellip"])
+def test_advanced_indexing_lays_out_its_result_as_aten(case):
+    """a[indices] is a TensorIterator over a restrided to the result (indexed dims at stride
+    0, moved to the front when not adjacent) and the index tensors: the result keeps a
+    permuted input's order (wide seeds 9878, 19860); values and gradients as torch's."""
+    def prog(T):
+        x = T.arange(24.).reshape(2, 3, 4).requires_grad_()
+        i2 = T.tensor([[0, 1], [1, 0]])
+        cases = {
+            "mT0": lambda: x.mT[[0, -1]], "mT1": lambda: x.mT[:, [0, 1]],
+            "mT2": lambda: x.mT[:, :, [0, 2]], "perm": lambda: x.permute(2, 0, 1)[[1, 3]],
+            "perm_mid": lambda: x.permute(2, 0, 1)[:, [1, 0]],
+            "nonadj": lambda: x.permute(2, 0, 1)[[1, 3], :, [0, 1]], "twod": lambda: x.mT[i2],
+            "twod_t": lambda: x[i2.t()], "twod_t_mid": lambda: x[:, i2.t()],
+            "mask": lambda: x.mT[x.mT[:, :, 0] > 5], "mask1": lambda: x.mT[T.tensor([True, False])],
+            "step": lambda: x[:, ::2][[1, 0]], "contig": lambda: x[[1, 0]],
+            "contig_mid": lambda: x[:, [2, 0]], "both": lambda: x.mT[[0, 1], [1, 2]],
+            "exp": lambda: x[:, :1].expand(2, 3, 4)[[1, 0]],
+            "nonadj2": lambda: x.mT[[0, 1], :, [1, 2]],
+            "ellip": lambda: x.transpose(0, 1)[..., [1, 2]]}
+        r = cases[case]()
+        (r * T.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        return {"r": r, "shape": tuple(r.shape), "stride": r.stride(), "grad": x.grad}
+    compare_torch(prog)
