@@ -299,3 +299,74 @@ def _has_dropout():
 ])
 def test_transformer_encoder_matches_paddle(expr, inputs):
     check(expr, inputs, train="dropout=0.0" in expr)
+
+
+MEM = RNG.standard_normal([2, 5, 8]).astype("f4")
+
+
+@pytest.mark.skipif(not _has_dropout(), reason="facade F.dropout (helper A) missing")
+@pytest.mark.parametrize("expr,inputs", [
+    ("TransformerDecoderLayer(8, 2, 16, dropout=0.0)", [Q, MEM]),
+    ("TransformerDecoderLayer(8, 2, 16, normalize_before=True)",
+     [Q, MEM, np.triu(np.full([3, 3], -1e9, "f4"), 1), RNG.random([2, 1, 3, 5]) > 0.3]),
+    ("TransformerDecoder(lib.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 2, "
+     "lib.nn.LayerNorm(8))", [Q, MEM]),
+    ("Transformer(8, 2, 1, 2, 16, dropout=0.0)", [MEM, Q]),
+    ("Transformer(8, 2, 2, 1, 16, weight_attr=[None, None, None], bias_attr=[None, False])",
+     [MEM, Q]),
+])
+def test_transformer_decoder_matches_paddle(expr, inputs):
+    check(expr, inputs, train="dropout=0.0" in expr)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["paddle", "facade"])
+def test_transformer_parameter_names_and_square_mask(lib):
+    model = lib.nn.Transformer(8, 2, 1, 1, 16, bias_attr=[None, False])
+    names = [n for n, _ in model.named_parameters()]
+    assert names[:3] == ["encoder.layers.0.self_attn.q_proj.weight",
+                         "encoder.layers.0.self_attn.q_proj.bias",
+                         "encoder.layers.0.self_attn.k_proj.weight"]
+    assert "decoder.layers.0.linear1.bias" not in names
+    assert "decoder.layers.0.cross_attn.out_proj.bias" in names
+    assert len(names) == 42
+    mask = model.generate_square_subsequent_mask(3).numpy()
+    np.testing.assert_array_equal(mask, np.triu(np.full([3, 3], -np.inf, "f4"), 1))
+
+
+def test_decoder_caches_match_paddle():
+    """Step-by-step decoding: the incremental cache grows, the static one is reused."""
+    res = []
+    for lib in LIBS:
+        dec = lib.nn.TransformerDecoder(lib.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 2)
+        for v in dec.state_dict().values():
+            v.set_value(np.linspace(-0.3, 0.3, int(np.prod(v.shape)), dtype="f4")
+                        .reshape(list(v.shape)))
+        mem = lib.to_tensor(MEM)
+        cache = dec.gen_cache(mem)
+        outs = []
+        for t in range(2):
+            out, cache = dec(lib.to_tensor(Q[:, t:t + 1]), mem, cache=cache)
+            outs.append(out.numpy())
+        res.append(outs + [cache[1][0].k.numpy()])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not _has_dropout(), reason="facade F.dropout (helper A) missing")
+def test_attention_dropout_one_leaves_only_the_output_bias():
+    """p=1 in training drops every attention weight: the output is out_proj's bias."""
+    mha = ip.nn.MultiHeadAttention(8, 2, dropout=1.0)
+    out = mha(ip.to_tensor(Q))
+    np.testing.assert_allclose(out.numpy(), np.broadcast_to(mha.out_proj.bias.numpy(),
+                                                            [2, 3, 8]), atol=1e-6)
+    mha.eval()
+    assert np.abs(out.numpy() - mha(ip.to_tensor(Q)).numpy()).max() > 1e-3
+
+
+@pytest.mark.skipif(not _has_dropout(), reason="facade F.dropout (helper A) missing")
+def test_rnn_dropout_one_feeds_zeros_to_the_next_layer():
+    """Between layers only: with p=1 layer 2 sees zeros, so it equals layer 2 on zeros."""
+    net = ip.nn.SimpleRNN(3, 4, 2, dropout=1.0)
+    y, h = net(ip.to_tensor(X))
+    y2, _ = net[1](ip.zeros([2, 4, 4]))
+    np.testing.assert_allclose(y.numpy(), y2.numpy(), atol=1e-6)

@@ -1,5 +1,6 @@
 """``paddle.nn`` attention: ``MultiHeadAttention``, ``TransformerEncoderLayer``,
-``TransformerEncoder``, as Paddle 3.3.1 composes them (no fused kernel in Paddle either).
+``TransformerEncoder``, as Paddle 3.3.1 composes them (no fused kernel in Paddle either);
+the decoder layers and ``Transformer`` are in ``transformer_decoder.py``.
 
 Paddle's, not PyTorch's: inputs are ``[batch, seq, embed]``; four ``Linear`` layers
 ``q_proj k_proj v_proj out_proj`` with ``[in, out]`` weights; the scale is applied to q
@@ -25,7 +26,8 @@ from .layers import Layer
 from .norm import LayerNorm
 from .parameter import ParamAttr
 
-__all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
 def _convert_param_attr_to_list(param_attr, n):
@@ -226,3 +228,7 @@ class TransformerEncoder(Layer):
 
     def gen_cache(self, src):
         return [layer.gen_cache(src) for layer in self.layers]
+
+
+from .transformer_decoder import (Transformer, TransformerDecoder,  # noqa: E402
+                                  TransformerDecoderLayer)
