@@ -101,6 +101,7 @@ class _Builder:
         self.hi: set = set()  # objects to highlight
         self.outputs: list = []  # tensors drawn at the top
         self.saved_bad: set = set()  # id(SavedTensor) of the saved tensor an error is about
+        self.freed_numbers = False  # the error is the freed-graph one (numbers freed too)
         self.lines: list = []  # (kind, args) collected, emitted in dot()
         self.pending_saved: list = []  # (node id, name, SavedTensor)
 
@@ -128,6 +129,11 @@ class _Builder:
             return self._saved_error(err, trace)
         t = err.info.get("tensor")
         roots = list(err.info.get("roots") or [])
+        node = err.info.get("node")
+        if isinstance(node, Node):  # (the freed-graph error: the node whose saved values are gone)
+            self.hi.add(id(node))
+            self.saved_bad.update(id(s) for s in node.saved_tensors_info().values())
+            self.freed_numbers = True
         if isinstance(t, Tensor):
             self.hi.add(id(t))
             self.outputs.append(t)
@@ -266,6 +272,25 @@ class _Builder:
             self.add(nid, _html_label(node.name(), ""), "node", node.name(), hi, fill=ROLE["node"])
         if self.show_saved or id(node) in self.hi:  # drawn after every node: leaves merge
             self.pending_saved.extend((nid, k, s) for k, s in node.saved_tensors_info().items())
+            self.add_saved_numbers(nid, node)
+
+    def add_saved_numbers(self, nid, node) -> None:
+        """The Python numbers PyTorch wrapped in a 0-dim tensor and saved (``x * 2`` keeps
+        other=2): freed by backward like any saved tensor, so a second backward fails there."""
+        keeps = getattr(node, "_keeps_wrapped_numbers", None)
+        if keeps is None or not keeps():
+            return
+        for k in node.spec.saves:
+            if k not in node.params or k not in node.spec.args:
+                continue
+            freed = node._released
+            bad = freed and id(node) in self.hi and self.freed_numbers
+            sid = f"{nid}_{k}"
+            title = f"{k} = {node.params[k]!r}"
+            self.add(sid, _html_label(title, "wrapped number · " + ("freed" if freed else "saved")),
+                     "saved", title, bad, fill=TINT["error"] if bad else TINT["saved"],
+                     style="filled", bad=bad)
+            self.edge(nid, sid, "saved", bad=bad)
 
     def add_chain(self, chain) -> None:
         counts: dict[str, int] = {}

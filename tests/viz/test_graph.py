@@ -159,3 +159,26 @@ def test_browser_layout_page_is_self_contained_and_lays_out_with_the_bundled_gra
                          timeout=60)
     assert out.returncode == 0, out.stderr[-500:]
     assert "<svg" in out.stdout and "MulBackward0" in out.stdout
+
+
+def test_freed_graph_error_highlights_the_node_and_what_it_had_saved(artifact):
+    """A second backward: the node that needed a freed value is red, with its freed saved
+    tensors, including a Python number PyTorch wrapped and saved (x * 2 keeps other=2)."""
+    for make, saved in ((lambda x: x * 2, "other = 2"), (lambda x: x.exp(), "result")):
+        x = il.ones(3, requires_grad=True)
+        y = make(x).sum()
+        y.backward()
+        with pytest.raises(il.errors.BackwardTwiceError) as info:
+            y.backward()
+        g = artifact(viz.graph(info.value), "graph_freed_" + saved.split()[0])
+        hi = sorted(g.model.names_of(g.model.highlighted))
+        node = "MulBackward0" if saved.startswith("other") else "ExpBackward0"
+        assert hi == sorted([node, saved])
+        assert "freed" in g.dot
+
+
+def test_a_live_graph_shows_a_saved_number_as_saved():
+    x = il.ones(3, requires_grad=True)
+    g = viz.graph((x * 2 + 1).sum())
+    assert "other = 2" in g.model.names_of(g.model.nodes)
+    assert "wrapped number · saved" in g.dot and not g.model.highlighted
