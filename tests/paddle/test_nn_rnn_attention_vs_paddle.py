@@ -203,6 +203,34 @@ def test_given_initial_states_match_paddle():
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("call", [
+    "lib.nn.LSTM(3, 4)(lib.ones([2, 4, 5]))",
+    "lib.nn.GRU(3, 4)(lib.ones([2, 4, 3]), lib.ones([1, 3, 4]))",
+    "lib.nn.GRU(3, 4)(lib.ones([4, 3]))",
+    "lib.nn.GRU(3, 4)(lib.ones([2, 4, 3, 1]))",
+    "lib.nn.GRU(3, 4, time_major=True)(lib.ones([4, 3]))",
+    "lib.nn.GRU(3, 4)(lib.ones([2, 4, 3]), lib.ones([2, 2, 4]))",
+    "lib.nn.GRU(3, 4, 2, direction='bidirect')(lib.ones([2, 4, 3]), lib.ones([2, 2, 4]))",
+    "lib.nn.GRU(3, 4)(lib.ones([2, 4, 3]), lib.ones([1, 2, 5]))",
+    "lib.nn.GRU(3, 4)(lib.ones([2, 4, 3]), lib.ones([1, 2]))",
+    "lib.nn.LSTM(3, 4)(lib.ones([2, 4, 3]), (lib.ones([1, 2, 4]), lib.ones([1, 2, 5])))",
+    "lib.nn.LSTM(3, 4)(lib.ones([2, 4, 3]), lib.ones([1, 2, 4]))",
+    "lib.nn.GRUCell(3, 4)(lib.ones([2, 5]))",
+    "lib.nn.LSTMCell(3, 4)(lib.ones([2, 3]), (lib.ones([2, 5]), lib.ones([2, 4])))",
+    "lib.nn.MultiHeadAttention(8, 3)",
+    "lib.nn.MultiHeadAttention(8, 2)(lib.ones([2, 3, 6]))",
+])
+def test_bad_inputs_raise_paddles_errors(call):
+    """Stacked layers: the fused ``rnn`` kernel's checks; cells: matmul's shape error."""
+    errs = []
+    for lib in LIBS:
+        with pytest.raises(Exception) as e:
+            eval(call, {"lib": lib})
+        builtin = next(c for c in type(e.value).__mro__ if c.__module__ == "builtins")
+        errs.append((builtin, str(e.value).split("\n")[0].split(" (at /paddle")[0]))
+    assert errs[1] == errs[0]
+
+
 @pytest.mark.parametrize("lib", LIBS, ids=["paddle", "facade"])
 def test_stacked_layer_parameters_are_the_cells(lib):
     layer = lib.nn.LSTM(3, 4, 2, direction="bidirect")

@@ -1,11 +1,14 @@
 """``paddle.nn`` recurrent layers, built as Paddle 3.3.1 builds them: a cell computes one
 step (``SimpleRNNCell``, ``LSTMCell``, ``GRUCell``), ``RNN`` / ``BiRNN`` run a cell over
-time, and ``SimpleRNN`` / ``LSTM`` / ``GRU`` are a ``LayerList`` of those, one per layer.
+time, and ``SimpleRNN`` / ``LSTM`` / ``GRU`` (``rnn_layers.py``) are a ``LayerList`` of those,
+one per layer.
 
-Layout and maths are PyTorch's (weights ``[gates*hidden, in]``, LSTM gates i, f, g, o; GRU
-gates r, z, c with ``c = tanh(x_c + r * (W_hc h + b_hc))`` and ``h' = (h - c) * z + c``,
-which is PyTorch's ``(1 - z) * n + z * h``), so each step is the core's
-(``inplace_lab.nn.rnn``): table ops autograd can see, no fused kernel. What is Paddle's:
+The weight layout is PyTorch's (``[gates*hidden, in]``, LSTM gates i, f, g, o; GRU gates
+r, z, c with the reset gate applied to ``W_hc h + b_hc``), the same as the core's
+``inplace_lab.nn.rnn``; the steps are written in Paddle's form (``matmul(x, W,
+transpose_y=True)``, GRU ``h' = (h - c) * z + c``) so a wrong input size raises Paddle's
+matmul error. Each step is table ops autograd can see; Paddle's CPU layers run a fused
+``rnn`` kernel with the same maths. What is Paddle's:
 
 * input ``[batch, time, size]`` unless ``time_major``; ``direction`` 'forward',
   'bidirect' or 'bidirectional'; a call returns ``(outputs, final_states)``;
@@ -21,9 +24,6 @@ which is PyTorch's ``(1 - z) * n + z * h``), so each step is the core's
 from __future__ import annotations
 
 import math
-
-from inplace_lab.nn import functional as _core_f
-from inplace_lab.nn.rnn import _gru_step, _lstm_step, _rnn_step
 
 from .container import LayerList
 from .initializer import Constant, Uniform
@@ -112,8 +112,10 @@ class RNNCellBase(Layer):
             setattr(self, name, p)
         self.hidden_size, self.input_size = hidden_size, input_size
 
-    def _xw(self, inputs):
-        return _core_f.linear(inputs, self.weight_ih, self.bias_ih)
+    @staticmethod
+    def _project(x, weight, bias):
+        """``x @ weight^T + bias`` as Paddle's cells write it (and with its shape error)."""
+        return _pd().matmul(x, weight, transpose_y=True) + bias
 
 
 class SimpleRNNCell(RNNCellBase):
@@ -133,7 +135,8 @@ class SimpleRNNCell(RNNCellBase):
         if states is None:
             states = self.get_initial_states(inputs, self.state_shape)
         act = _pd().tanh if self.activation == "tanh" else _pd().nn.functional.relu
-        h, _ = _rnn_step(act)(self._xw(inputs), states, None, self.weight_hh, self.bias_hh)
+        h = act(self._project(inputs, self.weight_ih, self.bias_ih)
+                + self._project(states, self.weight_hh, self.bias_hh))
         return h, h
 
     @property
@@ -173,7 +176,12 @@ class LSTMCell(RNNCellBase):
         if states is None:
             states = self.get_initial_states(inputs, self.state_shape)
         pre_hidden, pre_cell = states
-        h, c = _lstm_step(self._xw(inputs), pre_hidden, pre_cell, self.weight_hh, self.bias_hh)
+        pd = _pd()
+        gates = self._project(inputs, self.weight_ih, self.bias_ih) \
+            + self._project(pre_hidden, self.weight_hh, self.bias_hh)
+        i, f, g, o = pd.split(gates, num_or_sections=4, axis=-1)
+        c = pd.nn.functional.sigmoid(f) * pre_cell + pd.nn.functional.sigmoid(i) * pd.tanh(g)
+        h = pd.nn.functional.sigmoid(o) * pd.tanh(c)
         if self.proj_size > 0:
             h = h.matmul(self.weight_ho)
         return h, (h, c)
@@ -200,7 +208,13 @@ class GRUCell(RNNCellBase):
     def forward(self, inputs, states=None):
         if states is None:
             states = self.get_initial_states(inputs, self.state_shape)
-        h, _ = _gru_step(self._xw(inputs), states, None, self.weight_hh, self.bias_hh)
+        pd = _pd()
+        x_r, x_z, x_c = pd.split(self._project(inputs, self.weight_ih, self.bias_ih), 3, 1)
+        h_r, h_z, h_c = pd.split(self._project(states, self.weight_hh, self.bias_hh), 3, 1)
+        r = pd.nn.functional.sigmoid(x_r + h_r)
+        z = pd.nn.functional.sigmoid(x_z + h_z)
+        c = pd.tanh(x_c + r * h_c)
+        h = (states - c) * z + c
         return h, h
 
     @property
@@ -295,151 +309,4 @@ class BiRNN(Layer):
                      self.time_major, **kwargs)
 
 
-# ---------------------------------------------------------------- stacked layers
-def _split_states(states, bidirectional, components):
-    """[layers*dirs, B, H] (one per component) -> per layer: a state, or ``(fw, bw)``."""
-    if components == 1:
-        per = list(states.unbind(0))
-    else:
-        per = list(zip(*[s.unbind(0) for s in states]))
-    return list(zip(per[::2], per[1::2])) if bidirectional else per
-
-
-def _concat_states(states, components):
-    flat = _flatten(states)
-    if components == 1:
-        return _pd().stack(flat)
-    return tuple(_pd().stack(flat[i::components]) for i in range(components))
-
-
-class RNNBase(LayerList):
-    """``num_layers`` RNN / BiRNN layers; layer k > 0 reads layer k-1's outputs through
-    dropout (upscale_in_train)."""
-
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0):
-        super().__init__()
-        bidirectional_list = ["bidirectional", "bidirect"]
-        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
-        self.dropout, self.time_major, self.num_layers = dropout, time_major, num_layers
-        self.num_directions = 2 if direction in bidirectional_list else 1
-        self.state_components = 2 if mode == "LSTM" else 1
-        kwargs = {"weight_ih_attr": weight_ih_attr, "weight_hh_attr": weight_hh_attr,
-                  "bias_ih_attr": bias_ih_attr, "bias_hh_attr": bias_hh_attr}
-        self.proj_size = proj_size
-        if proj_size > 0:
-            assert mode == "LSTM"
-        if mode == "LSTM":
-            cell_cls = LSTMCell
-            kwargs["proj_size"] = proj_size
-        elif mode == "GRU":
-            cell_cls = GRUCell
-        else:
-            cell_cls = SimpleRNNCell
-            kwargs["activation"] = "relu" if mode == "RNN_RELU" else "tanh"
-        in_size = proj_size or hidden_size
-        if direction in ["forward"]:
-            for k in range(num_layers):
-                cell = cell_cls(input_size if k == 0 else in_size, hidden_size, **kwargs)
-                self.append(RNN(cell, False, time_major))
-        elif direction in bidirectional_list:
-            for k in range(num_layers):
-                size = input_size if k == 0 else 2 * in_size
-                self.append(BiRNN(cell_cls(size, hidden_size, **kwargs),
-                                  cell_cls(size, hidden_size, **kwargs), time_major))
-        else:
-            raise ValueError(f"direction should be forward or bidirect (or bidirectional), "
-                             f"received direction = {direction}")
-        names = []
-        for layer in range(num_layers):  # (Paddle pairs names and parameters by position)
-            for d in range(self.num_directions):
-                sfx = "_reverse" if d == 1 else ""
-                names += [f"weight_ih_l{layer}{sfx}", f"weight_hh_l{layer}{sfx}"]
-                names += [f"bias_ih_l{layer}{sfx}"] if bias_ih_attr is not False else []
-                names += [f"bias_hh_l{layer}{sfx}"] if bias_hh_attr is not False else []
-        for name, param in zip(names, self.parameters()):
-            setattr(self, name, param)
-
-    def flatten_parameters(self):
-        """A no-op: Paddle packs the weights for its fused kernel; the steps here read the
-        cells' own parameters."""
-
-    def forward(self, inputs, initial_states=None, sequence_length=None):
-        batch = inputs.shape[1 if self.time_major else 0]
-        if initial_states is None:
-            dims = ([self.proj_size or self.hidden_size], [self.hidden_size])
-            shape = [self.num_layers * self.num_directions, batch]
-            initial_states = tuple(_pd().full(shape + dims[i], 0, inputs.dtype)
-                                   for i in range(self.state_components))
-        elif self.state_components == 1 and isinstance(initial_states, (list, tuple)):
-            initial_states = initial_states[0]
-        states = _split_states(initial_states if self.state_components > 1
-                               else _flatten(initial_states)[0],
-                               self.num_directions == 2, self.state_components)
-        mask = None
-        if sequence_length is not None:
-            steps = inputs.shape[0 if self.time_major else 1]
-            mask = _step_mask(sequence_length, steps, inputs.dtype).unsqueeze(-1)
-            if not self.time_major:
-                mask = mask.transpose([1, 0, 2])
-        final_states = []
-        for i, layer in enumerate(self):
-            if i > 0 and self.dropout != 0:  # (F.dropout returns x itself for p=0)
-                inputs = _pd().nn.functional.dropout(inputs, self.dropout,
-                                                     training=self.training,
-                                                     mode="upscale_in_train")
-            outputs, state = layer(inputs, states[i], sequence_length)
-            if mask is not None:  # (the fused kernel's padded outputs are zero)
-                outputs = outputs * mask
-            final_states.append(state)
-            inputs = outputs
-        return outputs, _concat_states(final_states, self.state_components)
-
-    def extra_repr(self) -> str:
-        s = "{input_size}, {hidden_size}"
-        if self.num_layers != 1:
-            s += ", num_layers={num_layers}"
-        if self.time_major is not False:
-            s += ", time_major={time_major}"
-        if self.dropout != 0:
-            s += ", dropout={dropout}"
-        return s.format(**self.__dict__)
-
-
-class SimpleRNN(RNNBase):
-    """Elman RNN layers, ``activation`` 'tanh' or 'relu'; states ``h`` [L*D, B, H]."""
-
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, activation="tanh", weight_ih_attr=None,
-                 weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
-        if activation == "tanh":
-            mode = "RNN_TANH"
-        elif activation == "relu":
-            mode = "RNN_RELU"
-        else:
-            raise ValueError(f"Unknown activation '{activation}'")
-        super().__init__(mode, input_size, hidden_size, num_layers, direction, time_major,
-                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr, 0)
-        self.activation = activation
-
-
-class LSTM(RNNBase):
-    """LSTM layers; states ``(h, c)``, each [L*D, B, H]."""
-
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major,
-                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr,
-                         proj_size)
-
-
-class GRU(RNNBase):
-    """GRU layers; states ``h`` [L*D, B, H]."""
-
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
-        super().__init__("GRU", input_size, hidden_size, num_layers, direction, time_major,
-                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr, 0)
+from .rnn_layers import GRU, LSTM, SimpleRNN  # noqa: E402
