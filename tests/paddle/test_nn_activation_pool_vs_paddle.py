@@ -310,3 +310,34 @@ def test_vision_layer_constructor_errors_match_paddle(expr):
                                   "PixelUnshuffle(4, name='u')", "ChannelShuffle(2)"])
 def test_vision_layer_repr_matches_paddle(expr):
     assert repr(eval("ip.nn." + expr)) == repr(eval("paddle.nn." + expr))
+
+
+# ---------------------------------------------------------------- signatures
+def _layer_classes():
+    import inspect
+
+    from paddle.nn.layer import activation, pooling, rnn, transformer, vision
+
+    out = []
+    for mod in (activation, pooling, vision, rnn, transformer):
+        for name, cls in inspect.getmembers(mod, inspect.isclass):
+            if cls.__module__ == mod.__name__ and issubclass(cls, paddle.nn.Layer) \
+                    and hasattr(paddle.nn, name):
+                out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _layer_classes())
+def test_layer_signatures_match_paddle(name):
+    """Every activation, pooling, vision, recurrent and transformer layer Paddle exports
+    exists, with the same constructor and forward parameters (names, kinds, defaults)."""
+    import inspect
+
+    def sig(fn):
+        return [(p.name, p.kind, repr(p.default))
+                for p in inspect.signature(fn).parameters.values()]
+
+    mine = getattr(ip.nn, name)
+    real = getattr(paddle.nn, name)
+    assert sig(mine.__init__) == sig(real.__init__)
+    assert sig(mine.forward) == sig(real.forward)
