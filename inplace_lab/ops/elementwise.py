@@ -334,6 +334,8 @@ def _div_fwd(xp, a, b, out=None, dt=None, rounding_mode=None):
         return assign(xp, out, q.astype(dt.np, copy=False))
     if rounding_mode == "floor":  # (ATen's div_floor_floating is numpy's: from fmod, so
         return xp.floor_divide(a, b, out=out, dtype=dt.np, casting="unsafe")  # inf // 2 is nan)
+    if out is not None and out.dtype != dt.np:  # (x32.div_(y64, "trunc"): truncate in float64,
+        return assign(xp, out, xp.trunc(xp.true_divide(a, b, dtype=dt.np)))  # then round)
     r = xp.true_divide(a, b, out=out, dtype=dt.np, casting="unsafe")
     return xp.trunc(r, out=scratch(r))
 

@@ -418,6 +418,7 @@ _IF = register(OpSpec(name="index_fill", forward=_index_fill_fwd, internal_overl
                       expanded_warning="tensor[mask] = scalar", backward=_index_fill_bw,
                       args=("self", "dim", "index", "value"), saves=("index",), dtype_rule="self",
                       inplace=True, paddle_inplace=True, inplace_check=_no_overlap,
+                      layout="preserve",  # (ATen: self.clone(Preserve).index_fill_(...))
                       select=_value_select("index_fill", 3)))
 _VALUE_TENSOR["index_fill"] = dataclasses.replace(_IF, node_name="IndexFillBackward1", select=None)
 

@@ -388,7 +388,7 @@ register(OpSpec(name="index_put", forward=_index_put_fwd, internal_overlap_ok=Tr
                 expanded_warning="tensor[indices] = tensor", backward=_index_put_bw,
                 args=("self", "indices", "values"), params={"accumulate": False},
                 saves=("indices",), dtype_rule="self", inplace=True, paddle_inplace=True, out=False,
-                inplace_check=_no_overlap))
+                inplace_check=_no_overlap, layout="preserve"))  # (a clone(Preserve) written)
 
 
 # ---- x[idx] -------------------------------------------------------------------------------------

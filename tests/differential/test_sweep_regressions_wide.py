@@ -721,3 +721,33 @@ def test_advanced_indexing_lays_out_its_result_as_aten(case):
         (r * T.arange(float(r.numel())).reshape(r.shape)).sum().backward()
         return {"r": r, "shape": tuple(r.shape), "stride": r.stride(), "grad": x.grad}
     compare_torch(prog)
+
+
+def test_div_in_place_with_rounding_rounds_in_the_common_dtype():
+    """x32.div_(y64, rounding_mode=...) truncates/floors the float64 quotient, then stores it
+    as float32 (wide seed 20129): log(7) in float32 over log(7) in float64 is 0.99999... -> 0."""
+    def prog(T):
+        t1 = T.arange(12.0, dtype=T.float64).reshape([3, 4]).log()[-2]
+        out = []
+        for m in ("trunc", "floor", None):
+            t4 = t1.float()
+            t4.div_(t1, rounding_mode=m)
+            out.append(t4)
+        return {"out": out}
+    compare_torch(prog)
+
+
+def test_index_fill_and_index_put_keep_the_input_layout():
+    """Out of place they are a clone(Preserve) written in place: a transposed input gives a
+    transposed result (wide seed 20452); index_add/index_copy/masked_fill/scatter do not."""
+    def prog(T):
+        x = T.arange(8.0).reshape(4, 2).t()
+        y = T.arange(8.0).reshape(2, 2, 2).permute(2, 0, 1)
+        e = T.arange(8.0).reshape(4, 2)[:, :1].expand(4, 3)
+        i = T.tensor([0])
+        rs = [t.index_fill(0, i, -1.0) for t in (x, y, e)] + \
+             [t.index_put((i,), T.tensor(1.0)) for t in (x, y, e)] + \
+             [x.index_add(0, i, T.ones(1, 4)), x.index_copy(0, i, T.ones(1, 4)),
+              x.masked_fill(x > 2, 0.0), x.scatter(0, T.tensor([[0]]), 5.0)]
+        return {"strides": [r.stride() for r in rs], "values": rs}
+    compare_torch(prog)
