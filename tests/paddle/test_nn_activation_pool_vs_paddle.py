@@ -211,9 +211,6 @@ MASKED = [("MaxPool1D(2, return_mask=True)", X1, ["max_pool1d"]),
           ("AdaptiveMaxPool2D(3, return_indices=True)", X2, ["adaptive_max_pool2d"])]
 
 
-@pytest.mark.xfail(reason="the facade's pooling masks: the core max_pool2d has no "
-                          "return_indices, and masks are int64 where Paddle's are int32",
-                   strict=False)
 @pytest.mark.parametrize("expr,x,fns", MASKED, ids=[p[0] for p in MASKED])
 def test_pooling_layer_mask_matches_paddle(expr, x, fns):
     """The mask is the flat index of each maximum in its input plane, int32."""
@@ -341,3 +338,16 @@ def test_layer_signatures_match_paddle(name):
     real = getattr(paddle.nn, name)
     assert sig(mine.__init__) == sig(real.__init__)
     assert sig(mine.forward) == sig(real.forward)
+
+
+@pytest.mark.xfail(reason="the facade's F.silu (helper A's) ignores inplace=True", strict=False)
+def test_silu_inplace_writes_its_input():
+    res = []
+    for lib in LIBS:
+        x = lib.to_tensor([-1.0, 0.5, 2.0], stop_gradient=False)
+        y = x * 1
+        z = lib.nn.Silu(inplace=True)(y)
+        z.sum().backward()
+        res.append((z is y, y.inplace_version, y.numpy().tolist(), x.grad.numpy()))
+    assert res[1][:3] == res[0][:3]
+    np.testing.assert_allclose(res[1][3], res[0][3], rtol=1e-6)

@@ -398,3 +398,36 @@ def test_rnn_dropout_one_feeds_zeros_to_the_next_layer():
     y, h = net(ip.to_tensor(X))
     y2, _ = net[1](ip.zeros([2, 4, 4]))
     np.testing.assert_allclose(y.numpy(), y2.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    "lib.nn.LSTMCell(3, 4).get_initial_states(lib.ones([5, 3]), init_value=0.5)",
+    "lib.nn.GRUCell(3, 4).get_initial_states(lib.ones([2, 5, 3]), shape=[7], "
+    "dtype='float64', batch_dim_idx=1)",
+    "lib.nn.SimpleRNNCell(3, 4).get_initial_states(lib.ones([6, 3]), shape=[-1, 2])",
+])
+def test_get_initial_states_matches_paddle(call):
+    got = []
+    for lib in LIBS:
+        states = _flat(eval(call, {"lib": lib}))
+        got.append([(list(s.shape), str(s.dtype).split(".")[-1], s.stop_gradient,
+                     s.numpy().tolist()) for s in states])
+    assert got[1] == got[0]
+
+
+def test_encoder_layer_incremental_cache_matches_paddle():
+    res = []
+    for lib in LIBS:
+        enc = lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+        for v in enc.state_dict().values():
+            v.set_value(np.linspace(-0.3, 0.3, int(np.prod(v.shape)), dtype="f4")
+                        .reshape(list(v.shape)))
+        cache = enc.gen_cache(lib.to_tensor(Q))
+        outs = []
+        for t in range(3):
+            out, cache = enc(lib.to_tensor(Q[:, t:t + 1]), None, cache)
+            outs.append(out.numpy())
+        res.append(outs + [cache.k.numpy(), cache.v.numpy()])
+    for a, b in zip(*res):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
