@@ -365,3 +365,53 @@ def test_dropout_and_batch_norm_follow_eval_and_train():
         return a, [m.training for m in net.sublayers()]
     want, got = (run(lib) for lib in LIBS)
     assert got == want == ([False, False], [True, True])
+
+
+@_needs("conv3d_transpose")
+def test_conv3d_transpose():
+    check(lambda L: L.nn.Conv3DTranspose(4, 2, 2, stride=2), X5)
+
+
+@_needs("pad")
+@pytest.mark.parametrize("make,x", [
+    (lambda L: L.nn.ReflectionPad1D([2, 1]), X3), (lambda L: L.nn.ReplicationPad1D(2), X3),
+    (lambda L: L.nn.ConstantPad1D(1, 3.5), X3), (lambda L: L.nn.CircularPad2D([1, 1, 2, 0]), X4),
+    (lambda L: L.nn.ReflectionPad2D(2), X4), (lambda L: L.nn.ReplicationPad3D(1), X5),
+    (lambda L: L.nn.ZeroPad3D([1, 0, 0, 1, 1, 0]), X5), (lambda L: L.nn.ConstantPad3D(1, -1.0), X5),
+])
+def test_pad_family(make, x):
+    check(make, x)
+
+
+@_needs("interpolate")
+@pytest.mark.parametrize("make,x", [
+    (lambda L: L.nn.Upsample(scale_factor=[2, 3], mode="bilinear", align_corners=True), X4),
+    (lambda L: L.nn.Upsample(size=[4, 5, 6], mode="trilinear"), X5),
+    (lambda L: L.nn.Upsample(size=[3, 4], mode="area"), X4),
+    (lambda L: L.nn.UpsamplingNearest2D(scale_factor=2), X4),
+    (lambda L: L.nn.UpsamplingBilinear2D(size=[7, 5]), X4),
+])
+def test_more_upsampling(make, x):
+    check(make, x)
+
+
+def test_upsample_reads_the_data_format_from_the_rank_and_rejects_2d():
+    def run(lib):
+        up = lib.nn.Upsample(scale_factor=2, mode="linear")
+        up(lib.to_tensor(X3))
+        fmt = up.data_format
+        try:
+            lib.nn.Upsample(scale_factor=2)(lib.to_tensor(X2))
+        except ValueError as e:
+            return fmt, repr(up), str(e).split("\n")[0]
+    want, got = (run(lib) for lib in LIBS)
+    assert got == want
+
+
+@_needs("dropout3d", "feature_alpha_dropout")
+def test_dropout3d_and_feature_alpha_dropout_eval_are_identity():
+    check(lambda L: L.nn.Dropout3D(0.5), X5, train=False)
+    check(lambda L: L.nn.FeatureAlphaDropout(0.5), X4, train=False)
+    y = ip.nn.Dropout3D(0.5)(ip.to_tensor(np.ones((2, 8, 2, 2, 2), "f4"))).numpy()
+    per_channel = y.reshape(2, 8, 8)
+    assert np.all((per_channel == 0).all(-1) | (per_channel == 2.0).all(-1))
