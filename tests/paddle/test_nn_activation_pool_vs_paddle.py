@@ -196,6 +196,14 @@ POOLS = [
     ("AdaptiveMaxPool3D(2)", X3, ["adaptive_max_pool3d"]),
     ("LPPool1D(2, 3)", X1, ["lp_pool1d"]), ("LPPool2D(3, 2)", X2, ["lp_pool2d"]),
     ("LPPool2d(1, 2, 1)", X2, ["lp_pool2d"]),
+    ("LPPool1D(2, 3, data_format='NLC')", X1, ["lp_pool1d"]),
+    ("MaxPool3D(2, data_format='NDHWC')", X3, ["max_pool3d"]),
+    ("AvgPool3D(2, data_format='NDHWC')", X3, ["avg_pool3d"]),
+    ("AdaptiveAvgPool3D(2, data_format='NDHWC')", X3, ["adaptive_avg_pool3d"]),
+    ("FractionalMaxPool2D(3, random_u=0.3)", X2, ["fractional_max_pool2d"]),
+    ("FractionalMaxPool2D([3, 2], kernel_size=2, random_u=0.7, return_mask=True)", X2,
+     ["fractional_max_pool2d"]),
+    ("FractionalMaxPool3D(2, random_u=0.4)", X3, ["fractional_max_pool3d"]),
 ]
 
 
