@@ -28,6 +28,8 @@ def _to_list(value, n, name):
 
 
 class _ConvNd(Layer):
+    """What every conv layer shares: argument checks, weight and bias, repr."""
+
     def __init__(self, in_channels, out_channels, kernel_size, transposed, dims, stride=1,
                  padding=0, padding_mode="zeros", output_padding=0, dilation=1, groups=1,
                  weight_attr=None, bias_attr=None, data_format="NCHW", device=None,
@@ -108,6 +110,8 @@ class _ConvNd(Layer):
 
 
 class Conv1D(_ConvNd):
+    """Convolution over [N, C, L] (``data_format="NLC"`` for channels last)."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, *, bias=True, padding_mode="zeros", device=None,
                  dtype=None, weight_attr=None, bias_attr=None, data_format="NCL"):
@@ -120,6 +124,8 @@ class Conv1D(_ConvNd):
 
 
 class Conv2D(_ConvNd):
+    """Convolution over [N, C, H, W]; ``padding`` may be an int, a list, or "SAME"/"VALID"."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, *, bias=True, padding_mode="zeros", device=None,
                  dtype=None, weight_attr=None, bias_attr=None, data_format="NCHW"):
@@ -132,6 +138,8 @@ class Conv2D(_ConvNd):
 
 
 class Conv3D(_ConvNd):
+    """Convolution over [N, C, D, H, W]."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, *, bias=True, padding_mode="zeros", device=None,
                  dtype=None, weight_attr=None, bias_attr=None, data_format="NCDHW"):
@@ -144,6 +152,8 @@ class Conv3D(_ConvNd):
 
 
 class Conv1DTranspose(_ConvNd):
+    """The gradient of Conv1D with respect to its input, as a layer; weight [in, out // g, k]."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCL"):
@@ -160,6 +170,9 @@ class Conv1DTranspose(_ConvNd):
 
 
 class Conv2DTranspose(_ConvNd):
+    """Transposed 2-D convolution; ``output_size`` in forward picks among the sizes that
+    stride allows (then ``output_padding`` is ignored, as Paddle)."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
                  data_format="NCHW"):
@@ -172,6 +185,8 @@ class Conv2DTranspose(_ConvNd):
 
 
 class Conv3DTranspose(_ConvNd):
+    """Transposed 3-D convolution."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
                  data_format="NCDHW"):

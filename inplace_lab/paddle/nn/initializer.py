@@ -172,11 +172,16 @@ class XavierInitializer(Initializer):
 
 
 class XavierNormal(XavierInitializer):
+    """Glorot normal: std = gain * sqrt(2 / (fan_in + fan_out))."""
+
     def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
         super().__init__(False, fan_in, fan_out, 0, gain)
 
 
 class XavierUniform(XavierInitializer):
+    """Glorot uniform: U(-l, l), l = gain * sqrt(6 / (fan_in + fan_out)); the default
+    for weights made by ``create_parameter``."""
+
     def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
         super().__init__(True, fan_in, fan_out, 0, gain)
 
@@ -203,11 +208,15 @@ class MSRAInitializer(Initializer):
 
 
 class KaimingNormal(MSRAInitializer):
+    """He normal: std = gain / sqrt(fan_in), gain sqrt(2) for relu."""
+
     def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", mode="fan_in"):
         super().__init__(False, fan_in, 0, negative_slope, nonlinearity, mode)
 
 
 class KaimingUniform(MSRAInitializer):
+    """He uniform: U(-l, l), l = gain * sqrt(3 / fan_in)."""
+
     def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", mode="fan_in"):
         super().__init__(True, fan_in, 0, negative_slope, nonlinearity, mode)
 
