@@ -21,8 +21,7 @@ class _Shuffle(Layer):
 
     _fn = _setting = ""
 
-    def __init__(self, value, data_format, name):
-        super().__init__()
+    def _store(self, value, data_format, name):
         self.__dict__["_" + self._setting] = value
         self._data_format, self._name = data_format, name
 
@@ -45,10 +44,11 @@ class PixelShuffle(_Shuffle):
     _fn, _setting = "pixel_shuffle", "upscale_factor"
 
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()  # (first, as Paddle: a refused layer still takes a name)
         if not isinstance(upscale_factor, int):
             raise TypeError("upscale factor must be int type")
         _check_format(data_format)
-        super().__init__(upscale_factor, data_format, name)
+        self._store(upscale_factor, data_format, name)
 
 
 class PixelUnshuffle(_Shuffle):
@@ -57,12 +57,13 @@ class PixelUnshuffle(_Shuffle):
     _fn, _setting = "pixel_unshuffle", "downscale_factor"
 
     def __init__(self, downscale_factor, data_format="NCHW", name=None):
+        super().__init__()
         if not isinstance(downscale_factor, int):
             raise TypeError("Downscale factor must be int type")
         if downscale_factor <= 0:
             raise ValueError("Downscale factor must be positive")
         _check_format(data_format)
-        super().__init__(downscale_factor, data_format, name)
+        self._store(downscale_factor, data_format, name)
 
 
 class ChannelShuffle(_Shuffle):
@@ -71,9 +72,10 @@ class ChannelShuffle(_Shuffle):
     _fn, _setting = "channel_shuffle", "groups"
 
     def __init__(self, groups, data_format="NCHW", name=None):
+        super().__init__()
         if not isinstance(groups, int):
             raise TypeError("groups must be int type")
         if groups <= 0:
             raise ValueError("groups must be positive")
         _check_format(data_format)
-        super().__init__(groups, data_format, name)
+        self._store(groups, data_format, name)
