@@ -479,3 +479,17 @@ def test_layer_parameter_names_shapes_and_flags(make):
                  p.inplace_version) for n, p in layer.named_parameters()], \
             list(layer.state_dict()), repr(layer)
     same(look)
+
+
+def test_set_state_dict_by_parameter_names_and_state_dict_hooks():
+    def run(lib):
+        lin = lib.nn.Linear(2, 1)
+        by_name = {lin.weight.name: np.full([2, 1], 2.0, "float32"),
+                   lin.bias.name: np.full([1], -1.0, "float32")}
+        r = lin.set_state_dict(by_name, use_structured_name=False)
+        h = lin.register_state_dict_hook(lambda sd: OrderedDict(weight=sd["weight"]))
+        keys = list(lin.state_dict())
+        h.remove()
+        return r == ([], []), lin.weight.tolist(), lin.bias.tolist(), keys, \
+            list(lin.state_dict())
+    same(run)
