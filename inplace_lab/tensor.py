@@ -34,6 +34,7 @@ class Tensor:
     _hooks = None
     _name = None
     _is_param = False
+    _retain_site = None  # (weakref(node), output_nr) whose retain_grad hook fills this .grad
 
     __array_priority__ = 1000  # numpy scalars defer to our operators
 
@@ -326,9 +327,12 @@ class Tensor:
         self._grad = value
 
     def _retains_grad_flag(self) -> bool:
-        gf = self._grad_fn
-        return gf is not None and gf._retains.get(self._output_nr) is not None and \
-            gf._retains[self._output_nr]() is self
+        site = self._retain_site
+        if site is None:
+            return False
+        node = site[0]()
+        ref = node._retains.get(site[1]) if node is not None else None
+        return ref is not None and ref() is self
 
     @property
     def retains_grad(self) -> bool:
@@ -338,9 +342,11 @@ class Tensor:
         """Keep ``.grad`` for a non-leaf too (survives later in-place ops on it)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.is_leaf:
+        if self.is_leaf or self._retains_grad_flag():  # (once: the hook stays where it is)
             return
-        self.grad_fn._retains[self._output_nr] = weakref.ref(self)
+        gf = self.grad_fn
+        gf._retains[self._output_nr] = weakref.ref(self)
+        self._retain_site = (weakref.ref(gf), self._output_nr)
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""

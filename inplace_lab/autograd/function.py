@@ -29,7 +29,7 @@ import functools
 
 from .. import errors
 from . import anomaly as _anomaly, grad_mode
-from .node import Node, edge_of
+from .node import Node, edge_of, move_retained_grad
 from .saved import SavedTensor
 
 
@@ -283,8 +283,7 @@ def _check_dirty(ctx, o, n_diff) -> None:
 def _set_history(t, node, nr) -> None:
     old, old_nr = t._grad_fn, t._output_nr
     t._grad_fn, t._output_nr, t._requires_grad = node, nr, True
-    if old is not None and old._retains.get(old_nr) is not None and old._retains[old_nr]() is t:
-        node._retains[nr] = old._retains.pop(old_nr)  # retain_grad survives, as for built-in ops
+    move_retained_grad(t, old, old_nr, node, nr)  # retain_grad survives, as for built-in ops
 
 
 def _save(ctx, t, outs):

@@ -207,6 +207,18 @@ class AccumulateGrad(Node):
         return ()
 
 
+def move_retained_grad(t, old, old_nr, node, nr) -> None:
+    """An in-place op gave ``t`` a new node: its retain_grad hook moves there (so ``.grad`` is
+    the gradient of t's new value). Metadata in-place ops (t_, squeeze_ ...) do not call this:
+    PyTorch leaves the hook, and so the gradient's old shape, on the old node. Paddle leaves
+    it there after every in-place op (``.grad`` is the gradient of the value it hooked)."""
+    if _is_paddle(t._pol):
+        return
+    if old is not None and old._retains.get(old_nr) is not None and old._retains[old_nr]() is t:
+        node._retains[nr] = old._retains.pop(old_nr)
+        t._retain_site = (weakref.ref(node), nr)
+
+
 def accumulator_of(leaf) -> AccumulateGrad:
     """The (cached, weakly held) AccumulateGrad node of a leaf."""
     ref = leaf._grad_acc

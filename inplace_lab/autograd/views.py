@@ -27,7 +27,7 @@ import weakref
 
 from .. import errors, layout, policy
 from . import grad_mode
-from .node import Node, edge_of
+from .node import Node, edge_of, move_retained_grad
 
 _BAN_NO_GRAD = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can "
                 "clarify your code by moving both the view and the inplace either both inside the "
@@ -191,15 +191,15 @@ def rebase_history(target, node, setitem_owner=None) -> None:
         refresh_view_grad_fn(target)  # update to the view's grad_fn"): the node before dies
 
 
-def _set_grad_fn(t, node) -> None:
+def _set_grad_fn(t, node, move_retains=True) -> None:
     old = t._grad_fn
     nr = t._output_nr
     t._grad_fn = node
     t._output_nr = 0
     t._requires_grad = True
     node.output_meta[:] = [(t._shape, t._dtype, t._storage.device)]
-    if old is not None and old._retains.get(nr) is not None and old._retains[nr]() is t:
-        node._retains[0] = old._retains.pop(nr)  # retain_grad survives in-place ops
+    if move_retains:  # (retain_grad survives in-place ops, metadata ones aside)
+        move_retained_grad(t, old, nr, node, 0)
 
 
 def refresh_view_grad_fn(view) -> None:

@@ -247,8 +247,8 @@ def _inplace_view(name):
             node.output_meta.clear()
             from ..autograd.views import _set_grad_fn
 
-            _set_grad_fn(self, node)
-        if hooks.active:
+            _set_grad_fn(self, node, move_retains=False)  # (PyTorch keeps retain_grad's hook
+        if hooks.active:                                   # on the old node: .grad's old shape)
             hooks.emit_op(spec, "inplace", [self], self)
         return self
 

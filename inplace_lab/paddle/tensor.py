@@ -322,6 +322,13 @@ class Tensor(_Core):
                 "instead.")
         return _Core.t(self)
 
+    def retain_grads(self):
+        """Keep this non-leaf's ``.grad`` after backward: the gradient of the value it has now
+        (a later in-place op leaves the hook on this value's node). A no-op on a leaf or a
+        tensor that stops gradient, as in Paddle."""
+        if self._requires_grad and self._grad_fn is not None:
+            _Core.retain_grad(self)
+
     # Tensors made by ``detach()`` from one another: one DenseTensor in Paddle, so a shape,
     # dtype or buffer change of one (reshape_, t_, cast_, a promoting add_, copy_ of another
     # shape) is every one's. A list of weak references shared by the group; see share_meta.

@@ -751,3 +751,25 @@ def test_index_fill_and_index_put_keep_the_input_layout():
               x.masked_fill(x > 2, 0.0), x.scatter(0, T.tensor([[0]]), 5.0)]
         return {"strides": [r.stride() for r in rs], "values": rs}
     compare_torch(prog)
+
+
+@pytest.mark.parametrize("op", ["squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_",
+                                "as_strided_", "mul_", "zero_", "copy_"])
+def test_retain_grad_hook_stays_on_the_node_for_metadata_in_place_ops(op):
+    """retain_grad's hook moves to the new node after an in-place op (.grad is the new
+    value's gradient), not after a metadata one (t_, squeeze_ ...): .grad keeps the old shape
+    there (seed 8472). retains_grad stays True; a second retain_grad() changes nothing."""
+    def prog(T):
+        ops = {"squeeze_": lambda t: t.squeeze_(), "unsqueeze_": lambda t: t.unsqueeze_(0),
+               "t_": lambda t: t.t_(), "transpose_": lambda t: t.transpose_(0, 1),
+               "swapdims_": lambda t: t.swapdims_(0, 1),
+               "as_strided_": lambda t: t.as_strided_((2,), (1,)), "mul_": lambda t: t.mul_(2),
+               "zero_": lambda t: t.zero_(), "copy_": lambda t: t.copy_(T.ones(2, 1))}
+        t0 = T.arange(2.0).reshape([2, 1]).requires_grad_()
+        t1 = t0 * 1
+        t1.retain_grad()
+        ops[op](t1)
+        t1.retain_grad()
+        (t1 * T.arange(2.0, 2.0 + t1.numel()).reshape(t1.shape)).sum().backward()
+        return {"grad": t1.grad, "retains": t1.retains_grad, "t0": t0.grad}
+    compare_torch(prog)

@@ -951,3 +951,23 @@ def test_masked_select_does_not_check_its_input_version():
         z.sum().backward()
         see(x.grad)
     """)
+
+
+def test_retain_grads_keeps_the_gradient_of_the_value_it_hooked():
+    """Paddle's retain_grads hooks the tensor's node of the moment: after any in-place op
+    (scale_, reshape_, t_ ...) .grad is still the gradient of that earlier value, in its
+    shape; on a leaf or a stop_gradient tensor it does nothing."""
+    same("""
+        for op in ('reshape_', 'unsqueeze_', 'scale_', 't_'):
+            a = P.to_tensor([[1.], [2.]], stop_gradient=False)
+            x = a * 1
+            x.retain_grads()
+            {'reshape_': lambda: x.reshape_([2]), 'unsqueeze_': lambda: x.unsqueeze_(0),
+             'scale_': lambda: x.scale_(2.0), 't_': lambda: x.t_()}[op]()
+            (x * P.arange(1, 3).astype('float32').reshape(x.shape)).sum().backward()
+            see(x.grad, a.grad)
+        y = P.to_tensor([1.])
+        y.retain_grads()
+        a.retain_grads()
+        see(y.grad, y.stop_gradient)
+    """)
