@@ -256,12 +256,12 @@ class Tensor:
         """Turn gradient tracking on or off for a leaf (no version bump)."""
         requires_grad = bool(requires_grad)
         if not self.is_leaf:
-            if requires_grad:
-                return self
             from .policy import is_paddle, policy_of
 
-            if is_paddle(policy_of(self)):
-                self._requires_grad = False  # Paddle: stop_gradient on a non-leaf keeps it a non-leaf
+            if is_paddle(policy_of(self)):  # Paddle: stop_gradient on a non-leaf keeps it a
+                self._requires_grad = requires_grad  # non-leaf, and can be turned back
+                return self
+            if requires_grad:
                 return self
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "

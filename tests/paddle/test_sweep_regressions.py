@@ -971,3 +971,18 @@ def test_retain_grads_keeps_the_gradient_of_the_value_it_hooked():
         a.retain_grads()
         see(y.grad, y.stop_gradient)
     """)
+
+
+def test_stop_gradient_of_a_non_leaf_turns_back():
+    """stop_gradient = True then False on a non-leaf (a split piece) makes it trainable again,
+    still a non-leaf (seed 8763)."""
+    same("""
+        t5 = P.to_tensor([[0.25], [-1.75]], dtype='float64', stop_gradient=False)
+        t9, t10 = P.split(t5, 2, axis=0)
+        t10.stop_gradient = True
+        see(t10.stop_gradient, t10.is_leaf)
+        t10.stop_gradient = False
+        see(t10.stop_gradient, t10.is_leaf)
+        (t10 * 3).sum().backward()
+        see(t5.grad)
+    """)
