@@ -394,7 +394,8 @@ class Tensor(_Core):
                                  f"the shape of target shape: {have}, but now shape is "
                                  f"{target}.")
         _Core.__setitem__(self, item, value)
-        if isinstance(value, _Core) and value._requires_grad and not self._requires_grad:
+        if isinstance(value, _Core) and value._requires_grad and not self._requires_grad and (
+                self._dtype.is_floating_point or self._dtype.is_complex):
             self._requires_grad = True  # (under no_grad too: Paddle's C++ setitem makes the
             #                             target trainable, a leaf when nothing was recorded)
 

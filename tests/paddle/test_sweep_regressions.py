@@ -923,6 +923,10 @@ def test_setitem_of_a_trainable_value_under_no_grad_makes_a_trainable_leaf():
         with P.no_grad():
             t1.add_(t9)
         see(t1.stop_gradient, t1.is_leaf)
+        t2 = P.to_tensor([1, 0, 0, 1])
+        with P.no_grad():
+            t2[:] = P.to_tensor([1.75, 0.5, -0.25, -0.75], stop_gradient=False)
+        see(t2, t2.stop_gradient)  # (an integer tensor stays out of autograd: seed 9535)
     """)
 
 
