@@ -185,6 +185,11 @@ def test_sequence_length_matches_paddles_fused_kernel(expr):
     check(expr, [X], {"sequence_length": np.array([2, 4], "int64")})
 
 
+def test_sequence_length_with_time_major_input_matches_paddle():
+    check("LSTM(3, 4, direction='bidirect', time_major=True)", [X],
+          {"sequence_length": np.array([1, 2, 2, 1], "int64")})
+
+
 def test_given_initial_states_match_paddle():
     h0 = RNG.standard_normal([2, 2, 4]).astype("f4")
     check("GRU(3, 4, direction='bidirect')", [X, h0])
