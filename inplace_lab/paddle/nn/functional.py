@@ -48,6 +48,7 @@ from .functional_pad import *  # noqa: E402,F401,F403
 from .functional_activation import *  # noqa: E402,F401,F403
 from .functional_vision import *  # noqa: E402,F401,F403
 from .functional_extra import *  # noqa: E402,F401,F403
+from .functional_misc import *  # noqa: E402,F401,F403
 
 
 def _export():

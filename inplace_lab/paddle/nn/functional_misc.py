@@ -1,0 +1,71 @@
+"""``paddle.nn.functional.temporal_shift`` and ``affine_grid``, composed from facade ops.
+
+- ``temporal_shift`` (TSM): of each clip's ``seg_num`` frames, the first
+  ``int(C * shift_ratio)`` channels read the previous frame, the next
+  ``int(C * 2 * shift_ratio)`` minus those read the next frame (zeros past the ends), the
+  rest stay;
+- ``affine_grid``: the sampling grid ``theta @ [x, y, (z,) 1]`` over a base grid in [-1, 1]
+  (``align_corners=True``: the corner pixels' centres; False: their outer edges).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["temporal_shift", "affine_grid"]
+
+
+def _pd():
+    from inplace_lab import paddle as pd
+
+    return pd
+
+
+def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
+                         f"Attr(data_format): {data_format}.")
+    if x.shape[0] % seg_num:
+        raise ValueError("(InvalidArgument) Input(X) dimension[0] should be divided exactly by "
+                         f"Attr(seg_num), but received X dimension[0]({x.shape[0]}) mod "
+                         f"seg_num({seg_num}) != 0")
+    from inplace_lab.nn import functional as core
+
+    pd = _pd()
+    channel_last = data_format == "NHWC"
+    if channel_last:
+        x = x.transpose([0, 3, 1, 2])
+    nt, c, h, w = x.shape
+    v = x.reshape([nt // seg_num, seg_num, c, h, w])
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    past = core.pad(v[:, :, :c1], (0, 0, 0, 0, 0, 0, 1, -1))  # frame t reads t - 1
+    future = core.pad(v[:, :, c1:c2], (0, 0, 0, 0, 0, 0, -1, 1))  # frame t reads t + 1
+    out = pd.concat([past, future, v[:, :, c2:]], axis=2).reshape([nt, c, h, w])
+    return out.transpose([0, 2, 3, 1]) if channel_last else out
+
+
+def _base(n, align_corners):
+    if align_corners:
+        return np.linspace(-1, 1, n)  # (n == 1: [-1], as Paddle)
+    return (2 * np.arange(n) + 1) / n - 1
+
+
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """theta [N, 2, 3] with out_shape [N, C, H, W] -> grid [N, H, W, 2]; theta [N, 3, 4]
+    with [N, C, D, H, W] -> [N, D, H, W, 3] (x, then y, then z, as ``grid_sample`` reads)."""
+    pd = _pd()
+    if not hasattr(theta, "shape") or not hasattr(theta, "stop_gradient"):
+        raise TypeError("The theta should be a Tensor.")
+    if hasattr(out_shape, "tolist"):
+        out_shape = out_shape.tolist()
+    if len(out_shape) == 0:
+        raise ValueError("The out_shape cannot be empty.")
+    spatial = [int(s) for s in out_shape[2:]]
+    axes = [_base(n, align_corners) for n in reversed(spatial)]  # x (width) first
+    mesh = np.meshgrid(*axes, indexing="ij")  # indexed [w, h(, d)]
+    coords = np.stack([m.transpose(list(range(len(spatial)))[::-1]) for m in mesh]
+                      + [np.ones(spatial)], axis=-1)
+    dt = str(theta.dtype).split(".")[-1]
+    base = pd.to_tensor(coords.reshape(1, -1, len(spatial) + 1).astype(dt))
+    grid = pd.matmul(base.expand([theta.shape[0]] + list(base.shape[1:])), theta,
+                     transpose_y=True)
+    return grid.reshape([theta.shape[0]] + spatial + [len(spatial)])
