@@ -14,7 +14,8 @@ def test_temporal_shift_matches_paddle(seg, ratio, fmt):
 
 
 @pytest.mark.parametrize("shape,align", [([2, 1, 3, 4], True), ([2, 3, 4, 5], False),
-                                         ([2, 1, 1, 3], True)])
+                                         ([2, 1, 1, 3], False)])
+# (a size-1 dim with align_corners=True gives NaN in Paddle 3.3.1, 0 / 0; here -1 as torch)
 def test_affine_grid_2d_matches_paddle(shape, align):
     check(lambda F, t: F.affine_grid(t, shape, align_corners=align), rand(2, 2, 3))
 
