@@ -31,3 +31,22 @@ def test_affine_grid_3d_matches_paddle(align):
 ])
 def test_misc_errors_match_paddle(call):
     same(lambda pd: call(pd.nn.functional, pd.to_tensor(rand(8, 8, 3, 2))))
+
+
+@pytest.mark.parametrize("kw", [{}, {"align_corners": False}, {"mode": "nearest"},
+                                {"padding_mode": "border"},
+                                {"padding_mode": "border", "align_corners": False},
+                                {"mode": "nearest", "align_corners": False}])
+def test_grid_sample_matches_paddle(kw):
+    g = np.random.RandomState(3).uniform(-1.3, 1.3, (2, 3, 5, 2)).astype("float32")
+    check(lambda F, x, g: F.grid_sample(x, g, **kw), rand(2, 3, 4, 6), g, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, x, g: F.grid_sample(x, g, mode="bicubic"),
+    lambda F, x, g: F.grid_sample(x, g, padding_mode="wrap"),
+    lambda F, x, g: F.grid_sample(x, g, align_corners=1),
+])
+def test_grid_sample_errors_match_paddle(call):
+    same(lambda pd: call(pd.nn.functional, pd.to_tensor(rand(1, 1, 3, 3)),
+                         pd.to_tensor(rand(1, 2, 2, 2))))

@@ -4,6 +4,10 @@
   ``int(C * shift_ratio)`` channels read the previous frame, the next
   ``int(C * 2 * shift_ratio)`` minus those read the next frame (zeros past the ends), the
   rest stay;
+- ``grid_sample`` (4-D): read ``x`` at the grid's normalised (x, y) points; bilinear
+  blends the four neighbours (out-of-range ones read 0 under 'zeros'), nearest rounds half
+  to even; 'border' clamps the coordinates first. Values are gathered with
+  the core's ``gather``, so gradients reach both ``x`` and ``grid``;
 - ``affine_grid``: the sampling grid ``theta @ [x, y, (z,) 1]`` over a base grid in [-1, 1]
   (``align_corners=True``: the corner pixels' centres; False: their outer edges).
 """
@@ -11,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["temporal_shift", "affine_grid"]
+import inplace_lab as _il
+
+__all__ = ["temporal_shift", "affine_grid", "grid_sample"]
 
 
 def _pd():
@@ -69,3 +75,52 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     grid = pd.matmul(base.expand([theta.shape[0]] + list(base.shape[1:])), theta,
                      transpose_y=True)
     return grid.reshape([theta.shape[0]] + spatial + [len(spatial)])
+
+
+def _unnormalize(g, n, align_corners):
+    return (g + 1) * ((n - 1) / 2) if align_corners else ((g + 1) * n - 1) / 2
+
+
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
+                name=None):
+    """x [N, C, H, W], grid [N, Ho, Wo, 2] -> [N, C, Ho, Wo]. ('reflection' padding and
+    5-D input are not implemented.)"""
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError("(InvalidArgument) The mode of grid sample function should be in "
+                         f"['bilinear', 'nearest'], but got: {mode}")
+    if padding_mode not in ("zeros", "reflection", "border"):
+        raise ValueError("(InvalidArgument) The padding mode of grid sample function should be "
+                         f"in ['zeros', 'reflection', 'border'], but got: {padding_mode}")
+    if not isinstance(align_corners, bool):
+        raise TypeError("(InvalidType) grid_sample(): argument (position 5) must be bool, but "
+                        f"got {type(align_corners).__name__}")
+    if padding_mode == "reflection" or x.ndim != 4:
+        raise NotImplementedError("grid_sample: 'reflection' padding and 5-D input are not "
+                                  "implemented in inplace_lab's paddle facade")
+    pd = _pd()
+    n, c, h, w = x.shape
+    ho, wo = grid.shape[1:3]
+    ix = _unnormalize(grid[..., 0], w, align_corners)
+    iy = _unnormalize(grid[..., 1], h, align_corners)
+    if padding_mode == "border":
+        ix, iy = pd.clip(ix, 0, w - 1), pd.clip(iy, 0, h - 1)
+    flat = x.reshape([n, c, h * w])
+    dt = str(x.dtype).split(".")[-1]
+
+    def read(xc, yc):  # numpy integer corners -> [N, C, Ho, Wo], zero where outside
+        inside = (xc >= 0) & (xc <= w - 1) & (yc >= 0) & (yc <= h - 1)
+        idx = (np.clip(yc, 0, h - 1) * w + np.clip(xc, 0, w - 1)).reshape(n, 1, -1)
+        idx = pd.to_tensor(np.broadcast_to(idx, (n, c, ho * wo)).copy())
+        vals = _il.gather(flat, 2, idx).reshape([n, c, ho, wo])  # (the core's gather)
+        return vals * pd.to_tensor(inside[:, None].astype(dt))
+
+    if mode == "nearest":
+        out = read(np.rint(ix.numpy()).astype(np.int64), np.rint(iy.numpy()).astype(np.int64))
+        return out + (ix * 0).unsqueeze(1)  # Paddle gives the grid a zero gradient here
+    x0 = np.floor(ix.numpy()).astype(np.int64)
+    y0 = np.floor(iy.numpy()).astype(np.int64)
+    wx1 = (ix - pd.to_tensor(x0.astype(dt))).unsqueeze(1)
+    wy1 = (iy - pd.to_tensor(y0.astype(dt))).unsqueeze(1)
+    wx0, wy0 = 1 - wx1, 1 - wy1
+    return (read(x0, y0) * wx0 * wy0 + read(x0 + 1, y0) * wx1 * wy0
+            + read(x0, y0 + 1) * wx0 * wy1 + read(x0 + 1, y0 + 1) * wx1 * wy1)
