@@ -184,7 +184,8 @@ def _export():
 _export()
 
 
-from .views import as_strided, broadcast_to, chunk, expand, expand_as, reshape, split, view  # noqa: E402,F401,E501
+from .views import (as_strided, broadcast_to, chunk, expand, expand_as, reshape, split,  # noqa: E402,F401
+                    unstack, view)
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):

@@ -233,7 +233,9 @@ def _view_inplace(x, shape):
 
 
 def reshape_(x, shape, name=None):
-    return _view_inplace(x, list(shape))
+    from .views import copy_zero_dims
+
+    return _view_inplace(x, copy_zero_dims(x, [int(n) for n in shape]))
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):

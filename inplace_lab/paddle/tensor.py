@@ -361,6 +361,7 @@ class Tensor(_Core):
     flatten = views.flatten
     split = views.split
     chunk = views.chunk
+    unstack = views.unstack
     expand = views.expand
     expand_as = views.expand_as
     broadcast_to = views.broadcast_to

@@ -69,6 +69,21 @@ def chunk(x, chunks, axis=0, name=None):
     return split(x, chunks, axis)
 
 
+def unstack(x, axis=0, num=None, name=None):
+    """``paddle.unstack``: the slices along ``axis`` as copies (own buffers, as Paddle's kernel
+    writes them), with Paddle's checks of ``axis`` and ``num``."""
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"`axis` must be in the range [-{x.ndim}, {x.ndim})")
+    n = x.shape[axis]
+    if num is not None and (num < 0 or num > n):
+        raise ValueError(f"`num` must be in the range [0, {n})")
+    if num is not None and num != n:
+        raise ValueError(
+            f"(InvalidArgument) The number of attribute num is not equal to the length of the "
+            f"{axis % x.ndim} axis of Input(X). Expect {n} but got {num}.")
+    return [_copy(p) for p in _Core.unbind(x, axis)] if n else []
+
+
 def expand(x, shape, name=None):
     """``paddle.expand``: the broadcast values in a new buffer (writable, own counter)."""
     if isinstance(shape, _Core):
@@ -150,8 +165,13 @@ def _target(x, shape):
         raise _size_error(x, shape) from None
 
 
+def copy_zero_dims(x, shape) -> list:
+    """Paddle's reshape reads a 0 as "this dim of x" (``x.reshape([0, -1])`` keeps dim 0)."""
+    return [x.shape[i] if n == 0 and i < x.ndim else n for i, n in enumerate(shape)]
+
+
 def reshape(x, shape, name=None):
-    shape = _shape_list(shape)
+    shape = copy_zero_dims(x, _shape_list(shape))
     if shape == list(x.shape):
         return x
     target = _target(x, shape)

@@ -990,3 +990,26 @@ def test_stop_gradient_of_a_non_leaf_turns_back():
         (t10 * 3).sum().backward()
         see(t5.grad)
     """)
+
+
+def test_reshape_reads_zero_as_the_input_dim_and_unstack_copies():
+    """paddle.reshape/reshape_ take 0 as "this dim of x"; paddle.unstack gives copies along
+    an axis, with Paddle's checks of axis and num."""
+    same("""
+        x = P.arange(24).astype('float32').reshape([2, 3, 4])
+        for s in ([0, 12], [0, -1], [0, 0, 2, 2], [4, 0, 2], [0, 0, 0, 1], [-1, 0]):
+            see(list(P.reshape(x, s).shape), list(x.reshape(s).shape))
+        y = x.clone()
+        y.reshape_([0, 12])
+        see(list(y.shape), y.inplace_version)
+        w = P.arange(6).astype('float32').reshape([2, 3])
+        w.stop_gradient = False
+        z = w * 1
+        parts = P.unstack(z, axis=1)
+        see(parts, [shares(p, z) for p in parts], z.unstack(0))
+        # (every piece used: backward with an unused piece crashes Paddle 3.3.1's UnstackGradNode)
+        sum((p * (i + 1)).sum() for i, p in enumerate(parts)).backward()
+        see(w.grad, P.unstack(P.zeros([0, 3]), axis=0))
+        for a, n in ((2, None), (-3, None), (1, 2), (1, 4), (1, -1)):
+            see(attempt(lambda: P.unstack(z, axis=a, num=n)))
+    """)
