@@ -50,3 +50,30 @@ def test_grid_sample_matches_paddle(kw):
 def test_grid_sample_errors_match_paddle(call):
     same(lambda pd: call(pd.nn.functional, pd.to_tensor(rand(1, 1, 3, 3)),
                          pd.to_tensor(rand(1, 2, 2, 2))))
+
+
+IDS = [[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]]
+PARENTS = [[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_gather_tree_matches_paddle(dtype):
+    same(lambda pd: pd.nn.functional.gather_tree(pd.to_tensor(IDS, dtype=dtype),
+                                                 pd.to_tensor(PARENTS, dtype=dtype)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, i, p: F.gather_tree(i[0], p[0]), lambda F, i, p: F.gather_tree(i, p[:2]),
+    lambda F, i, p: F.gather_tree(i.astype("float32"), p),
+])
+def test_gather_tree_errors_match_paddle(call):
+    same(lambda pd: call(pd.nn.functional, pd.to_tensor(IDS), pd.to_tensor(PARENTS)))
+
+
+def test_sdp_kernel_is_a_context_manager():
+    from ._functional_harness import ilp
+
+    q = ilp.to_tensor(rand(1, 2, 1, 3))
+    with ilp.nn.functional.sdp_kernel(enable_math=True):
+        out = ilp.nn.functional.scaled_dot_product_attention(q, q, q)
+    assert list(out.shape) == [1, 2, 1, 3]

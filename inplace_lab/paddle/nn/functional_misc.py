@@ -8,6 +8,9 @@
   blends the four neighbours (out-of-range ones read 0 under 'zeros'), nearest rounds half
   to even; 'border' clamps the coordinates first. Values are gathered with
   the core's ``gather``, so gradients reach both ``x`` and ``grid``;
+- ``gather_tree``: beam-search back-tracking (integers, no gradient);
+- ``sdp_kernel``: a context manager choosing attention backends; the facade has only the
+  math backend, so it changes nothing;
 - ``affine_grid``: the sampling grid ``theta @ [x, y, (z,) 1]`` over a base grid in [-1, 1]
   (``align_corners=True``: the corner pixels' centres; False: their outer edges).
 """
@@ -17,7 +20,7 @@ import numpy as np
 
 import inplace_lab as _il
 
-__all__ = ["temporal_shift", "affine_grid", "grid_sample"]
+__all__ = ["temporal_shift", "affine_grid", "grid_sample", "gather_tree", "sdp_kernel"]
 
 
 def _pd():
@@ -124,3 +127,35 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     wx0, wy0 = 1 - wx1, 1 - wy1
     return (read(x0, y0) * wx0 * wy0 + read(x0 + 1, y0) * wx1 * wy0
             + read(x0, y0 + 1) * wx0 * wy1 + read(x0 + 1, y0 + 1) * wx1 * wy1)
+
+
+def gather_tree(ids, parents):
+    """Full beam paths from per-step ids and parent beams ([time, batch, beam]): walk back
+    from the last step, ``out[t, b, k] = ids[t, b, parent]`` with the parent of step t + 1."""
+    if ids.ndim != 3:
+        raise ValueError("The input ids must be a 3D tensor with shape [length, batch_size, "
+                         "beam_size]")
+    if list(parents.shape) != list(ids.shape):
+        raise ValueError("(InvalidArgument) The shape of Input(Parents) must be same with the "
+                         "shape of Input(Ids).")
+    dt = str(ids.dtype).split(".")[-1]
+    if dt not in ("int32", "int64"):
+        raise RuntimeError(f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) "
+                           "of kernel `gather_tree` is not registered. Selected wrong DataType "
+                           f"`{dt}`. Paddle support following DataTypes: int64, int32.")
+    i, p = ids.numpy(), parents.numpy()
+    out = np.empty_like(i)
+    steps, batch, beam = i.shape
+    rows = np.arange(batch)[:, None]
+    parent = np.broadcast_to(np.arange(beam), (batch, beam))
+    for t in reversed(range(steps)):
+        out[t] = i[t][rows, parent]
+        parent = p[t][rows, parent]
+    return _pd().to_tensor(out)
+
+
+def sdp_kernel(enable_math=False, enable_flash=True, enable_mem_efficient=True):
+    """No-op context manager (``with sdp_kernel(...):``): only the math backend exists here."""
+    import contextlib
+
+    return contextlib.nullcontext()
