@@ -198,6 +198,11 @@ FUNCTION_ONLY = frozenset(("concatenate", "cat", "hstack", "vstack", "dstack"))
 # Paddle's defaults where the table op has none (``paddle.index_select(x, index)``: axis 0).
 FUNCTION_DEFAULTS = {"index_select": {"dim": 0}}
 
+# Of a SIGNATURES entry, how many names Paddle takes positionally, where fewer than all (the
+# rest are keyword-only: ``add_(x, y, name=None, *, alpha=1)``); ``name`` is the next one.
+SIGNATURE_POSITIONAL = {"add_": 1, "sub_": 1, "subtract_": 1, "div_": 1, "divide_": 1,
+                        "bitwise_left_shift_": 2, "bitwise_right_shift_": 2, "random_": 2}
+
 SIGNATURES = {
     'abs_': (),
     'acos_': (),

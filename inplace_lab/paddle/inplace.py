@@ -82,8 +82,11 @@ def translate(spec, pname: str, args: tuple, kwargs: dict) -> dict:
                 raise TypeError(f"{pname}() takes at most {len(known) + 1} positional arguments")
             given.update(zip(known, args))
     else:
-        if len(args) > len(names):
-            raise TypeError(f"{pname}() takes at most {len(names) + 1} positional arguments but "
+        n_pos = api_names.SIGNATURE_POSITIONAL.get(pname, len(names))
+        if len(args) == n_pos + 1:  # (Paddle's ``name``, given in place: not an argument)
+            args = args[:-1]
+        if len(args) > n_pos:
+            raise TypeError(f"{pname}() takes at most {n_pos + 2} positional arguments but "
                             f"{len(args) + 1} were given")
         given.update(zip(names, args))
     for k, v in kwargs.items():

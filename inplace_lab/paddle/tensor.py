@@ -93,9 +93,12 @@ def paddle_signature(name: str, spec, order, defaults=None):
     entry = dispatch.call_view if spec.kind == "view" else dispatch.call
 
     def fn(*args, **kwargs):
+        if len(args) == len(order) + 1:  # (Paddle's last parameter, ``name``, given in place)
+            args = args[:-1]
         if len(args) > len(order):
-            raise TypeError(f"{name}() takes at most {len(order)} positional arguments but "
-                            f"{len(args)} were given")
+            need = sum(1 for _, core in order if core not in defaults)
+            raise TypeError(f"{name}() takes from {need} to {len(order) + 1} positional "
+                            f"arguments but {len(args)} were given")
         kw = dict(defaults)
         for (_, core), v in zip(order, args):
             if core is not None:

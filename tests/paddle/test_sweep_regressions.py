@@ -1013,3 +1013,16 @@ def test_reshape_reads_zero_as_the_input_dim_and_unstack_copies():
         for a, n in ((2, None), (-3, None), (1, 2), (1, 4), (1, -1)):
             see(attempt(lambda: P.unstack(z, axis=a, num=n)))
     """)
+
+
+def test_name_may_be_given_in_place():
+    """Paddle's last positional parameter is ``name``: F.relu(x, None), paddle.add(x, y, None),
+    x.add_(y, None) ... (alpha, rounding_mode are keyword-only in Paddle 3.3.1)."""
+    same("""
+        x = P.to_tensor([[1., -2.], [3., 4.]])
+        see(F.relu(x, None), (F.softmax(x, -1, None, None) * 1000).round(), F.leaky_relu(x, 0.1, None))
+        see(P.add(x, x, None), P.add(x, x, alpha=2), P.subtract(x, x, None), P.divide(x, x, None))
+        see(P.clip(x, 0., 1., None), P.where(x > 0, x, -x, None), P.matmul(x, x, False, True, None))
+        y = x.clone()
+        see(y.add_(x, None), y.clip_(0., 1., None), y.inplace_version)
+    """)
