@@ -12,10 +12,6 @@ X = np.arange(1, 25, dtype="float32").reshape(2, 3, 4)
 
 # ---- dropout: structure --------------------------------------------------------------------
 
-def _kept(y, x):
-    return y != 0
-
-
 @pytest.mark.parametrize("mode", ["upscale_in_train", "downscale_in_infer"])
 def test_dropout_scales_kept_values_and_gradient_is_the_mask(mode):
     x = ilp.to_tensor(X, stop_gradient=False)
