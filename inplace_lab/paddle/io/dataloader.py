@@ -1,0 +1,229 @@
+"""``paddle.io.DataLoader``: Paddle's batching rules over inplace_lab's worker pool.
+
+What a batch is, as Paddle 3.3.1 makes it:
+
+* ``default_collate_fn`` stacks numpy arrays with ``np.stack`` and numbers with
+  ``np.array`` (ints -> int64, Python floats -> float64, ``np.float32`` stays float32),
+  stacks ``paddle.Tensor`` samples with ``paddle.stack``, keeps strings as lists, and
+  recurses into dicts and sequences: a ``(image, label)`` sample gives ``[images, labels]``
+  with labels of shape ``[batch]`` (not ``[batch, 1]``).
+* The loader then turns every array and tensor of the batch into a NEW ``paddle.Tensor``
+  (``stop_gradient=True``, own storage): tuples come out as LISTS, dicts as dicts,
+  strings and numbers as they were. ``return_list`` does not change that in dygraph.
+* ``shuffle=True`` draws from numpy's global generator (see ``sampler.py``).
+
+``num_workers > 0`` reuses ``inplace_lab.utils.data``'s worker pool (same batches, same
+order as ``num_workers=0``; collation runs in the workers, the conversion to tensors in
+the main process). An ``IterableDataset``, or ``batch_size=None``, loads in the main
+process even then: the pool hands out indices, which a stream does not have.
+"""
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from inplace_lab.utils.data.worker import get_worker_info  # noqa: F401 (same WorkerInfo fields)
+
+from .dataset import IterableDataset
+from .sampler import BatchSampler, _InfiniteIterableSampler
+
+
+def _tensor_types():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+def default_collate_fn(batch):
+    """Stack a list of samples field by field (numpy arrays out, tensors stacked)."""
+    from .. import stack
+
+    sample = batch[0]
+    if isinstance(sample, np.ndarray):
+        return np.stack(batch, axis=0)
+    if isinstance(sample, _tensor_types()):
+        return stack(batch, axis=0)
+    if isinstance(sample, numbers.Number):
+        return np.array(batch)
+    if isinstance(sample, (str, bytes)):
+        return batch
+    if isinstance(sample, Mapping):
+        return {key: default_collate_fn([d[key] for d in batch]) for key in sample}
+    if isinstance(sample, Sequence):
+        if not all(len(s) == len(sample) for s in batch):
+            raise RuntimeError("fields number not same among samples in a batch")
+        return [default_collate_fn(fields) for fields in zip(*batch)]
+    raise TypeError("batch data con only contains: tensor, numpy.ndarray, "
+                    f"dict, list, number, but got {type(sample)}")
+
+
+def default_convert_fn(batch):
+    """``batch_size=None``: one sample, its sequences as lists, nothing stacked."""
+    if isinstance(batch, (_tensor_types(), np.ndarray, str, bytes)):
+        return batch
+    if isinstance(batch, Mapping):
+        return {key: default_convert_fn(batch[key]) for key in batch}
+    if isinstance(batch, Sequence):
+        return [default_convert_fn(d) for d in batch]
+    return batch
+
+
+def _to_tensors(batch):
+    """What Paddle's blocking queue hands back: fresh tensors, sequences as lists."""
+    from .. import to_tensor
+
+    if isinstance(batch, np.ndarray):
+        return to_tensor(batch)
+    if isinstance(batch, _tensor_types()):
+        return to_tensor(batch.numpy())
+    if isinstance(batch, (str, bytes, numbers.Number)):
+        return batch
+    if isinstance(batch, Mapping):
+        return {k: _to_tensors(v) for k, v in batch.items()}
+    if isinstance(batch, Sequence):
+        return [_to_tensors(v) for v in batch]
+    return batch
+
+
+class DataLoader:
+    """Iterate over a dataset in batches of tensors; see the module docstring."""
+
+    def __init__(self, dataset, feed_list=None, places=None, return_list=True,
+                 batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
+                 collate_fn=None, num_workers=0, use_buffer_reader=True, reader_buffer_size=2,
+                 prefetch_factor=2, use_shared_memory=True, timeout=0, worker_init_fn=None,
+                 persistent_workers=False):
+        self.return_list, self.collate_fn = return_list, collate_fn
+        self.use_buffer_reader, self.reader_buffer_size = use_buffer_reader, reader_buffer_size
+        self.prefetch_factor, self.worker_init_fn = prefetch_factor, worker_init_fn
+        self.dataset, self.feed_list, self.places = dataset, feed_list, places
+        assert num_workers >= 0, "num_workers should be a non-negative value"
+        self.num_workers = num_workers
+        assert prefetch_factor > 0, "prefetch_factor should be a positive value"
+        self.use_shared_memory = use_shared_memory and num_workers > 0
+        assert timeout >= 0, "timeout should be a non-negative value"
+        self.timeout = timeout
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle:
+                raise ValueError(f"IterableDataset not support shuffle, but got shuffle={shuffle}")
+            if batch_sampler is not None:
+                raise ValueError("IterableDataset expect unspecified batch_sampler")
+        if batch_sampler is not None:
+            assert batch_size == 1 and not shuffle and not drop_last, \
+                "batch_size/shuffle/drop_last should not be set when batch_sampler is given"
+            self.batch_sampler, self.batch_size = batch_sampler, None
+        elif batch_size is None:
+            self.batch_sampler = self.batch_size = None
+        else:
+            assert batch_size > 0, \
+                "batch_size should be None or a positive value when batch_sampler is not given"
+            self.batch_size = batch_size
+            self.batch_sampler = _InfiniteIterableSampler(dataset, batch_size) if self._iterable \
+                else BatchSampler(dataset=dataset, batch_size=batch_size, shuffle=shuffle,
+                                  drop_last=drop_last)
+        self.drop_last = drop_last
+        self.auto_collate_batch = self.batch_sampler is not None
+        self.persistent_workers = persistent_workers
+        self._pool = None  # persistent_workers: the core pool kept across epochs
+
+    def __len__(self):
+        if self._iterable:
+            raise ValueError("length of IterableDataset not supported")
+        return len(self.batch_sampler) if self.auto_collate_batch else len(self.dataset)
+
+    def __call__(self):
+        return self.__iter__()
+
+    def _collate(self):
+        if self.auto_collate_batch:
+            return self.collate_fn or default_collate_fn
+        return self.collate_fn or default_convert_fn
+
+    def __iter__(self):
+        if self.num_workers > 0 and self.auto_collate_batch and not self._iterable:
+            return self._with_workers()
+        return _SingleProcessIter(self)
+
+    # -- the core pool reads these names (torch's) off the loader ---------------------------
+    multiprocessing_context = None
+
+    def _finish_batch(self, batch):
+        return _to_tensors(batch)
+
+    def _with_workers(self):
+        from inplace_lab.utils.data.pool import MultiProcessingIter, WorkerPool
+
+        shim = _PoolView(self)
+        pool = self._pool
+        if pool is None or not pool.alive:
+            pool = WorkerPool(shim, base_seed=int(np.random.randint(0, 2 ** 31 - 1)))
+            if self.persistent_workers:
+                self._pool = pool
+        return MultiProcessingIter(shim, pool, iter(self.batch_sampler))
+
+    def __del__(self):
+        pool = self.__dict__.get("_pool")
+        if pool is not None:
+            pool.shutdown()
+
+
+class _PoolView:
+    """The loader as the core pool expects it (torch's attribute names and meanings)."""
+
+    def __init__(self, loader):
+        self.loader = loader
+        self.dataset, self.num_workers = loader.dataset, loader.num_workers
+        self.timeout, self.worker_init_fn = loader.timeout, loader.worker_init_fn
+        self.collate_fn, self.multiprocessing_context = loader._collate(), None
+        self.batch_size, self.batch_sampler = loader.batch_size, loader.batch_sampler
+        self.prefetch_factor, self.persistent_workers = (loader.prefetch_factor,
+                                                         loader.persistent_workers)
+
+    def _finish_batch(self, batch):
+        return _to_tensors(batch)
+
+    def __len__(self):
+        return len(self.loader)
+
+
+class _SingleProcessIter:
+    """One epoch in the main process: indices -> samples -> collate -> tensors."""
+
+    def __init__(self, loader):
+        self.loader = loader
+        self._collate = loader._collate()
+        if loader.auto_collate_batch:
+            self._indices = iter(loader.batch_sampler)
+        elif loader._iterable:
+            self._indices = iter(_InfiniteIterableSampler(loader.dataset, 1))
+        else:
+            self._indices = iter(range(len(loader.dataset)))
+        self._stream = iter(loader.dataset) if loader._iterable else None
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self.loader)
+
+    def __next__(self):
+        indices = next(self._indices)
+        loader = self.loader
+        if self._stream is None:
+            data = [loader.dataset[i] for i in indices] if loader.auto_collate_batch \
+                else loader.dataset[indices]
+        elif loader.auto_collate_batch:
+            data = []
+            for _ in indices:
+                try:
+                    data.append(next(self._stream))
+                except StopIteration:
+                    break
+            if not data or (loader.drop_last and len(data) < len(indices)):
+                raise StopIteration
+        else:
+            data = next(self._stream)
+        return _to_tensors(self._collate(data))
