@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import functional  # noqa: F401
 from .layers import Layer  # noqa: F401
 from .activation import *  # noqa: F401,F403
+from .clip import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403

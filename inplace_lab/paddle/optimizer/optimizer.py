@@ -1,0 +1,169 @@
+"""``paddle.optimizer.Optimizer``: the step loop every Paddle optimizer shares.
+
+A step, as Paddle's ``apply_gradients`` runs it: collect ``(param, grad)`` for trainable
+parameters that have a gradient, clip them (``grad_clip``), add the weight-decay term
+(``weight_decay`` float -> ``L2Decay``: ``g + coeff * p``; ``L1Decay``: ``g + coeff * sign(p)``),
+then let the subclass's ``_update`` compute the new value from numpy copies of the
+parameter, the gradient and its accumulators.
+
+Why numpy instead of the core ``inplace_lab.optim``: Paddle's formulas differ from
+PyTorch's in the places that matter for bit-level comparison (epsilon scaled by
+``sqrt(1 - beta2^t)`` in Adam, Adadelta's learning rate, Momentum's velocity, RMSProp's
+epsilon inside the square root), and one observable effect must be kept to the letter:
+Paddle's optimizer kernels write parameters *out of band*, so ``inplace_version`` does not
+move on a step (a graph saved before the step does not notice the new values). The new
+value is written with ``set_value``, which is that out-of-band write.
+
+Accumulators are keyed like Paddle's ``state_dict``: ``f"{param.name}_{acc}_0"``.
+
+>>> import inplace_lab.paddle as paddle
+>>> lin = paddle.nn.Linear(3, 1)
+>>> opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=lin.parameters())
+>>> lin(paddle.ones([2, 3])).sum().backward(); opt.step()
+>>> lin.weight.inplace_version
+0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from inplace_lab.autograd import no_grad
+
+from .lr import LRScheduler
+
+
+def _is_tensor(x) -> bool:
+    from inplace_lab.tensor import Tensor
+
+    return isinstance(x, Tensor)
+
+
+class Optimizer:
+    """Base class: parameters, learning rate (float or ``LRScheduler``), decay, clipping."""
+
+    _acc_names: tuple = ()  # accumulator names in Paddle's state_dict order
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        if parameters is not None:
+            if _is_tensor(parameters):
+                raise TypeError("`parameters` argument given to the optimizer should be an "
+                                "iterable of paddle Tensors, but got argument type is "
+                                f"`{type(parameters)}`.")
+            if isinstance(parameters, dict):
+                raise TypeError("`parameters` argument should not get dict type, if parameter "
+                                "groups is needed, please set `parameters` as list of dict")
+            parameters = list(parameters)
+        if parameters is None:
+            raise AttributeError("parameters argument given to the Optimizer should not be None "
+                                 "in dygraph mode.")
+        if parameters and isinstance(parameters[0], dict):
+            raise NotImplementedError("inplace_lab's paddle optimizers take a flat list of "
+                                      "parameters; parameter groups (list of dict) are not "
+                                      "supported")
+        if not isinstance(learning_rate, (float, LRScheduler)):
+            raise TypeError("learning rate should be float or LRScheduler, got "
+                            f"{type(learning_rate)} here")
+        from inplace_lab.paddle.nn.clip import GradientClipBase
+
+        if grad_clip is not None and not isinstance(grad_clip, GradientClipBase):
+            raise TypeError("'grad_clip' should be an instance of GradientClipBase's derived "
+                            "class")
+        self._learning_rate = learning_rate
+        self._parameter_list = parameters
+        self._name = name
+        self._grad_clip = grad_clip
+        self.regularization = float(weight_decay) if isinstance(weight_decay, int) \
+            else weight_decay
+        self._accumulators: dict = {}  # f"{param.name}_{acc}_0" -> numpy array
+
+    # ---- learning rate ----------------------------------------------------------------------
+    def get_lr(self) -> float:
+        """The current rate: the float given, or the scheduler's current value."""
+        lr = self._learning_rate
+        return float(lr()) if isinstance(lr, LRScheduler) else float(lr)
+
+    def set_lr(self, value: float) -> None:
+        if not isinstance(value, (int, float)):
+            raise TypeError("The type of 'value' in optimizer.set_lr must be float, but "
+                            f"received {type(value)}.")
+        if isinstance(self._learning_rate, LRScheduler):
+            raise RuntimeError("optimizer's learning rate can't be LRScheduler when invoke "
+                               "this API, because this will lead to conflict.")
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler) -> None:
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError("The type of 'scheduler' in optimizer.set_lr_scheduler must be "
+                            f"LRScheduler, but received {type(scheduler)}.")
+        self._learning_rate = scheduler
+
+    # ---- the step ---------------------------------------------------------------------------
+    def step(self) -> None:
+        """Clip, decay, update: every parameter is rewritten without a version bump."""
+        params_grads = [(p, p.grad) for p in self._parameter_list
+                        if not p.stop_gradient and p.grad is not None]
+        if self._grad_clip is not None:
+            params_grads = self._grad_clip(params_grads)
+        lr = np.float32(self.get_lr())
+        with no_grad():
+            for p, g in params_grads:
+                value = np.array(p.numpy())
+                grad = self._regularize(p, value, np.array(g.numpy()))
+                p.set_value(self._update(p, value, grad, lr).astype(value.dtype, copy=False))
+
+    def _regularize(self, p, value, grad):
+        """Paddle's ``append_regularization_ops``: a parameter's own regularizer wins."""
+        reg = getattr(p, "regularizer", None) or self.regularization
+        if reg is None:
+            return grad
+        if isinstance(reg, float):
+            return grad + np.float32(reg) * value
+        coeff = np.float32(getattr(reg, "_coeff", getattr(reg, "coeff", 0.0)))
+        if type(reg).__name__ == "L1Decay":
+            return grad + coeff * np.sign(value)
+        return grad + coeff * value
+
+    def _update(self, p, value, grad, lr):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def _acc(self, p, acc, init=0.0, shape=None):
+        """The accumulator ``acc`` of ``p`` (created filled with ``init`` on first use)."""
+        key = f"{p.name}_{acc}_0"
+        if key not in self._accumulators:
+            dtype = np.float32 if p.dtype is None else np.array(p.numpy()).dtype
+            self._accumulators[key] = np.full(p.shape if shape is None else shape, init, dtype)
+        return self._accumulators[key]
+
+    def _set_acc(self, p, acc, value) -> None:
+        self._accumulators[f"{p.name}_{acc}_0"] = value
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Dygraph ``minimize``: apply the gradients already computed by ``loss.backward()``."""
+        self.step()
+        return None, [(p, p.grad) for p in self._parameter_list if p.grad is not None]
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Zero every gradient in place (``set_to_zero=False``: drop them, grad becomes None)."""
+        for p in self._parameter_list:
+            if not p.stop_gradient:
+                p.clear_gradient(set_to_zero)
+
+    clear_gradients = clear_grad
+
+    # ---- state dicts ------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Accumulators as tensors under Paddle's names; the scheduler under ``LR_Scheduler``."""
+        from inplace_lab.paddle import to_tensor
+
+        state = {k: to_tensor(v) for k, v in self._accumulators.items()}
+        if isinstance(self._learning_rate, LRScheduler):
+            state["LR_Scheduler"] = self._learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict: dict) -> None:
+        if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
+            self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
+        for k, v in state_dict.items():
+            if k != "LR_Scheduler":
+                self._accumulators[k] = np.array(v.numpy() if hasattr(v, "numpy") else v)
