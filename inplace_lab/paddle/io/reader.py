@@ -1,16 +1,8 @@
-"""``paddle.io.DataLoader``: Paddle's batching rules over inplace_lab's worker pool.
+"""``paddle.io.DataLoader`` (``paddle/io/reader.py`` there) over inplace_lab's worker pool.
 
-What a batch is, as Paddle 3.3.1 makes it:
-
-* ``default_collate_fn`` stacks numpy arrays with ``np.stack`` and numbers with
-  ``np.array`` (ints -> int64, Python floats -> float64, ``np.float32`` stays float32),
-  stacks ``paddle.Tensor`` samples with ``paddle.stack``, keeps strings as lists, and
-  recurses into dicts and sequences: a ``(image, label)`` sample gives ``[images, labels]``
-  with labels of shape ``[batch]`` (not ``[batch, 1]``).
-* The loader then turns every array and tensor of the batch into a NEW ``paddle.Tensor``
-  (``stop_gradient=True``, own storage): tuples come out as LISTS, dicts as dicts,
-  strings and numbers as they were. ``return_list`` does not change that in dygraph.
-* ``shuffle=True`` draws from numpy's global generator (see ``sampler.py``).
+Batches are made by ``dataloader/collate.py`` (Paddle's structure: lists, dicts, fresh
+``stop_gradient`` tensors); ``shuffle=True`` draws from numpy's global generator (see
+``dataloader/sampler.py``); ``return_list`` and ``places`` change nothing in dygraph.
 
 ``num_workers > 0`` reuses ``inplace_lab.utils.data``'s worker pool (same batches, same
 order as ``num_workers=0``; collation runs in the workers, the conversion to tensors in
@@ -19,72 +11,11 @@ process even then: the pool hands out indices, which a stream does not have.
 """
 from __future__ import annotations
 
-import numbers
-from collections.abc import Mapping, Sequence
-
 import numpy as np
 
-from inplace_lab.utils.data.worker import get_worker_info  # noqa: F401 (same WorkerInfo fields)
-
-from .dataset import IterableDataset
-from .sampler import BatchSampler, _InfiniteIterableSampler
-
-
-def _tensor_types():
-    from ..tensor import Tensor
-
-    return Tensor
-
-
-def default_collate_fn(batch):
-    """Stack a list of samples field by field (numpy arrays out, tensors stacked)."""
-    from .. import stack
-
-    sample = batch[0]
-    if isinstance(sample, np.ndarray):
-        return np.stack(batch, axis=0)
-    if isinstance(sample, _tensor_types()):
-        return stack(batch, axis=0)
-    if isinstance(sample, numbers.Number):
-        return np.array(batch)
-    if isinstance(sample, (str, bytes)):
-        return batch
-    if isinstance(sample, Mapping):
-        return {key: default_collate_fn([d[key] for d in batch]) for key in sample}
-    if isinstance(sample, Sequence):
-        if not all(len(s) == len(sample) for s in batch):
-            raise RuntimeError("fields number not same among samples in a batch")
-        return [default_collate_fn(fields) for fields in zip(*batch)]
-    raise TypeError("batch data con only contains: tensor, numpy.ndarray, "
-                    f"dict, list, number, but got {type(sample)}")
-
-
-def default_convert_fn(batch):
-    """``batch_size=None``: one sample, its sequences as lists, nothing stacked."""
-    if isinstance(batch, (_tensor_types(), np.ndarray, str, bytes)):
-        return batch
-    if isinstance(batch, Mapping):
-        return {key: default_convert_fn(batch[key]) for key in batch}
-    if isinstance(batch, Sequence):
-        return [default_convert_fn(d) for d in batch]
-    return batch
-
-
-def _to_tensors(batch):
-    """What Paddle's blocking queue hands back: fresh tensors, sequences as lists."""
-    from .. import to_tensor
-
-    if isinstance(batch, np.ndarray):
-        return to_tensor(batch)
-    if isinstance(batch, _tensor_types()):
-        return to_tensor(batch.numpy())
-    if isinstance(batch, (str, bytes, numbers.Number)):
-        return batch
-    if isinstance(batch, Mapping):
-        return {k: _to_tensors(v) for k, v in batch.items()}
-    if isinstance(batch, Sequence):
-        return [_to_tensors(v) for v in batch]
-    return batch
+from .dataloader.collate import default_collate_fn, default_convert_fn, to_tensors
+from .dataloader.dataset import IterableDataset
+from .dataloader.sampler import BatchSampler, _InfiniteIterableSampler
 
 
 class DataLoader:
@@ -151,7 +82,7 @@ class DataLoader:
     multiprocessing_context = None
 
     def _finish_batch(self, batch):
-        return _to_tensors(batch)
+        return to_tensors(batch)
 
     def _with_workers(self):
         from inplace_lab.utils.data.pool import MultiProcessingIter, WorkerPool
@@ -183,7 +114,7 @@ class _PoolView:
                                                          loader.persistent_workers)
 
     def _finish_batch(self, batch):
-        return _to_tensors(batch)
+        return to_tensors(batch)
 
     def __len__(self):
         return len(self.loader)
@@ -226,4 +157,4 @@ class _SingleProcessIter:
                 raise StopIteration
         else:
             data = next(self._stream)
-        return _to_tensors(self._collate(data))
+        return to_tensors(self._collate(data))

@@ -130,7 +130,7 @@ class SubsetRandomSampler(Sampler):
         self.indices = indices
 
     def __iter__(self):
-        from .. import randperm
+        from ... import randperm
 
         for i in randperm(len(self.indices)).tolist():
             yield self.indices[i]

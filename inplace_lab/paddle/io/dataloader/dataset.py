@@ -121,7 +121,7 @@ def random_split(dataset, lengths, generator=None):
     ``generator`` is accepted and ignored, as in Paddle: the permutation comes from
     ``paddle.randperm``.
     """
-    from .. import randperm
+    from ... import randperm
 
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []
