@@ -69,3 +69,30 @@ def F_ones(F, shape):
 
     lib = paddle if F.__name__.startswith("paddle") else ilp
     return lib.to_tensor(np.ones(shape, "float32"))
+
+
+def test_gelu_and_silu_take_paddles_arguments():
+    """F.gelu(x, approximate) takes a bool or 'tanh'/'none' (an int is Paddle's TypeError, another
+    string its ValueError); F.silu(x, inplace=True) writes x (leaf check, one bump)."""
+    import paddle
+    import inplace_lab.paddle as lab
+
+    def run(L):
+        F = L.nn.functional
+        x = L.to_tensor([-1.5, 0.5, 2.0])
+        out = [(F.gelu(x, a) * 1e4).round().numpy().tolist() for a in (True, False, "tanh", "none")]
+        for bad in (1, "x"):
+            try:
+                F.gelu(x, bad)
+            except Exception as e:  # noqa: BLE001
+                out.append((type(e).__name__, str(e).split("\n")[0].split(" (at ")[0]))
+        a = L.to_tensor([1., 2.], stop_gradient=False)
+        try:
+            F.silu(a, inplace=True)
+        except Exception as e:  # noqa: BLE001
+            out.append(type(e).__mro__[-3].__name__)
+        b = L.to_tensor([1., 2.], stop_gradient=False) * 1  # (Paddle wrote a before refusing it)
+        r = F.silu(b, True)
+        out.append((r is b, b.inplace_version, b.grad_fn.name(), (b * 1e4).round().numpy().tolist()))
+        return out
+    assert run(lab) == run(paddle)

@@ -6,7 +6,7 @@ whose gradients follow from the ops they use.
 from __future__ import annotations
 
 __all__ = ["log_sigmoid", "logsigmoid", "softsign", "swish", "glu", "swiglu", "prelu", "rrelu",
-           "maxout", "gumbel_softmax"]
+           "maxout", "gumbel_softmax", "gelu", "silu"]
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -32,6 +32,24 @@ def _float_kernel(name, x, supported="float64, float32"):
         raise RuntimeError(f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {_dt(x)}) "
                            f"of kernel `{name}` is not registered. Selected wrong DataType "
                            f"`{_dt(x)}`. Paddle support following DataTypes: {supported}.")
+
+
+def gelu(x, approximate=False, name=None):
+    """``approximate``: a bool (True is the tanh form) or Paddle's 'tanh' / 'none'."""
+    if isinstance(approximate, str):
+        if approximate not in ("tanh", "none"):
+            raise ValueError("(InvalidArgument) the value of approximate in gelu should be "
+                             f"'tanh' or 'none', but received {approximate}")
+        approximate = approximate == "tanh"
+    elif not isinstance(approximate, bool):
+        raise TypeError("(InvalidType) gelu(): argument (position 2) must be bool, but got "
+                        f"{type(approximate).__name__}")
+    return _core().gelu(x, approximate="tanh" if approximate else "none")
+
+
+def silu(x, inplace=False, name=None):
+    """``x * sigmoid(x)``; ``inplace=True`` writes x (one version bump, Paddle's leaf check)."""
+    return _core().silu(x, inplace=bool(inplace))
 
 
 def log_sigmoid(x, name=None):
