@@ -1,8 +1,10 @@
 """``paddle.nn.ClipGradByValue``, ``ClipGradByNorm``, ``ClipGradByGlobalNorm`` (optimizer
 ``grad_clip=``) and the in-place ``clip_grad_norm_`` / ``clip_grad_value_`` of ``paddle.nn.utils``.
 
-A clip object is called by the optimizer with ``[(param, grad), ...]`` and returns *new*
-gradients: ``param.grad`` itself is left as it was (Paddle's dygraph clip builds new tensors).
+A clip object is called by the optimizer with ``[(param, grad), ...]`` and returns the
+gradients to use. As in Paddle's dygraph clip, by-value and by-norm build *new* tensors
+(``param.grad`` keeps its values) while by-global-norm multiplies ``param.grad`` in place
+(its values change and its inplace_version moves by one).
 Parameters with ``need_clip = False`` pass through. The formulas, as Paddle's kernels:
 
 - by value: ``clip(g, min, max)`` (``min`` defaults to ``-max``);
@@ -15,6 +17,8 @@ inplace_version moves, as Paddle's ``multiply_`` / ``clip_``).
 from __future__ import annotations
 
 import numpy as np
+
+from inplace_lab.autograd import no_grad
 
 __all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
 
@@ -36,7 +40,8 @@ class ClipGradBase:
         raise NotImplementedError
 
     def __call__(self, params_grads):
-        return self._dygraph_clip(params_grads)
+        with no_grad():  # Paddle's _dygraph_clip runs under no_grad (in-place grad writes)
+            return self._dygraph_clip(params_grads)
 
     def _dygraph_clip(self, params_grads):
         raise NotImplementedError
@@ -105,17 +110,20 @@ class ClipGradByGlobalNorm(ClipGradBase):
             return params_grads
         norm = np.sqrt(np.float32(sum(np.sum(a * a, dtype=np.float32) for a in arrays)))
         max_norm = np.float32(self.clip_norm)
+        if self.auto_skip_clip and not norm > max_norm:
+            return [(p, g) for p, g in params_grads if g is not None]
         scale = max_norm / np.maximum(norm, max_norm)
         out = []
         for p, g in params_grads:
             if g is None:
                 continue
-            if _clipped(p) and not (self.auto_skip_clip and norm <= max_norm):
-                g = _new_grad(g, np.array(g.numpy()) * scale)
+            if _clipped(p):  # Paddle's dygraph clip multiplies the grad in place here
+                g.multiply_(_new_grad(g, np.asarray(scale)))
             out.append((p, g))
         return out
 
 
+@no_grad()
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
     """``paddle.nn.utils.clip_grad_norm_``: scale every grad in place by
     ``min(max_norm / (total_norm + 1e-6), 1)``; returns the total norm."""
@@ -151,6 +159,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     return to_tensor(total)
 
 
+@no_grad()
 def clip_grad_value_(parameters, clip_value):
     """``paddle.nn.utils.clip_grad_value_``: clip every grad in place into ``[-v, v]``."""
     from inplace_lab.tensor import Tensor
