@@ -46,7 +46,7 @@ def train(lib, opt_name, steps=5, lr=0.05, sched=None, **kw):
             lr.step()
     params = [np.array(p.numpy()) for p in net.parameters()]
     names = {p.name: i for i, p in enumerate(net.parameters())}
-    keys = sorted(_key_suffix(k, names) for k in opt.state_dict())
+    keys = [_key_suffix(k, names) for k in opt.state_dict()]  # Paddle's order, too
     return params, [p._inplace_version() for p in net.parameters()], lrs, keys
 
 
@@ -70,14 +70,18 @@ CASES = [
     ("Adagrad", {}), ("Adagrad", {"initial_accumulator_value": 0.1, "weight_decay": 0.05}),
     ("Adadelta", {"learning_rate": 1.0}), ("Adadelta", {"learning_rate": 0.5, "rho": 0.9}),
     ("Adamax", {}), ("Adamax", {"beta2": 0.9, "weight_decay": 0.1}),
+    ("NAdam", {}), ("NAdam", {"momentum_decay": 0.1, "beta1": 0.8, "weight_decay": 0.05}),
+    ("RAdam", {}), ("RAdam", {"beta2": 0.5, "epsilon": 1e-4}),
+    ("RAdam", {"steps": 9, "epsilon": 1e-4}),  # rho_t > 5 from t = 7: the rectified branch
 ]
 
 
 @pytest.mark.parametrize("opt_name,kw", CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_five_steps_give_paddles_parameters_versions_and_state_keys(opt_name, kw):
     kw = dict(kw)
-    lr = kw.pop("learning_rate", 0.05)
-    want, got = train(paddle, opt_name, lr=lr, **kw), train(ip, opt_name, lr=lr, **kw)
+    lr, steps = kw.pop("learning_rate", 0.05), kw.pop("steps", 5)
+    want = train(paddle, opt_name, steps=steps, lr=lr, **kw)
+    got = train(ip, opt_name, steps=steps, lr=lr, **kw)
     for g, w in zip(got[0], want[0]):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     assert got[1] == want[1] == [0, 0, 0, 0]  # paddle's kernels write parameters out of band
@@ -176,6 +180,8 @@ BAD = [
     ("RMSProp", {"momentum": -1.0}), ("Momentum", {"momentum": None}),
     ("SGD", {"learning_rate": 1}), ("SGD", {"learning_rate": "0.1"}),
     ("SGD", {"grad_clip": 1.0}), ("SGD", {"parameters": None}),
+    ("NAdam", {"learning_rate": -1.0}), ("NAdam", {"epsilon": -1.0}), ("NAdam", {"beta1": 1.0}),
+    ("NAdam", {"momentum_decay": -0.1}), ("RAdam", {"beta2": 1.0}),
 ]
 
 

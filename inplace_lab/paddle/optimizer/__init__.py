@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import lr  # noqa: F401
 from .adam import Adam, Adamax, AdamW  # noqa: F401
+from .adam_variants import NAdam, RAdam  # noqa: F401
 from .adaptive import Adadelta, Adagrad, RMSProp  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD, Momentum  # noqa: F401

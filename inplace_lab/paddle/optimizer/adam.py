@@ -26,6 +26,8 @@ def _check_betas(beta1, beta2, epsilon):
 class Adam(Optimizer):
     """``paddle.optimizer.Adam`` (moment1, moment2, beta1_pow_acc, beta2_pow_acc)."""
 
+    _acc_names = ("moment1", "moment2", "moment2_max", "beta1_pow_acc", "beta2_pow_acc")
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
@@ -77,6 +79,8 @@ class AdamW(Adam):
 
 class Adamax(Optimizer):
     """``paddle.optimizer.Adamax`` (moment, inf_norm, beta1_pow_acc)."""
+
+    _acc_names = ("moment", "inf_norm", "beta1_pow_acc")
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None):

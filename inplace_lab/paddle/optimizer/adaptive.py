@@ -18,6 +18,8 @@ from .optimizer import Optimizer
 class RMSProp(Optimizer):
     """``paddle.optimizer.RMSProp`` (accumulators momentum, mean_square, mean_grad)."""
 
+    _acc_names = ("momentum", "mean_square", "mean_grad")
+
     def __init__(self, learning_rate, rho=0.95, epsilon=1.0e-6, momentum=0.0, centered=False,
                  parameters=None, weight_decay=None, grad_clip=None, name=None):
         for what, v in (("learning_rate", learning_rate), ("rho", rho), ("epsilon", epsilon),
@@ -51,6 +53,8 @@ class RMSProp(Optimizer):
 class Adagrad(Optimizer):
     """``paddle.optimizer.Adagrad`` (accumulator moment, filled with initial_accumulator_value)."""
 
+    _acc_names = ("moment",)
+
     def __init__(self, learning_rate, epsilon=1.0e-6, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, initial_accumulator_value=0.0):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
@@ -65,6 +69,8 @@ class Adagrad(Optimizer):
 
 class Adadelta(Optimizer):
     """``paddle.optimizer.Adadelta`` (accumulators _avg_squared_grad, _avg_squared_update)."""
+
+    _acc_names = ("_avg_squared_grad", "_avg_squared_update")
 
     def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
                  weight_decay=None, grad_clip=None, name=None):

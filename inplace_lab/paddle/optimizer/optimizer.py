@@ -156,7 +156,15 @@ class Optimizer:
         """Accumulators as tensors under Paddle's names; the scheduler under ``LR_Scheduler``."""
         from inplace_lab.paddle import to_tensor
 
-        state = {k: to_tensor(v) for k, v in self._accumulators.items()}
+        order = {n: i for i, n in enumerate(self._acc_names)}
+        params = {p.name: i for i, p in enumerate(self._parameter_list)}
+
+        def rank(key):  # Paddle lists accumulator by accumulator, parameters in order
+            name, acc = next(((p, key[len(p) + 1:-2]) for p in params if key.startswith(p + "_")),
+                             ("", key))
+            return order.get(acc, len(order)), params.get(name, 0)
+
+        state = {k: to_tensor(self._accumulators[k]) for k in sorted(self._accumulators, key=rank)}
         if isinstance(self._learning_rate, LRScheduler):
             state["LR_Scheduler"] = self._learning_rate.state_dict()
         return state

@@ -26,6 +26,8 @@ class SGD(Optimizer):
 class Momentum(Optimizer):
     """``paddle.optimizer.Momentum`` with a ``velocity`` accumulator per parameter."""
 
+    _acc_names = ("velocity",)
+
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
                  use_multi_tensor=False, name=None):
