@@ -293,3 +293,51 @@ def test_one_epoch_of_linear_regression_gives_paddles_losses():
     assert len(got_losses) == 3
     np.testing.assert_allclose(got_losses, ref_losses, rtol=1e-5)
     np.testing.assert_allclose(got_w, ref_w, rtol=1e-5)
+
+
+def test_real_paddle_workers_and_facade_workers_give_the_same_batches_every_epoch():
+    def check(P):
+        loader = P.io.DataLoader(image_label_dataset(P, 5), batch_size=2, num_workers=2,
+                                 persistent_workers=True)
+        return len(loader), [[obs(b) for b in loader] for _ in range(2)]
+
+    both(check)
+
+
+def test_a_worker_error_is_reraised_with_paddles_wrapper_text():
+    """Paddle's ``_WorkerException.reraise`` (worker.py): ``DataLoader worker(<id>) caught
+    <Type> with message:\\n<traceback>``. (Real Paddle is not run here: with
+    ``num_workers=0`` its reader thread dies and the loop hangs; that is not emulated.)"""
+    class Bad(ilp.io.Dataset):
+        def __getitem__(self, i):
+            if i == 2:
+                raise ValueError("sample 2 is broken")
+            return np.float32(i)
+
+        def __len__(self):
+            return 4
+
+    with pytest.raises(ValueError, match=r"^DataLoader worker\(1\) caught ValueError with "
+                                         r"message:\nTraceback") as info:
+        list(ilp.io.DataLoader(Bad(), batch_size=2, num_workers=2))
+    assert "sample 2 is broken" in str(info.value)
+    with pytest.raises(ValueError, match="^sample 2 is broken$"):
+        list(ilp.io.DataLoader(Bad(), batch_size=2))
+
+
+def test_workers_seed_numpy_each_their_own_way_and_repeat_with_numpy_seed():
+    class Noise(ilp.io.Dataset):
+        def __getitem__(self, i):
+            return np.random.rand(1)
+
+        def __len__(self):
+            return 4
+
+    def epoch():
+        np.random.seed(11)
+        return [b.numpy().ravel().tolist() for b in
+                ilp.io.DataLoader(Noise(), batch_size=1, num_workers=2)]
+
+    first = epoch()
+    assert first[0] != first[1]  # worker 0 and worker 1 draw different numbers
+    assert epoch() == first

@@ -11,7 +11,11 @@ process even then: the pool hands out indices, which a stream does not have.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
+
+from inplace_lab.utils.data.pool import MultiProcessingIter, WorkerPool
 
 from .dataloader.collate import default_collate_fn, default_convert_fn, to_tensors
 from .dataloader.dataset import IterableDataset
@@ -78,27 +82,38 @@ class DataLoader:
             return self._with_workers()
         return _SingleProcessIter(self)
 
-    # -- the core pool reads these names (torch's) off the loader ---------------------------
-    multiprocessing_context = None
-
-    def _finish_batch(self, batch):
-        return to_tensors(batch)
-
     def _with_workers(self):
-        from inplace_lab.utils.data.pool import MultiProcessingIter, WorkerPool
-
         shim = _PoolView(self)
         pool = self._pool
         if pool is None or not pool.alive:
+            # Paddle draws the base seed from numpy's global generator, as here.
             pool = WorkerPool(shim, base_seed=int(np.random.randint(0, 2 ** 31 - 1)))
             if self.persistent_workers:
                 self._pool = pool
-        return MultiProcessingIter(shim, pool, iter(self.batch_sampler))
+        return _WorkerIter(shim, pool, iter(self.batch_sampler))
 
     def __del__(self):
         pool = self.__dict__.get("_pool")
         if pool is not None:
             pool.shutdown()
+
+
+class _SeedNumpyThen:
+    """A worker's first act in Paddle: seed numpy's global generator per worker (so random
+    augmentations differ between workers), then run the user's ``worker_init_fn``.
+
+    (The core pool already seeds ``random`` and the tensor generator with ``seed + id``.)
+    """
+
+    def __init__(self, init_fn):
+        self.init_fn = init_fn
+
+    def __call__(self, worker_id):
+        from inplace_lab.utils.data.worker import get_worker_info
+
+        np.random.seed(get_worker_info().seed % 2 ** 32)
+        if self.init_fn is not None:
+            self.init_fn(worker_id)
 
 
 class _PoolView:
@@ -107,7 +122,7 @@ class _PoolView:
     def __init__(self, loader):
         self.loader = loader
         self.dataset, self.num_workers = loader.dataset, loader.num_workers
-        self.timeout, self.worker_init_fn = loader.timeout, loader.worker_init_fn
+        self.timeout, self.worker_init_fn = loader.timeout, _SeedNumpyThen(loader.worker_init_fn)
         self.collate_fn, self.multiprocessing_context = loader._collate(), None
         self.batch_size, self.batch_sampler = loader.batch_size, loader.batch_sampler
         self.prefetch_factor, self.persistent_workers = (loader.prefetch_factor,
@@ -118,6 +133,31 @@ class _PoolView:
 
     def __len__(self):
         return len(self.loader)
+
+
+_CORE_WORKER_ERROR = re.compile(r"Caught (\w+) in DataLoader worker process (\d+)\.\nOriginal ",
+                                re.S)
+
+
+class _WorkerIter(MultiProcessingIter):
+    """The core pool's epoch, with a worker's error in Paddle's words:
+    ``DataLoader worker(1) caught KeyError with message:\n<traceback>``."""
+
+    def __next__(self):
+        try:
+            return super().__next__()
+        except Exception as e:  # noqa: BLE001 - re-raised as the same type
+            text = e.args[0] if e.args and isinstance(e.args[0], str) else ""
+            m = _CORE_WORKER_ERROR.match(text)
+            if m is None:
+                raise
+            msg = (f"DataLoader worker({m.group(2)}) caught {m.group(1)} with message:\n"
+                   f"{text[m.end():]}")
+            try:
+                err = type(e)(msg)
+            except Exception:  # noqa: BLE001 - a type that wants other arguments
+                raise e from None
+            raise err from None
 
 
 class _SingleProcessIter:
