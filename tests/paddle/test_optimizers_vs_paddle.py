@@ -73,6 +73,10 @@ CASES = [
     ("NAdam", {}), ("NAdam", {"momentum_decay": 0.1, "beta1": 0.8, "weight_decay": 0.05}),
     ("RAdam", {}), ("RAdam", {"beta2": 0.5, "epsilon": 1e-4}),
     ("RAdam", {"steps": 9, "epsilon": 1e-4}),  # rho_t > 5 from t = 7: the rectified branch
+    ("Lamb", {}), ("Lamb", {"lamb_weight_decay": 0.0}),
+    ("Lamb", {"lamb_weight_decay": 0.0, "always_adapt": True}),
+    ("Lamb", {"lamb_weight_decay": 0.1, "beta1": 0.8,
+              "exclude_from_weight_decay_fn": lambda p: p.name.endswith("b_0")}),
 ]
 
 
