@@ -341,3 +341,22 @@ def test_workers_seed_numpy_each_their_own_way_and_repeat_with_numpy_seed():
     first = epoch()
     assert first[0] != first[1]  # worker 0 and worker 1 draw different numbers
     assert epoch() == first
+
+
+def test_calling_the_loader_gives_an_iterator_with_a_length():
+    def check(P):
+        it = P.io.DataLoader(P.io.TensorDataset([P.arange(4)]), batch_size=3)()
+        return len(it), [obs(b) for b in it]
+
+    assert both(check)[0] == 2
+
+
+def test_subset_random_sampler_repeats_with_paddle_seed_and_keeps_its_indices():
+    def check(P):
+        P.seed(3)
+        first = list(P.io.SubsetRandomSampler([10, 20, 30, 40, 50]))
+        P.seed(3)
+        again = list(P.io.SubsetRandomSampler([10, 20, 30, 40, 50]))
+        return sorted(first), first == again, len(P.io.SubsetRandomSampler([1, 2]))
+
+    both(check)

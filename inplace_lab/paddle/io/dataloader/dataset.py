@@ -37,7 +37,8 @@ class IterableDataset(Dataset):
                            f"{type(self).__name__}")
 
     def __len__(self):
-        raise RuntimeError(f"'__len__' should not be called for IterableDataset{type(self).__name__}")
+        raise RuntimeError("'__len__' should not be called for IterableDataset"
+                           f"{type(self).__name__}")
 
 
 class TensorDataset(Dataset):
