@@ -9,7 +9,9 @@ return types) are Paddle's. Only ``Accuracy.compute`` works on tensors: it ranks
 ``accuracy(input, label, k)`` is the fraction of rows whose label is among the ``k``
 largest scores (``paddle.topk``, ties to the lower index): a float32 0-d tensor with
 ``stop_gradient=True``. Its ``label`` must be ``[N, 1]`` (a ``[N]`` label is Paddle's
-ValueError). ``correct``/``total``, when given, are overwritten with the int32 counts.
+ValueError). ``correct``/``total``, when given, receive the counts (``set_value``: the
+version does not move, as in Paddle). Paddle also turns them into int32 0-d tensors
+whatever they were; here they keep their own shape and dtype (every element = the count).
 """
 from __future__ import annotations
 
@@ -241,5 +243,5 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     hits = int((np.array(indices) == np.array(label).astype("int64")[:, :1]).any(axis=1).sum())
     for counter, value in ((correct, hits), (total, rows)):
         if counter is not None:  # Paddle writes the counts into the given tensors
-            counter.set_value(np.array(value, dtype=np.int32).reshape(counter.shape))
+            counter.set_value(np.full(tuple(counter.shape), value))
     return paddle.to_tensor(np.float32(hits / rows if rows else 0.0))
