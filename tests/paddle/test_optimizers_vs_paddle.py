@@ -206,3 +206,44 @@ def test_a_single_tensor_as_parameters_is_refused_as_paddle():
     assert errs[0][0] is errs[1][0] is TypeError
     assert errs[1][1].startswith("`parameters` argument given to the optimizer should be an "
                                  "iterable of paddle Tensors")
+
+
+GROUPS = [
+    ("SGD", [{"learning_rate": 0.5}, {"weight_decay": 0.1}], {}),
+    ("Adam", [{"beta1": 0.5, "learning_rate": 2.0}, {"epsilon": 1e-3}], {"weight_decay": 0.01}),
+    ("AdamW", [{"weight_decay": 0.3}, {"learning_rate": 0.1, "beta2": 0.9}], {}),
+    ("Momentum", [{"momentum": 0.5, "weight_decay": 0.2}, {"learning_rate": 3.0}],
+     {"weight_decay": 0.01}),
+    ("RMSProp", [{"rho": 0.5}, {"momentum": 0.9, "learning_rate": 0.5}], {}),
+]
+
+
+def _train_groups(lib, opt_name, groups, kw):
+    net = _net(lib)
+    params = [dict(groups[0], params=net[0].parameters()),
+              dict(groups[1], params=net[2].parameters())]
+    opt = getattr(lib.optimizer, opt_name)(learning_rate=0.05, parameters=params, **kw)
+    for _ in range(5):
+        ((net(lib.to_tensor(X)) - lib.to_tensor(Y)) ** 2).mean().backward()
+        opt.step()
+        opt.clear_grad()
+    return [np.array(p.numpy()) for p in net.parameters()], \
+        [p.optimize_attr["learning_rate"] for p in net.parameters()]
+
+
+@pytest.mark.parametrize("opt_name,groups,kw", GROUPS, ids=[g[0] for g in GROUPS])
+def test_parameter_groups_override_rates_and_hyperparameters_as_paddle(opt_name, groups, kw):
+    want, got = _train_groups(paddle, opt_name, groups, kw), _train_groups(ip, opt_name, groups,
+                                                                          kw)
+    for g, w in zip(got[0], want[0]):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    assert got[1] == want[1]
+
+
+def test_a_parameter_in_two_groups_is_refused_as_paddle():
+    errs = []
+    for lib in (paddle, ip):
+        lin = lib.nn.Linear(2, 1)
+        errs.append(_error(lambda: lib.optimizer.Adam(0.1, parameters=[
+            {"params": [lin.weight]}, {"params": [lin.weight, lin.bias]}])))
+    assert errs[1] == errs[0] and errs[0][0] is ValueError

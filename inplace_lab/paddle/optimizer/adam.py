@@ -56,6 +56,8 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """``paddle.optimizer.AdamW``: Adam after a decoupled decay ``p *= 1 - lr * coeff``."""
 
+    _group_decays_parameters = False
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=0.01, use_lowprecision_moment=False,
                  lr_ratio=None, apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
@@ -65,9 +67,9 @@ class AdamW(Adam):
             raise TypeError("weight_decay should be int, float or Tensor.")
         if lr_ratio is not None:
             raise NotImplementedError("'lr_ratio' is unimplemented in CPU.")
+        self._coeff = float(weight_decay)  # before the groups are read
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          lazy_mode, multi_precision, False, amsgrad, name)
-        self._coeff = float(weight_decay)
         self._apply_decay_param_fun = apply_decay_param_fun
 
     def _update(self, p, value, grad, lr):

@@ -57,10 +57,6 @@ class Optimizer:
         if parameters is None:
             raise AttributeError("parameters argument given to the Optimizer should not be None "
                                  "in dygraph mode.")
-        if parameters and isinstance(parameters[0], dict):
-            raise NotImplementedError("inplace_lab's paddle optimizers take a flat list of "
-                                      "parameters; parameter groups (list of dict) are not "
-                                      "supported")
         if not isinstance(learning_rate, (float, LRScheduler)):
             raise TypeError("learning rate should be float or LRScheduler, got "
                             f"{type(learning_rate)} here")
@@ -76,6 +72,51 @@ class Optimizer:
         self.regularization = float(weight_decay) if isinstance(weight_decay, int) \
             else weight_decay
         self._accumulators: dict = {}  # f"{param.name}_{acc}_0" -> numpy array
+        self._param_groups: list = []
+        self._group_of: dict = {}  # id(param) -> its group dict (parameter groups only)
+        if parameters and isinstance(parameters[0], dict):
+            for group in parameters:
+                self._add_param_group(group)
+            self._parameter_list = [p for g in self._param_groups for p in g["params"]]
+
+    def _add_param_group(self, group: dict) -> None:
+        """Paddle's parameter groups: a group's ``learning_rate`` becomes each parameter's
+        ``optimize_attr['learning_rate']`` (a scale on the global rate) and its
+        ``weight_decay`` the parameter's ``regularizer``; other keys (``beta1``, ``epsilon``,
+        ``momentum``...) override the optimizer's value while its parameters update."""
+        from inplace_lab.tensor import Tensor
+
+        params = group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters should be in ordered collections,but "
+                            "received set, please use list instead.")
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        seen = {id(p) for g in self._param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        for p in group["params"]:
+            if self._group_decays_parameters:
+                p.regularizer = group.get("weight_decay", self.regularization)
+            p.optimize_attr["learning_rate"] = group.get("learning_rate", 1.0)
+            self._group_of[id(p)] = group
+        self._param_groups.append(group)
+
+    _group_decays_parameters = True  # AdamW reads a group's weight_decay as its coeff
+
+    def _overrides(self, p) -> dict:
+        """``{attribute: value}`` that p's parameter group sets for its update."""
+        group = self._group_of.get(id(p))
+        if group is None:
+            return {}
+        out = {}
+        for key, value in group.items():
+            if key in ("params", "learning_rate") or (key == "weight_decay"
+                                                      and self._group_decays_parameters):
+                continue
+            attr = "_coeff" if key == "weight_decay" else f"_{key}"
+            if hasattr(self, attr):
+                out[attr] = np.float32(value) if isinstance(value, float) else value
+        return out
 
     # ---- learning rate ----------------------------------------------------------------------
     def get_lr(self) -> float:
@@ -110,11 +151,20 @@ class Optimizer:
             for p, g in params_grads:
                 value = np.array(p.numpy())
                 grad = self._regularize(p, value, np.array(g.numpy()))
-                p.set_value(self._update(p, value, grad, lr).astype(value.dtype, copy=False))
+                scale = getattr(p, "optimize_attr", None) or {}
+                p_lr = lr * np.float32(scale.get("learning_rate", 1.0))  # ParamAttr / group
+                saved = {a: getattr(self, a) for a in self._overrides(p)}
+                try:
+                    self.__dict__.update(self._overrides(p))
+                    new = self._update(p, value, grad, p_lr)
+                finally:
+                    self.__dict__.update(saved)
+                p.set_value(new.astype(value.dtype, copy=False))
 
     def _regularize(self, p, value, grad):
         """Paddle's ``append_regularization_ops``: a parameter's own regularizer wins."""
-        reg = getattr(p, "regularizer", None) or self.regularization
+        reg = getattr(p, "regularizer", None)
+        reg = self.regularization if reg is None else reg
         if reg is None:
             return grad
         if isinstance(reg, float):

@@ -12,6 +12,14 @@ import numpy as np
 from .optimizer import Optimizer
 
 
+def _is_l2(decay) -> bool:
+    return isinstance(decay, (int, float)) or type(decay).__name__ == "L2Decay"
+
+
+def _l2_coeff(decay) -> float:
+    return float(decay) if isinstance(decay, (int, float)) else float(decay._coeff)
+
+
 class SGD(Optimizer):
     """``paddle.optimizer.SGD``: ``p -= lr * g`` (no accumulator, an empty state_dict)."""
 
@@ -37,22 +45,22 @@ class Momentum(Optimizer):
             raise ValueError("momentum is not set")
         if isinstance(weight_decay, int):
             weight_decay = float(weight_decay)
-        l2 = isinstance(weight_decay, float) or type(weight_decay).__name__ == "L2Decay"
+        l2 = _is_l2(weight_decay)
+        if isinstance(parameters, list) and parameters and isinstance(parameters[0], dict):
+            for group in parameters:  # a group's L2 decay goes to the kernel, as Paddle's
+                decay = group.get("weight_decay", weight_decay)
+                group["regularization_coeff"] = _l2_coeff(decay) if _is_l2(decay) else 0.0
+                group["weight_decay"] = None if _is_l2(decay) else decay
         super().__init__(learning_rate, parameters, None if l2 else weight_decay, grad_clip, name)
         self._momentum = momentum
         self._use_nesterov = bool(use_nesterov)
         self._rescale_grad = float(rescale_grad)
-        if not l2 or weight_decay is None:
-            self._l2_coeff = 0.0
-        elif isinstance(weight_decay, float):
-            self._l2_coeff = weight_decay
-        else:
-            self._l2_coeff = float(getattr(weight_decay, "_coeff", 0.0))
+        self._regularization_coeff = _l2_coeff(weight_decay) if l2 else 0.0
 
     def _update(self, p, value, grad, lr):
         grad = np.float32(self._rescale_grad) * grad
-        if self._l2_coeff and getattr(p, "regularizer", None) is None:
-            grad = grad + np.float32(self._l2_coeff) * value
+        if self._regularization_coeff and getattr(p, "regularizer", None) is None:
+            grad = grad + np.float32(self._regularization_coeff) * value
         mu = np.float32(self._momentum)
         v = mu * self._acc(p, "velocity") + grad
         self._set_acc(p, "velocity", v)
