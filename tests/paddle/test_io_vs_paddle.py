@@ -360,3 +360,30 @@ def test_subset_random_sampler_repeats_with_paddle_seed_and_keeps_its_indices():
         return sorted(first), first == again, len(P.io.SubsetRandomSampler([1, 2]))
 
     both(check)
+
+
+def sharded_stream(P, n, shard):
+    class Stream(P.io.IterableDataset):
+        def __iter__(self):
+            info = P.io.get_worker_info()
+            lo, hi = 0, n
+            if shard and info is not None:
+                per = -(-n // info.num_workers)
+                lo, hi = info.id * per, min(info.id * per + per, n)
+            for i in range(lo, hi):
+                yield np.array([i, -1 if info is None else info.id])
+
+    return Stream()
+
+
+@pytest.mark.parametrize("shard", [False, True])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_iterable_dataset_workers_each_stream_their_own_copy_round_robin(shard, drop_last):
+    def check(P):
+        loader = P.io.DataLoader(sharded_stream(P, 7, shard), batch_size=2, num_workers=2,
+                                 drop_last=drop_last)
+        return [obs(b) for b in loader]
+
+    batches = both(check)
+    assert len(batches) == {(False, False): 8, (False, True): 6, (True, False): 4,
+                            (True, True): 3}[shard, drop_last]

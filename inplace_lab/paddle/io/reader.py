@@ -4,10 +4,12 @@ Batches are made by ``dataloader/collate.py`` (Paddle's structure: lists, dicts,
 ``stop_gradient`` tensors); ``shuffle=True`` draws from numpy's global generator (see
 ``dataloader/sampler.py``); ``return_list`` and ``places`` change nothing in dygraph.
 
-``num_workers > 0`` reuses ``inplace_lab.utils.data``'s worker pool (same batches, same
-order as ``num_workers=0``; collation runs in the workers, the conversion to tensors in
-the main process). An ``IterableDataset``, or ``batch_size=None``, loads in the main
-process even then: the pool hands out indices, which a stream does not have.
+``num_workers > 0`` over a map-style dataset reuses ``inplace_lab.utils.data``'s worker
+pool (same batches, same order as ``num_workers=0``; collation runs in the workers, the
+conversion to tensors in the main process; numpy reseeded per worker as Paddle does).
+Over an ``IterableDataset`` the workers are played in this process with Paddle's
+semantics (a stream copy per worker, round robin: ``stream_workers.py``). With
+``batch_size=None`` a map-style dataset loads in the main process.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from inplace_lab.utils.data.pool import MultiProcessingIter, WorkerPool
 from .dataloader.collate import default_collate_fn, default_convert_fn, to_tensors
 from .dataloader.dataset import IterableDataset
 from .dataloader.sampler import BatchSampler, _InfiniteIterableSampler
+from .stream_workers import stream_batches, take
 
 
 class DataLoader:
@@ -78,7 +81,9 @@ class DataLoader:
         return self.collate_fn or default_convert_fn
 
     def __iter__(self):
-        if self.num_workers > 0 and self.auto_collate_batch and not self._iterable:
+        if self.num_workers > 0 and self._iterable:
+            return stream_batches(self, self._collate(), to_tensors)
+        if self.num_workers > 0 and self.auto_collate_batch:
             return self._with_workers()
         return _SingleProcessIter(self)
 
@@ -186,15 +191,7 @@ class _SingleProcessIter:
         if self._stream is None:
             data = [loader.dataset[i] for i in indices] if loader.auto_collate_batch \
                 else loader.dataset[indices]
-        elif loader.auto_collate_batch:
-            data = []
-            for _ in indices:
-                try:
-                    data.append(next(self._stream))
-                except StopIteration:
-                    break
-            if not data or (loader.drop_last and len(data) < len(indices)):
-                raise StopIteration
         else:
-            data = next(self._stream)
+            data = take(self._stream, len(indices) if loader.auto_collate_batch else None,
+                        loader.drop_last)
         return to_tensors(self._collate(data))
