@@ -130,3 +130,17 @@ def test_clip_grad_norm_rejects_other_norm_types_as_paddle():
         except ValueError as e:
             errs.append(str(e))
     assert len(errs) == 2 and errs[1] == errs[0]
+
+
+@pytest.mark.parametrize("name", ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm",
+                                  "clip_grad_norm_", "clip_grad_value_"])
+def test_clip_apis_have_paddles_signature(name):
+    import inspect
+
+    def sig(f):
+        return [(n, p.default) for n, p in inspect.signature(f).parameters.items()]
+
+    if name.startswith("Clip"):
+        assert sig(getattr(ip.nn, name).__init__) == sig(getattr(paddle.nn, name).__init__)
+    else:
+        assert sig(getattr(ip_clip, name)) == sig(getattr(paddle.nn.utils, name))

@@ -140,3 +140,14 @@ def test_one_cycle_past_total_steps_raises_as_paddle():
         s = lib.optimizer.lr.OneCycleLR(1.0, total_steps=3)
         errs.append(_error(lambda: [s.step() for _ in range(4)]))
     assert errs[1] == errs[0] and errs[0][0] is ValueError
+
+
+@pytest.mark.parametrize("name", paddle.optimizer.lr.__all__)
+def test_schedulers_have_paddles_signature(name):
+    import inspect
+
+    def sig(f):
+        return [(n, p.default) for n, p in inspect.signature(f).parameters.items()]
+
+    assert sig(getattr(ip.optimizer.lr, name).__init__) == \
+        sig(getattr(paddle.optimizer.lr, name).__init__)

@@ -247,3 +247,36 @@ def test_a_parameter_in_two_groups_is_refused_as_paddle():
         errs.append(_error(lambda: lib.optimizer.Adam(0.1, parameters=[
             {"params": [lin.weight]}, {"params": [lin.weight, lin.bias]}])))
     assert errs[1] == errs[0] and errs[0][0] is ValueError
+
+
+def _signature(f):
+    import inspect
+
+    return [(n, p.default) for n, p in inspect.signature(f).parameters.items()]
+
+
+OPTIMIZERS = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad",
+              "Adadelta", "NAdam", "RAdam", "Lamb"]
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_constructors_have_paddles_signature(name):
+    assert _signature(getattr(ip.optimizer, name).__init__) == \
+        _signature(getattr(paddle.optimizer, name).__init__)
+
+
+@pytest.mark.parametrize("method", ["step", "clear_grad", "minimize", "get_lr", "set_lr",
+                                    "state_dict", "set_state_dict", "set_lr_scheduler"])
+def test_methods_have_paddles_signature(method):
+    assert _signature(getattr(ip.optimizer.Optimizer, method)) == \
+        _signature(getattr(paddle.optimizer.Optimizer, method))
+
+
+def test_set_lr_is_refused_while_a_scheduler_drives_the_rate_as_paddle():
+    errs = []
+    for lib in (paddle, ip):
+        sched = lib.optimizer.lr.ExponentialDecay(0.1, gamma=0.5)
+        opt = lib.optimizer.SGD(sched, parameters=lib.nn.Linear(2, 1).parameters())
+        errs.append((_error(lambda: opt.set_lr(0.2)), _error(lambda: opt.set_lr("x")),
+                     opt.get_lr()))
+    assert errs[1] == errs[0] and errs[0][0][0] is RuntimeError

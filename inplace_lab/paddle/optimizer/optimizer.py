@@ -43,7 +43,7 @@ class Optimizer:
 
     _acc_names: tuple = ()  # accumulator names in Paddle's state_dict order
 
-    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
         if parameters is not None:
             if _is_tensor(parameters):
