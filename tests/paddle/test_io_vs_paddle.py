@@ -387,3 +387,16 @@ def test_iterable_dataset_workers_each_stream_their_own_copy_round_robin(shard, 
     batches = both(check)
     assert len(batches) == {(False, False): 8, (False, True): 6, (True, False): 4,
                             (True, True): 3}[shard, drop_last]
+
+
+
+def test_tensor_dataset_through_facade_workers_matches_paddles_single_process_batches():
+    """(Real Paddle is run with num_workers=0: its workers over a TensorDataset hung here.)"""
+    def run(P, workers):
+        x = P.to_tensor(np.arange(12, dtype="float32").reshape(6, 2), stop_gradient=False)
+        loader = P.io.DataLoader(P.io.TensorDataset([x, P.arange(6)]), batch_size=4,
+                                 num_workers=workers, places=P.CPUPlace(), return_list=False,
+                                 timeout=30)
+        return [obs(b) for b in loader]
+
+    assert run(ilp, 2) == run(paddle, 0)
