@@ -280,3 +280,23 @@ def test_set_lr_is_refused_while_a_scheduler_drives_the_rate_as_paddle():
         errs.append((_error(lambda: opt.set_lr(0.2)), _error(lambda: opt.set_lr("x")),
                      opt.get_lr()))
     assert errs[1] == errs[0] and errs[0][0][0] is RuntimeError
+
+
+def test_state_dict_tensors_are_live_and_keep_their_version_as_paddle():
+    out = []
+    for lib in (paddle, ip):
+        net = _net(lib)
+        opt = lib.optimizer.Adam(0.1, parameters=net.parameters())
+        net(lib.to_tensor(X)).sum().backward()
+        opt.step()
+        state = opt.state_dict()
+        key = [k for k in state if k.endswith("moment1_0")][0]
+        before = np.array(state[key].numpy())
+        net(lib.to_tensor(X)).sum().backward()
+        opt.step()
+        after = np.array(state[key].numpy())
+        out.append((before, after, state[key]._inplace_version(), state[key].stop_gradient))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-5, atol=1e-7)
+    assert not np.allclose(out[1][1], out[1][0])  # the second step shows in the old dict
+    assert out[1][2:] == out[0][2:] == (0, True)

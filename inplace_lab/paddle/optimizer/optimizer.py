@@ -71,7 +71,7 @@ class Optimizer:
         self._grad_clip = grad_clip
         self.regularization = float(weight_decay) if isinstance(weight_decay, int) \
             else weight_decay
-        self._accumulators: dict = {}  # f"{param.name}_{acc}_0" -> numpy array
+        self._accumulators: dict = {}  # f"{param.name}_{acc}_0" -> paddle Tensor
         self._param_groups: list = []
         self._group_of: dict = {}  # id(param) -> its group dict (parameter groups only)
         if parameters and isinstance(parameters[0], dict):
@@ -178,15 +178,24 @@ class Optimizer:
         raise NotImplementedError
 
     def _acc(self, p, acc, init=0.0, shape=None):
-        """The accumulator ``acc`` of ``p`` (created filled with ``init`` on first use)."""
+        """A numpy copy of the accumulator ``acc`` of ``p`` (filled with ``init`` at first)."""
+        return np.array(self._acc_tensor(p, acc, init, shape).numpy())
+
+    def _acc_tensor(self, p, acc, init=0.0, shape=None):
+        from inplace_lab.paddle import to_tensor
+
         key = f"{p.name}_{acc}_0"
         if key not in self._accumulators:
-            dtype = np.float32 if p.dtype is None else np.array(p.numpy()).dtype
-            self._accumulators[key] = np.full(p.shape if shape is None else shape, init, dtype)
+            dtype = np.array(p.numpy()).dtype
+            self._accumulators[key] = to_tensor(np.full(p.shape if shape is None else shape,
+                                                        init, dtype))
         return self._accumulators[key]
 
     def _set_acc(self, p, acc, value) -> None:
-        self._accumulators[f"{p.name}_{acc}_0"] = value
+        """Write the accumulator out of band, as Paddle's kernels: the tensor a state_dict
+        handed out sees the new values and its inplace_version does not move."""
+        t = self._acc_tensor(p, acc, 0.0, np.shape(value))
+        t.set_value(np.asarray(value).astype(np.array(p.numpy()).dtype, copy=False))
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Dygraph ``minimize``: apply the gradients already computed by ``loss.backward()``."""
@@ -203,9 +212,8 @@ class Optimizer:
 
     # ---- state dicts ------------------------------------------------------------------------
     def state_dict(self) -> dict:
-        """Accumulators as tensors under Paddle's names; the scheduler under ``LR_Scheduler``."""
-        from inplace_lab.paddle import to_tensor
-
+        """The live accumulator tensors under Paddle's names (later steps show in them, as in
+        Paddle); the scheduler's state under ``LR_Scheduler``."""
         order = {n: i for i, n in enumerate(self._acc_names)}
         params = {p.name: i for i, p in enumerate(self._parameter_list)}
 
@@ -214,7 +222,7 @@ class Optimizer:
                              ("", key))
             return order.get(acc, len(order)), params.get(name, 0)
 
-        state = {k: to_tensor(self._accumulators[k]) for k in sorted(self._accumulators, key=rank)}
+        state = {k: self._accumulators[k] for k in sorted(self._accumulators, key=rank)}
         if isinstance(self._learning_rate, LRScheduler):
             state["LR_Scheduler"] = self._learning_rate.state_dict()
         return state
@@ -222,6 +230,13 @@ class Optimizer:
     def set_state_dict(self, state_dict: dict) -> None:
         if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
             self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
+        from inplace_lab.paddle import to_tensor
+
         for k, v in state_dict.items():
-            if k != "LR_Scheduler":
-                self._accumulators[k] = np.array(v.numpy() if hasattr(v, "numpy") else v)
+            if k == "LR_Scheduler":
+                continue
+            value = np.array(v.numpy() if hasattr(v, "numpy") else v)
+            if k in self._accumulators:  # copied into the existing tensor, as Paddle's
+                self._accumulators[k].set_value(value)
+            else:
+                self._accumulators[k] = to_tensor(value)
