@@ -278,7 +278,7 @@ def numel(x, name=None):
 
 
 from . import autograd, device, linalg, nn, optimizer  # noqa: E402,F401
-from . import io, metric  # noqa: E402,F401
+from . import io, metric, regularizer  # noqa: E402,F401
 from .nn.parameter import ParamAttr  # noqa: E402,F401
 from .tensor import honour_core_calls as _honour_core_calls  # noqa: E402
 

@@ -325,6 +325,14 @@ class Tensor(_Core):
                 "instead.")
         return _Core.t(self)
 
+    def __bool__(self):
+        """Paddle's truth of a one-element tensor is ``value > 0`` (so -1.0 and NaN are False);
+        more elements (or none) is its AssertionError."""
+        assert self.numel() == 1, ("When Variable is used as the condition of if/while , "
+                                   "Variable can only contain one element.")
+        return bool(self.item() > 0) if not self._dtype.is_complex else \
+            bool(self.item().real > 0 or self.item().real == 0 and self.item().imag > 0)
+
     def retain_grads(self):
         """Keep this non-leaf's ``.grad`` after backward: the gradient of the value it has now
         (a later in-place op leaves the hook on this value's node). A no-op on a leaf or a

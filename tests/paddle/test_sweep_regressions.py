@@ -1026,3 +1026,13 @@ def test_name_may_be_given_in_place():
         y = x.clone()
         see(y.add_(x, None), y.clip_(0., 1., None), y.inplace_version)
     """)
+
+
+def test_truth_of_a_tensor_is_greater_than_zero():
+    """Paddle's bool(t) is ``t > 0`` for one element (-1.0, -0.0 and NaN are False); more or
+    no elements is its AssertionError."""
+    same("""
+        see([bool(P.to_tensor(v)) for v in ([-1.0], [0.5], [0.0], [-2], [1], [True], [False],
+                                            float('nan'), -0.0, 1e-30, -1e-30)])
+        see(attempt(lambda: bool(P.to_tensor([1., 2.]))), attempt(lambda: bool(P.to_tensor([]))))
+    """)

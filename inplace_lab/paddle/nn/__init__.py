@@ -21,3 +21,4 @@ from .pooling import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from . import utils  # noqa: E402,F401  (paddle.nn.utils)
