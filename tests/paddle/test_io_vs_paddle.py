@@ -37,6 +37,20 @@ def raised(fn):
     return ("no error",)
 
 
+@pytest.fixture(autouse=True)
+def _no_worker_outlives_its_test():
+    """Real Paddle's DataLoader workers (forked, persistent ones kept by their loader) would
+    outlive the test holding copies of every inherited file descriptor: a later fixture that
+    waits for a pipe's end (the browser tests' JupyterLab server) then waits forever. Each
+    test's workers are stopped when it ends."""
+    import multiprocessing
+
+    yield
+    for proc in multiprocessing.active_children():
+        proc.terminate()
+        proc.join(5)
+
+
 def both(check):
     ref, got = check(paddle), check(ilp)
     assert got == ref
