@@ -103,6 +103,8 @@ def paddle_promote(op: str, ins, dt):
     from . import dtypes
 
     x, y = ins[0], ins[1]
+    if not (hasattr(x, "_vc") and hasattr(y, "_vc")) or x._dtype is y._dtype:
+        return dt, ins  # (a number operand, or one dtype: nothing to cast)
     if op not in PADDLE_ZERO_DIM_AS_NUMBER or op == "floor_divide" and \
             x._dtype.is_floating_point and y._dtype.is_floating_point:
         if dt.is_floating_point or dt.is_complex:

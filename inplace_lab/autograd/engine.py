@@ -32,6 +32,7 @@ from .. import errors, hooks, layout, policy
 from ..version import VersionCounter
 from . import grad_mode
 from .node import AccumulateGrad
+from .saved import _tensor_class
 
 
 # ---- the core walk ---------------------------------------------------------------------------
@@ -394,9 +395,7 @@ def accumulate_into_leaf(leaf, g, steal=False) -> None:
     """
     if leaf._grad is None:
         if steal and not grad_mode.state.enabled and _obeys_layout_contract(g, leaf):
-            from ..tensor import Tensor
-
-            leaf._grad = Tensor.detach(g)  # (the core's detach: a facade's names its result)
+            leaf._grad = _tensor_class().detach(g)  # (the core's: a facade's names its result)
             if leaf._grad._vc.version and _paddle(leaf):  # (summed in place on the way:
                 leaf._grad._vc = VersionCounter()          # Paddle's .grad starts at 0)
         else:

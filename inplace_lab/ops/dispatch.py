@@ -516,15 +516,14 @@ def call(spec, args, kwargs):
         if out is not None:
             return _call_out(spec, ins, params, out)
         dev, pol = device_of(spec, ins)
+        promoted = False  # (the user's call of a Paddle tensor op that promotes its operands)
         if pol is not None and policy.is_paddle(pol) and not policy.core_calls[0]:
-            if len(ins) > 1 and spec.name in policy.PADDLE_PROMOTED:  # (the user's call)
+            promoted = len(ins) > 1 and spec.name in policy.PADDLE_PROMOTED
+            if promoted:
                 policy.check_paddle_promotion(ins[0], ins[1], op=spec.name)
             policy.check_paddle_kernel(spec, ins[0], other=ins[1] if len(ins) > 1 else None)
         dt = result_dtype(spec, ins, params)
-        if pol is not None and len(ins) > 1 and spec.name in policy.PADDLE_PROMOTED and \
-                isinstance(ins[1], Tensor) and isinstance(ins[0], Tensor) and \
-                ins[0]._dtype is not ins[1]._dtype and policy.is_paddle(pol) and \
-                not policy.core_calls[0]:
+        if promoted:
             dt, ins = policy.paddle_promote(spec.name, ins, dt)
         arrays = [x._a if isinstance(x, Tensor) else x for x in ins]
     xp = backend.xp_of(dev)

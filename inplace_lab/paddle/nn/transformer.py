@@ -147,6 +147,14 @@ class MultiHeadAttention(Layer):
         return out if len(outs) == 1 else tuple(outs)
 
 
+def _check_sizes(d_model, nhead, dim_feedforward) -> None:
+    """The asserts every Transformer layer's constructor begins with, in Paddle's words."""
+    assert d_model > 0, f"Expected d_model to be greater than 0, but received {d_model}"
+    assert nhead > 0, f"Expected nhead to be greater than 0, but received {nhead}"
+    assert dim_feedforward > 0, ("Expected dim_feedforward to be greater than 0, but "
+                                 f"received {dim_feedforward}")
+
+
 class TransformerEncoderLayer(Layer):
     """Self-attention then a feed-forward block, each with a residual and a LayerNorm
     (after the block, or before it with ``normalize_before``)."""
@@ -156,10 +164,7 @@ class TransformerEncoderLayer(Layer):
                  bias_attr=None, layer_norm_eps=1e-05):
         self._config = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__()
-        assert d_model > 0, f"Expected d_model to be greater than 0, but received {d_model}"
-        assert nhead > 0, f"Expected nhead to be greater than 0, but received {nhead}"
-        assert dim_feedforward > 0, ("Expected dim_feedforward to be greater than 0, but "
-                                     f"received {dim_feedforward}")
+        _check_sizes(d_model, nhead, dim_feedforward)
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before

@@ -11,7 +11,7 @@ from .container import LayerList
 from .layers import Layer
 from .norm import LayerNorm
 from .transformer import (MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer,
-                          _convert_attention_mask, _convert_param_attr_to_list)
+                          _check_sizes, _convert_attention_mask, _convert_param_attr_to_list)
 
 __all__ = ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
@@ -25,10 +25,7 @@ class TransformerDecoderLayer(Layer):
                  bias_attr=None, layer_norm_eps=1e-05):
         self._config = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__()
-        assert d_model > 0, f"Expected d_model to be greater than 0, but received {d_model}"
-        assert nhead > 0, f"Expected nhead to be greater than 0, but received {nhead}"
-        assert dim_feedforward > 0, ("Expected dim_feedforward to be greater than 0, but "
-                                     f"received {dim_feedforward}")
+        _check_sizes(d_model, nhead, dim_feedforward)
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
@@ -143,10 +140,7 @@ class Transformer(Layer):
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
                  custom_encoder=None, custom_decoder=None):
         super().__init__()
-        assert d_model > 0, f"Expected d_model to be greater than 0, but received {d_model}"
-        assert nhead > 0, f"Expected nhead to be greater than 0, but received {nhead}"
-        assert dim_feedforward > 0, ("Expected dim_feedforward to be greater than 0, but "
-                                     f"received {dim_feedforward}")
+        _check_sizes(d_model, nhead, dim_feedforward)
         enc_bias, dec_bias = _split_attrs(bias_attr, "bias_attr")
         enc_weight, dec_weight = _split_attrs(weight_attr, "weight_attr")
         if custom_encoder is not None:
