@@ -330,8 +330,8 @@ class Tensor(_Core):
         more elements (or none) is its AssertionError."""
         assert self.numel() == 1, ("When Variable is used as the condition of if/while , "
                                    "Variable can only contain one element.")
-        return bool(self.item() > 0) if not self._dtype.is_complex else \
-            bool(self.item().real > 0 or self.item().real == 0 and self.item().imag > 0)
+        v = self.item()  # (numpy's complex order: by the real part, then the imaginary)
+        return bool(v > 0) if not self._dtype.is_complex else (v.real, v.imag) > (0, 0)
 
     def retain_grads(self):
         """Keep this non-leaf's ``.grad`` after backward: the gradient of the value it has now
