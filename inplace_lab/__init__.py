@@ -21,7 +21,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"inplace_lab
 from . import backend, dtypes, errors, hooks, layout, memory  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference,  # noqa: F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
-from .backend import device, set_simulated_gpu  # noqa: F401
+from .backend import device, get_default_device, set_default_device, set_simulated_gpu  # noqa: F401
 from .memory import (max_memory_allocated, memory_allocated, memory_snapshot,  # noqa: F401
                      reset_peak_memory_stats)
 from .creation import (arange, as_tensor, empty, empty_like, empty_strided, eye,  # noqa: F401

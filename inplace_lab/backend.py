@@ -103,9 +103,36 @@ class device:
             return f"device(type='{self.type}')"
         return f"device(type='{self.type}', index={self.index})"
 
+    def __enter__(self):
+        """``with torch.device('cuda'):`` factory functions default to this device inside."""
+        _entered.append(_default)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        set_default_device(_entered.pop())
+        return False
+
 
 _DEVICES: dict = {}  # key -> the device
 CPU = device("cpu")
+# torch.set_default_device: None until set (a factory given a tensor keeps its device then);
+# once set, factory functions called without device= make their tensors there.
+_default = None
+_entered: list = []  # the defaults that `with device:` blocks replaced
+
+
+def set_default_device(dev) -> None:
+    """``torch.set_default_device``: where factory functions put tensors (``None``: the CPU).
+
+    As in torch, a device this machine lacks is refused by the first factory call, not here."""
+    global _default
+    _default = None if dev is None else device(dev)
+
+
+def get_default_device() -> device:
+    """``torch.get_default_device``: ``cpu``, or the GPU with its index (``cuda:0``)."""
+    return CPU if _default is None else concrete(_default)
 
 
 def concrete(dev: device) -> device:
@@ -217,8 +244,8 @@ def as_strided(flat, shape, strides_bytes, offset_bytes=0):
 def add_at(xp, target, ix, vals) -> None:
     """``target[ix] += vals`` with repeated indices accumulating (``np.add.at`` / cupyx's
     ``scatter_add``): plain ``target[ix] += vals`` would keep only one write per cell."""
-    if xp is np:
-        np.add.at(target, ix, vals)
+    if xp is np or hasattr(xp.add, "at"):  # (cupy >= 13 has ufunc.at)
+        xp.add.at(target, ix, vals)
     else:
         import cupyx  # type: ignore
 

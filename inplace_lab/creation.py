@@ -51,7 +51,7 @@ def _shape_arg(size):
 
 
 def _device(device):
-    dev = backend.device(device) if device is not None else backend.CPU
+    dev = backend.device(device) if device is not None else (backend._default or backend.CPU)
     backend.check_device(dev)
     return dev
 
@@ -184,7 +184,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False,
     dt = dtypes.from_any(dtype) if dtype is not None else (
         data._dtype if isinstance(data, Tensor) else _infer_dtype(host))
     arr = np.array(host, dtype=dt.np)
-    dev = _device(device if device is not None else (data.device if isinstance(data, Tensor) else None))
+    if device is None and backend._default is None and isinstance(data, Tensor):
+        device = data.device  # (torch.set_default_device sends even a tensor's copy there)
+    dev = _device(device)
     t = _new(arr.shape, dt, dev)
     if arr.size:
         t._storage.data[...] = backend.to_device_array(arr.reshape(-1), dev)

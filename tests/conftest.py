@@ -22,9 +22,10 @@ from inplace_lab.autograd import grad_mode  # noqa: E402
 def _restore_global_switches():
     policy, dtype = il.get_inplace_policy(), il.get_default_dtype()
     grad, inference = grad_mode.state.enabled, grad_mode.state.inference
-    simulated = backend._simulated
+    simulated, default_device = backend._simulated, backend._default
     yield
     il.set_inplace_policy(policy)
     il.set_default_dtype(dtype)
     grad_mode.state.enabled, grad_mode.state.inference = grad, inference
-    backend._simulated = simulated
+    backend._simulated, backend._default = simulated, default_device
+    backend._entered.clear()

@@ -1,0 +1,52 @@
+"""The sweep's programs with ``cuda`` as the default device against the CPU run.
+
+On a real GPU this compares the cupy half of the backend with the numpy half on every op a
+program uses (values, layouts, versions, grads, aliasing, errors). Without one it runs on the
+simulated GPU, where it checks that every factory honours the default device and that no op
+of a program mixes devices. ``INPLACE_LAB_DEVICE_SWEEP=N`` runs N seeds of each builder.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import inplace_lab as il
+from inplace_lab import backend
+from tests.differential.device_sweep import OnDevice, difference, observe_on, report
+from tests.differential.program_builder import build
+from tests.differential.program_builder_wide import build as build_wide
+
+pytest.importorskip("torch")
+lab = pytest.importorskip("inplace_lab.torch")
+
+SEEDS = int(os.environ.get("INPLACE_LAB_DEVICE_SWEEP", "150"))
+CHUNK = 50
+
+
+@pytest.fixture(autouse=True)
+def gpu():
+    if not backend.gpu_count():
+        il.set_simulated_gpu(True)  # tests/conftest.py restores the switch
+
+
+@pytest.mark.parametrize("builder", [build, build_wide], ids=["core", "wide"])
+@pytest.mark.parametrize("start", range(0, SEEDS, CHUNK))
+def test_programs_run_the_same_on_cuda_as_on_the_cpu(builder, start):
+    bad = [report(s, builder(s), OnDevice(lab, "cpu"), OnDevice(lab, "cuda"))
+           for s in range(start, min(start + CHUNK, SEEDS))]
+    bad = [b for b in bad if b]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_cuda_run_is_on_cuda_and_a_difference_is_caught():
+    seen = observe_on(["t0 = T.ones(2)", "t1 = T.tensor(str(t0.device) == 'cuda:0')"],
+                      OnDevice(lab, "cuda"))
+    assert seen[1]["state"]["t1"]["values"].item() is True
+    assert lab.get_default_device().type == "cpu"  # (reset after the run)
+    d = difference(["t0 = T.ones(2)", "t1 = t0.numpy()"], OnDevice(lab, "cpu"),
+                   OnDevice(lab, "cuda"))
+    assert d[:2] == (1, ".line:unexpected_error") and "can't convert cuda:0" in d[3][2]
+    # an uninitialised read (resize_ grows the storage) is stepped over, and the run stops there
+    assert difference(["t0 = T.ones(2)", "t0.resize_(50)", "t1 = t0 * 0"], OnDevice(lab, "cpu"),
+                      OnDevice(lab, "cuda")) is None
