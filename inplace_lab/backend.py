@@ -169,11 +169,16 @@ def check_device(dev: device) -> None:
         "inplace_lab.set_simulated_gpu(True) (or INPLACE_LAB_SIMULATED_GPU=1)")
 
 
+# The simulated GPU's array module: numpy, or in tests a numpy that refuses what cupy lacks
+# (tests/differential/cupy_like.py), so the GPU code paths are checked on any machine.
+_simulated_xp = np
+
+
 def xp_of(dev: device):
     """The array module that backs ``dev``: numpy, or cupy for a real GPU."""
-    if dev.type == "cpu" or not _CUPY_DEVICES:
+    if dev.type == "cpu":
         return np
-    return _cupy
+    return _cupy if _CUPY_DEVICES else _simulated_xp
 
 
 def is_real_gpu(dev: device) -> bool:
@@ -225,6 +230,11 @@ def to_device_array(a, dev: device):
     return to_numpy(a)
 
 
+def array_module(a):
+    """cupy for a cupy array, else numpy."""
+    return _cupy if _cupy is not None and isinstance(a, _cupy.ndarray) else np
+
+
 def is_backend_array(a) -> bool:
     return isinstance(a, np.ndarray) or (_cupy is not None and isinstance(a, _cupy.ndarray))
 
@@ -252,6 +262,25 @@ def add_at(xp, target, ix, vals) -> None:
         cupyx.scatter_add(target, ix, vals)
 
 
+def clip(xp, a, lo, hi, out, np_dtype):
+    """``clip`` into ``np_dtype`` with unsafe casting (cupy's clip takes no dtype/casting)."""
+    if xp is np:
+        return np.clip(a, lo, hi, out=out, dtype=np_dtype, casting="unsafe")
+    r = xp.maximum(a, lo, dtype=np_dtype, casting="unsafe")
+    return xp.minimum(r, hi, out=out, dtype=np_dtype, casting="unsafe")
+
+
+def accumulate(xp, name, a, axis):
+    """``xp.<name>.accumulate(a, axis)``; cupy has no maximum/minimum accumulate, so a GPU
+    array goes through the host for those (a copy each way, correct first)."""
+    if xp is np:
+        return getattr(np, name).accumulate(a, axis=axis)
+    try:
+        return getattr(xp, name).accumulate(a, axis=axis)
+    except NotImplementedError:
+        return xp.asarray(getattr(np, name).accumulate(to_numpy(a), axis=axis))
+
+
 def special():
     """scipy.special (cupyx.scipy.special on a real GPU is chosen by the caller via xp)."""
     import scipy.special as sp
@@ -260,10 +289,14 @@ def special():
 
 
 def special_for(xp):
+    """scipy.special for numpy, cupyx.scipy.special for cupy (another array module standing
+    in for cupy, as the tests' cupy_like, names its own as ``xp.special``)."""
     if xp is np:
         import scipy.special as sp
 
         return sp
+    if xp is not _cupy:
+        return xp.special
     import cupyx.scipy.special as csp  # type: ignore
 
     return csp

@@ -291,7 +291,14 @@ def check_autograd_inplace(op: str, target, pol: str, *, setitem: bool = False) 
 
 
 def torch_type_name(t) -> str:
-    return f"torch.{t._dtype.torch_name}Tensor"
+    """``x.type()``: torch.FloatTensor, torch.cuda.FloatTensor on a GPU (error texts print it)."""
+    where = "cuda." if t._storage.device.type == "cuda" else ""
+    return f"torch.{where}{t._dtype.torch_name}Tensor"
+
+
+def aten_type_name(t) -> str:
+    """ATen's name of a tensor's type, as expand's error prints it: CPUBoolType, CUDABoolType."""
+    return f"{'CUDA' if t._storage.device.type == 'cuda' else 'CPU'}{t._dtype.torch_name}Type"
 
 
 def saved_error(saved, found: int, pol: str):

@@ -23,7 +23,7 @@ $py -c "import cupy, numpy, torch; print('cupy', cupy.__version__, 'numpy', nump
 
 stamp tests
 timeout 170 $py -m pytest -q -p no:randomly -rfEs \
-  tests/core/test_devices.py tests/nn/test_cuda.py tests/core/test_default_device.py \
+  tests/core/test_devices.py tests/nn/test_cuda.py tests/core/test_default_device.py tests/core/test_gpu_paths.py \
   tests/facades/test_memory.py tests/data/test_data.py tests/differential/test_device_sweep.py \
   2>&1 | tee "$out/tests.log" | tail -60
 

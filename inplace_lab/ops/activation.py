@@ -10,6 +10,7 @@ Every kernel takes ``out=`` and writes into it (``relu_`` allocates nothing).
 """
 from __future__ import annotations
 
+from .. import backend
 from ..backend import special_for
 from .elementwise import assign, flags, scratch, float_rule, masked_grad, not_implemented_for, overload
 from .table import OpSpec, register
@@ -46,7 +47,7 @@ RELU.select = lambda args, kw: _PADDLE_RELU if is_paddle(getattr(args[0], "_pol"
 
 
 def _hardtanh_fwd(xp, a, out=None, dt=None, min_val=-1.0, max_val=1.0):
-    return xp.clip(a, min_val, max_val, out=out, dtype=dt.np, casting="unsafe")
+    return backend.clip(xp, a, min_val, max_val, out, dt.np)
 
 
 def _hardtanh_bw(c, g):
@@ -97,6 +98,9 @@ act("thresholded_relu", _threshold_fwd, _threshold_bw, params={"threshold": 1.0,
 def _leaky_fwd(xp, a, out=None, dt=None, negative_slope=0.01):
     neg = a <= 0
     if out is not None:  # in place (out aliases a): scale only the negative elements
+        if xp is not backend.np:  # (cupy's ufuncs take no where=)
+            xp.copyto(out, xp.multiply(a, negative_slope, dtype=out.dtype), where=neg)
+            return out
         return xp.multiply(a, negative_slope, out=out, where=neg, casting="unsafe")
     return assign(xp, out, xp.where(neg, xp.multiply(a, negative_slope, dtype=dt.np), a))
 

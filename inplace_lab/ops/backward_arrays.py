@@ -23,7 +23,7 @@ from __future__ import annotations
 from .. import backend, dtypes, hooks
 from ..autograd import grad_mode
 from ..tensor import Tensor, fresh
-from .elementwise import ufunc
+from .elementwise import gpu_out, ufunc
 from .table import OPS
 
 _gm = grad_mode.state
@@ -47,6 +47,10 @@ def _k(name):
             return ufunc(npf if xp is backend.np else getattr(xp, fname), a, None, dt)
     else:
         def kernel(xp, dt, *a):
+            if xp is not backend.np:  # (a GPU result laid out as the CPU's: elementwise.gpu_out)
+                o = gpu_out(a, dt.np) if spec.layout in ("ti", "ti1", "pow") else None
+                if o is not None:
+                    return fwd(xp, *a, out=o, dt=dt)
             return fwd(xp, *a, out=None, dt=dt)
 
     return kernel

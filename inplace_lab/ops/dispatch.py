@@ -145,8 +145,14 @@ def _common_dtype(ins):
     return dt
 
 
-def _array(x):
-    return x._a if isinstance(x, Tensor) else x
+def arrays(ins, dev):
+    """The inputs' backend arrays for a kernel on ``dev``: a 0-dim CPU tensor that joined a
+    real-GPU op (``device_of``) crosses to the GPU first (cupy takes no numpy operand)."""
+    out = [x._a if isinstance(x, Tensor) else x for x in ins]
+    if dev.type != "cpu" and backend._CUPY_DEVICES:
+        out = [backend.to_device_array(a, dev) if isinstance(a, backend.np.ndarray) else a
+               for a in out]
+    return out
 
 
 def check_int_scalars(spec, ins, params, inplace=False):
@@ -508,7 +514,7 @@ def call(spec, args, kwargs):
     plain = None if kwargs else _resolve_plain(spec, args)
     if plain is not None:  # the fast lane: same answers as the four steps below, one pass
         ins, params = list(args), spec.params
-        dev, dt, arrays = plain
+        dev, dt, arrs = plain
         pol = None
     else:
         ins, params, out = bind(spec, args, kwargs)
@@ -525,10 +531,10 @@ def call(spec, args, kwargs):
         dt = result_dtype(spec, ins, params)
         if promoted:
             dt, ins = policy.paddle_promote(spec.name, ins, dt)
-        arrays = [x._a if isinstance(x, Tensor) else x for x in ins]
+        arrs = arrays(ins, dev)
     xp = backend.xp_of(dev)
     try:
-        res = spec.forward(xp, *arrays, out=None, dt=dt, **params)
+        res = spec.forward(xp, *arrs, out=None, dt=dt, **params)
     except ValueError:
         refuse_inference_saves(spec, ins)  # (PyTorch saves, and refuses, before the kernel)
         check_broadcast(ins)  # numpy's broadcast error, in PyTorch's words
@@ -1030,7 +1036,7 @@ def _call_out(spec, ins, params, out):
     if direct:
         shape = layout.broadcast_shapes(*(x._shape for x in tensors))
     else:
-        res = xp.asarray(spec.forward(xp, *[_array(x) for x in ins], out=None, dt=dt, **params))
+        res = xp.asarray(spec.forward(xp, *arrays(ins, dev), out=None, dt=dt, **params))
         shape = tuple(res.shape)
     if shape != out._shape:  # PyTorch judges the overlap on out as given, then resizes it
         check_overlap(out, tensors, as_torch=True)  # (a refused call leaves out as it was)
@@ -1043,7 +1049,7 @@ def _call_out(spec, ins, params, out):
                    if spec.layout in _ITERATOR_RULES else None)
     check_overlap(out, tensors)
     if direct:  # check_overlap allows only no overlap or the very same elements: ufunc-safe
-        spec.forward(xp, *[_array(x) for x in ins], out=out._a, dt=dt, **params)
+        spec.forward(xp, *arrays(ins, dev), out=out._a, dt=dt, **params)
     else:
         out._a[...] = res
     out._vc.bump()  # an inference tensor's counter raises here, after the write (as PyTorch)
@@ -1118,8 +1124,8 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
                 cond is None or node.needs_input_grad[spec.args.index(cond)]):
             old = _clone_before_overwrite(target)
         save_inputs(node, spec, ins, pol, replace=old, inplace=True)
-    xp = backend.xp_of(target._storage.device)
-    spec.forward(xp, *[_array(x) for x in ins], out=target._a, dt=dt, **params)
+    dev = target._storage.device
+    spec.forward(backend.xp_of(dev), *arrays(ins, dev), out=target._a, dt=dt, **params)
     target._vc.bump()
     if record:
         from ..autograd import views

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .. import dtypes
+from .. import backend, dtypes, layout
 from ..autograd import grad_mode
 from ..backend import special_for
 from . import blas
@@ -65,6 +65,10 @@ def ufunc(f, a, out, dt):
     for an explicit dtype (about half the cost of a small op's kernel call).
     """
     npd = dt.np
+    if out is None and f.__class__ is not _NP_UFUNC:  # cupy's: a new result is C-ordered
+        out = gpu_out(a, npd) if getattr(f, "nout", 1) == 1 else None
+        if out is None:
+            return f(*a, dtype=npd, casting="unsafe")
     if out is None:
         for x in a:
             if getattr(x, "dtype", None) is not npd:
@@ -83,6 +87,29 @@ def ufunc(f, a, out, dt):
 
 
 _WEAK_OK = (dtypes.float32.np, dtypes.float64.np)  # (not float16: a big number overflows there)
+_NP_UFUNC = backend.np.ufunc
+
+
+def gpu_out(a, npd):
+    """The result buffer of a GPU ufunc whose operands are not all C-contiguous, laid out as
+    TensorIterator lays it out (numpy follows its inputs much the same way; cupy allocates C
+    order), so a GPU gives the CPU's strides (x.t() * 2, a gradient through a permute).
+    None when a plain C-ordered result is that layout."""
+    arrs = [x for x in a if hasattr(x, "strides")]
+    if all(x.flags.c_contiguous or x.ndim < 2 for x in arrs):
+        return None
+    shape = backend.np.broadcast_shapes(*(x.shape for x in arrs))
+    if len(shape) < 2 or 0 in shape:
+        return None
+    operands = [(x.shape, tuple(s // x.itemsize for s in x.strides)) if hasattr(x, "strides")
+                else ((), ()) for x in a]
+    strides = layout.iterator_strides(shape, operands)
+    if strides == layout.contiguous_strides(shape):
+        return None
+    it = backend.np.dtype(npd).itemsize
+    xp = backend.array_module(arrs[0])
+    return backend.as_strided(xp.empty(layout.numel(shape), npd), shape,
+                              tuple(s * it for s in strides), 0)
 
 
 def uf(fname):
@@ -799,7 +826,7 @@ def _clamp_fwd(xp, a, lo=None, hi=None, out=None, dt=None):
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if lo is not None and hi is not None:
-        return xp.clip(a, lo, hi, out=out, dtype=dt.np, casting="unsafe")
+        return backend.clip(xp, a, lo, hi, out, dt.np)
     if lo is not None:
         return xp.maximum(a, lo, out=out, dtype=dt.np, casting="unsafe")
     return xp.minimum(a, hi, out=out, dtype=dt.np, casting="unsafe")

@@ -161,7 +161,7 @@ def _nansum_dtype(spec, ins, params):
 
 
 def _nansum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    with xp.errstate(all="ignore"):  # (numpy's Python wrapper would warn from its own frame)
+    with backend.np.errstate(all="ignore"):  # (numpy's Python wrapper would warn from its own frame)
         return xp.nansum(a, axis=reduction.dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
 
 

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import backend, dtypes, layout
+from .. import backend, dtypes, layout, policy
 from ..tensor import Tensor
 from . import dispatch
 from .indexing import _no_overlap
@@ -566,9 +566,9 @@ def _mask_fits(target, ins, params):
         _masked_scatter_dtypes(target._a, mask._a, ins[2]._a)
     if isinstance(mask, Tensor) and mask.ndim > target.ndim:
         raise RuntimeError(
-            f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(target.shape)}): the number of "
-            f"sizes provided ({target.ndim}) must be greater or equal to the number of dimensions "
-            f"in the tensor ({mask.ndim})")
+            f"expand({policy.aten_type_name(mask)}{{{list(mask.shape)}}}, "
+            f"size={list(target.shape)}): the number of sizes provided ({target.ndim}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({mask.ndim})")
     if isinstance(mask, Tensor):  # ATen expands the mask to the target: expand's own error
         layout.expand_strides(mask._shape, (0,) * mask.ndim, target._shape)
 

@@ -468,33 +468,34 @@ _FILL_TENSOR = dataclasses.replace(OPS["fill"], node_name="FillBackward3", backw
 
 
 def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:
-    """PyTorch's copy_to: copy_ for equal shapes, fill_ for a 0-dim value, else copy_ broadcast."""
+    """PyTorch's copy_to: copy_ for equal shapes, fill_ for a 0-dim value on the CPU, else
+    copy_ broadcast (a 0-dim GPU tensor too: CopyBackwards)."""
     if value._shape == dst._shape:
         dispatch.call_inplace(OPS["copy"], (dst, value), {}, setitem=setitem)
         return
-    if value.ndim == 0:
+    if value.ndim == 0 and (value._storage.device.type == "cpu" or
+                            policy.is_paddle(policy.policy_of(dst))):
         dispatch.call_inplace(_FILL_TENSOR, (dst, value), {}, setitem=setitem)
         return
-    if value.ndim:
-        # torch views the value even when no leading 1 goes (ViewBackward0), then expands it
-        # (ExpandBackward0) when the shapes still differ: both nodes show in the graph
-        k = 0
-        while k < value.ndim and value._shape[k] == 1:
-            k += 1
-        src = dispatch.call_view(OPS["view"], (value, value._shape[k:]), {})
-        if src.ndim > dst.ndim:
+    # torch views the value even when no leading 1 goes (ViewBackward0), then expands it
+    # (ExpandBackward0) when the shapes still differ: both nodes show in the graph
+    k = 0
+    while k < value.ndim and value._shape[k] == 1:
+        k += 1
+    src = dispatch.call_view(OPS["view"], (value, value._shape[k:]), {})
+    if src.ndim > dst.ndim:
+        raise RuntimeError(
+            f"expand({policy.torch_type_name(value)}{{{list(src.shape)}}}, size={list(dst.shape)}): "
+            f"the number of sizes provided ({dst.ndim}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({src.ndim})")
+    for i in range(1, src.ndim + 1):
+        if src._shape[-i] not in (1, dst._shape[-i]):
             raise RuntimeError(
-                f"expand({policy.torch_type_name(value)}{{{list(src.shape)}}}, size={list(dst.shape)}): "
-                f"the number of sizes provided ({dst.ndim}) must be greater or equal to the number of "
-                f"dimensions in the tensor ({src.ndim})")
-        for i in range(1, src.ndim + 1):
-            if src._shape[-i] not in (1, dst._shape[-i]):
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({dst._shape[-i]}) must match the existing size "
-                    f"({src._shape[-i]}) at non-singleton dimension {dst.ndim - i}.  Target sizes: "
-                    f"{list(dst.shape)}.  Tensor sizes: {list(src.shape)}")
-        value = src if src._shape == dst._shape else \
-            dispatch.call_view(OPS["expand"], (src, dst._shape), {})
+                f"The expanded size of the tensor ({dst._shape[-i]}) must match the existing size "
+                f"({src._shape[-i]}) at non-singleton dimension {dst.ndim - i}.  Target sizes: "
+                f"{list(dst.shape)}.  Tensor sizes: {list(src.shape)}")
+    value = src if src._shape == dst._shape else \
+        dispatch.call_view(OPS["expand"], (src, dst._shape), {})
     dispatch.call_inplace(OPS["copy"], (dst, value), {}, setitem=setitem)
 
 
@@ -508,7 +509,7 @@ def setitem(self, idx, value):
         return  # PyTorch: x[False] = v writes nothing and bumps nothing
     sliced, tensors = apply_slicing(self, _as_tuple(idx))
     if not isinstance(value, Tensor):
-        value = _scalar_tensor(value, self)
+        value = _scalar_tensor(value, self, pol)
     if not tensors:
         _copy_to(sliced, value, setitem=self)  # the owner: Paddle records setitem on it
         return
@@ -517,9 +518,11 @@ def setitem(self, idx, value):
                           setitem=self)
 
 
-def _scalar_tensor(v, like: Tensor) -> Tensor:
-    xp = backend.xp_of(like.device)
-    return Tensor._wrap(as_value(xp, v, like._dtype.np), like.device, like._policy)
+def _scalar_tensor(v, like: Tensor, pol) -> Tensor:
+    """The value tensor of ``x[i] = number``: on the CPU for a GPU tensor too, as PyTorch's
+    setitem makes it (no device sync), so copy_to fills with it (FillBackward3)."""
+    dev = like.device if like.device.type == "cpu" or policy.is_paddle(pol) else backend.CPU
+    return Tensor._wrap(as_value(backend.xp_of(dev), v, like._dtype.np), dev, like._policy)
 
 
 def _check_index_list(indices, fname):

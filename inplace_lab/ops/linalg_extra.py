@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from .. import dtypes, layout
+from .. import backend, dtypes, layout
 from ..tensor import Tensor
 from . import dispatch
 from .elementwise import SCALAR, _sub_dtype, assign, promote
@@ -164,7 +164,7 @@ def _unsafe_alias(t, shape):
 # ---- cross ---------------------------------------------------------------------------------------
 
 def _cross_fwd(xp, a, b, out=None, dt=None, dim=-1):
-    with xp.errstate(all="ignore"):  # (numpy's Python cross would warn from its own frame)
+    with backend.np.errstate(all="ignore"):  # (numpy's Python cross would warn from its own frame)
         r = xp.cross(a, b, axis=dim)
     return assign(xp, out, r.astype(dt.np, copy=False))
 

@@ -166,7 +166,7 @@ def to_device(self, dev):
 
 def type_(self, dtype=None, non_blocking=False, **_):
     if dtype is None:
-        return f"torch.{self._dtype.torch_name}Tensor"
+        return policy.torch_type_name(self)
     return to(self, dtypes.from_any(dtype))
 
 
@@ -423,7 +423,8 @@ def pin_memory(self, device=None):
     buf = backend.pinned_empty(self.numel(), self._dtype.np)
     buf[...] = self._a.reshape(-1)
     shape = self._shape
-    out = Tensor._make(Storage(buf, self._dtype, self.device), shape, layout.contiguous_strides(shape))
+    out = Tensor._make(Storage(buf, self._dtype, self.device, pinned=True), shape,
+                       layout.contiguous_strides(shape))
     out._policy = self._policy
     return out
 

@@ -10,6 +10,7 @@ written with table ops, so it is differentiable again. All of them save their in
 """
 from __future__ import annotations
 
+from .. import backend
 from .elementwise import not_implemented_for
 from .nn_ops import _expand_grad, _reduce
 from .table import OpSpec, register
@@ -38,7 +39,7 @@ def _same_dtype(spec, ins, params):
 def _bce_fwd(xp, x, y, w, out=None, dt=None, reduction="mean"):
     if not bool(((x >= 0) & (x <= 1)).all()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    with xp.errstate(divide="ignore"):
+    with backend.np.errstate(divide="ignore"):
         loss = (y - 1) * xp.maximum(xp.log(1 - x), -100) - y * xp.maximum(xp.log(x), -100)
     if w is not None:
         loss = loss * w

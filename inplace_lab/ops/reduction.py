@@ -142,7 +142,7 @@ def _quiet(xp, when=True):
     if not when:
         yield
         return
-    with warnings.catch_warnings(), xp.errstate(all="ignore"):
+    with warnings.catch_warnings(), _np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         yield
 

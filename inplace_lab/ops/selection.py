@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from math import isnan
 
-from .. import creation, layout
+from .. import backend, creation, layout
 from .sorting import (
     _INT64,
     _dim,
@@ -238,7 +238,7 @@ def _mode_fwd(xp, a, out=None, dt=None, dim=-1, keepdim=False):
     start[:, 1:] = sv[:, 1:] != sv[:, :-1]
     end = xp.ones(sv.shape, dtype=bool)
     end[:, :-1] = start[:, 1:]
-    first = xp.maximum.accumulate(xp.where(start, pos, 0), axis=-1)
+    first = backend.accumulate(xp, "maximum", xp.where(start, pos, 0), -1)
     runs = xp.where(end, pos - first + 1, 0)
     win = xp.argmax(runs, axis=-1)[:, None]
     vals = xp.take_along_axis(sv, win, -1)[:, 0]
@@ -265,11 +265,11 @@ def _cum_extreme(fname):
                 raise IndexError(f"{fname}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
             return _scalar_pair(xp, a)
         d = layout.wrap_dim(dim, a.ndim)
-        ufunc = xp.maximum if fname == "cummax" else xp.minimum
-        vals = ufunc.accumulate(a, axis=d)  # (NaN propagates, as PyTorch's)
+        vals = backend.accumulate(xp, "maximum" if fname == "cummax" else "minimum", a, d)
+        # (NaN propagates, as PyTorch's)
         took = (a == vals) | _isnan(xp, a)  # where the running extreme (re)starts: ties move on
         pos = xp.arange(a.shape[d]).reshape((-1,) + (1,) * (a.ndim - d - 1))
-        idx = xp.maximum.accumulate(xp.where(took, pos, 0), axis=d) if a.size else \
+        idx = backend.accumulate(xp, "maximum", xp.where(took, pos, 0), d) if a.size else \
             xp.zeros(a.shape, dtype=_INT64)
         return vals, idx.astype(_INT64)
 

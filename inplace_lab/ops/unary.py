@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from .. import policy as _policy
+from .. import backend
 from ..backend import special_for
 from .elementwise import (assign, scratch, bool_rule, flags, float_rule, not_implemented_for, overload,
                           promote, uf, ufunc, zeros_grad)
@@ -255,7 +256,7 @@ unary("frac", lambda xp, a, out=None, dt=None: xp.subtract(a, xp.trunc(a), out=o
 def _round_fwd(xp, a, out=None, dt=None, decimals=0):
     if dt.category < 2:
         return a.copy() if out is None else assign(xp, out, a)
-    with xp.errstate(all="ignore"):  # (numpy's Python round would warn from its own frame)
+    with backend.np.errstate(all="ignore"):  # (numpy's Python round would warn from its own frame)
         return xp.round(a, decimals, out=out)
 
 
@@ -291,7 +292,7 @@ register(OpSpec(name="positive", forward=positive, kind="composite", args=("self
 
 
 def _sinc_fwd(xp, a, out=None, dt=None):
-    with xp.errstate(all="ignore"):  # (numpy's Python sinc would warn from its own frame)
+    with backend.np.errstate(all="ignore"):  # (numpy's Python sinc would warn from its own frame)
         r = xp.sinc(xp.asarray(a, dtype=dt.np))  # normalised, like PyTorch's
     return assign(xp, out, r)
 

@@ -2,8 +2,10 @@
 
 On a real GPU this compares the cupy half of the backend with the numpy half on every op a
 program uses (values, layouts, versions, grads, aliasing, errors). Without one it runs on the
-simulated GPU, where it checks that every factory honours the default device and that no op
-of a program mixes devices. ``INPLACE_LAB_DEVICE_SWEEP=N`` runs N seeds of each builder.
+simulated GPU backed by ``cupy_like`` (numpy refusing what cupy lacks, allocating as cupy
+does), which checks the GPU code paths and that every factory honours the default device
+and no op of a program mixes devices. ``INPLACE_LAB_DEVICE_SWEEP=N`` runs N seeds of each
+builder (default 300).
 """
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ import os
 
 import pytest
 
-import inplace_lab as il
 from inplace_lab import backend
+from tests.differential.cupy_like import simulated_cupy
 from tests.differential.device_sweep import OnDevice, difference, observe_on, report
 from tests.differential.program_builder import build
 from tests.differential.program_builder_wide import build as build_wide
@@ -20,14 +22,17 @@ from tests.differential.program_builder_wide import build as build_wide
 pytest.importorskip("torch")
 lab = pytest.importorskip("inplace_lab.torch")
 
-SEEDS = int(os.environ.get("INPLACE_LAB_DEVICE_SWEEP", "150"))
+SEEDS = int(os.environ.get("INPLACE_LAB_DEVICE_SWEEP", "300"))
 CHUNK = 50
 
 
 @pytest.fixture(autouse=True)
 def gpu():
-    if not backend.gpu_count():
-        il.set_simulated_gpu(True)  # tests/conftest.py restores the switch
+    if backend.gpu_count() and not backend.simulated_gpu():
+        yield
+        return
+    with simulated_cupy():
+        yield
 
 
 @pytest.mark.parametrize("builder", [build, build_wide], ids=["core", "wide"])
