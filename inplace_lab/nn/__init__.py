@@ -29,3 +29,7 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d,  
                       AvgPool1d, AvgPool2d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       MaxPool1d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d)
+from .conv_more import *  # noqa: E402,F401,F403  (Conv3d, ConvTranspose1d/2d/3d, Unfold, Fold)
+from .pool_norm import *  # noqa: E402,F401,F403  (3-d and unpooling layers, InstanceNorm, RMSNorm ...)
+from .transformer import *  # noqa: E402,F401,F403  (Transformer and its encoder/decoder layers)
+from .more import *  # noqa: E402,F401,F403  (more losses, dropouts, Bilinear, EmbeddingBag ...)

@@ -299,6 +299,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
              reduce=None, reduction: str = "mean"):
     reduction = _legacy(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if weight is not None and weight.requires_grad and _il.is_grad_enabled():
+        kernel = "nll_loss2d_forward" if input.ndim > 2 else "nll_loss_forward"  # (ATen's names)
+        raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
+                           "argument 'weight'. This input cannot have requires_grad True.")
     if input.ndim > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
         c = input.shape[1]
         flat = input.movedim(1, -1).reshape(-1, c)
@@ -398,3 +402,6 @@ from .functional_layers import *  # noqa: E402,F401,F403  (pooling, conv1d, pad,
 from .functional_loss import *  # noqa: E402,F401,F403  (l1, smooth_l1, huber, bce, kl_div ...)
 from .functional_resample import *  # noqa: E402,F401,F403  (interpolate, pixel_shuffle ...)
 from .attention import scaled_dot_product_attention  # noqa: E402,F401
+from .functional_conv import *  # noqa: E402,F401,F403  (conv3d, conv_transpose*, unfold, fold)
+from .functional_pool_norm import *  # noqa: E402,F401,F403  (pools with indices, unpool, 3-d, norms)
+from .functional_more import *  # noqa: E402,F401,F403  (more losses, dropouts, bilinear, embedding_bag)

@@ -227,7 +227,7 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
 def one_hot(tensor, num_classes: int = -1):
     """int64 ``(tensor[..., None] == arange(num_classes))``: no gradient, errors as PyTorch."""
-    if tensor.dtype is not _il.int64:
+    if tensor._dtype is not _il.int64:  # (the core dtype: a facade shows its own object)
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         if tensor.numel() == 0:

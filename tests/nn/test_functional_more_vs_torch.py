@@ -178,3 +178,36 @@ def test_one_hot_matches_torch():
     out = F.one_hot(il.tensor(idx), 6)
     assert out.dtype is il.int64 and tuple(out.shape) == (2, 2, 6)
     assert tuple(F.one_hot(il.tensor(np.zeros(0, dtype=np.int64)), 3).shape) == (0, 3)
+
+
+def test_one_hot_of_a_torch_facade_tensor():
+    """The facade's int64 is its own dtype object: one_hot must still take it (it raised)."""
+    import inplace_lab.torch as T
+
+    got = T.nn.functional.one_hot(T.tensor([0, 3, 3]), 4)
+    want = TF.one_hot(torch.tensor([0, 3, 3]), 4)
+    assert got.tolist() == want.tolist() and str(got.dtype) == str(want.dtype)
+    with pytest.raises(RuntimeError, match="LongTensor"):
+        T.nn.functional.one_hot(T.tensor([0, 1], dtype=T.int32), 2)
+
+
+@pytest.mark.parametrize("case", ["nll", "nll_nd", "ce", "ce_smooth"])
+def test_a_class_weight_that_requires_grad_is_refused_as_torch(case):
+    import inplace_lab.torch as T
+
+    outs = []
+    for M in (torch, T):
+        F_ = M.nn.functional
+        x = M.tensor(np.linspace(-1, 1, 20, dtype=np.float32).reshape(4, 5), requires_grad=True)
+        w = M.tensor([0.5, 1.0, 2.0, 1.0, 0.25], requires_grad=True)
+        t = M.tensor([1, 0, 3, 2])
+        run = {"nll": lambda: F_.nll_loss(x, t, weight=w),
+               "nll_nd": lambda: F_.nll_loss(x.reshape(2, 5, 2), t.reshape(2, 2), weight=w),
+               "ce": lambda: F_.cross_entropy(x, t, weight=w),
+               "ce_smooth": lambda: F_.cross_entropy(x, t, weight=w, label_smoothing=0.1)}[case]
+        with pytest.raises(RuntimeError) as e:
+            run()
+        outs.append(str(e.value))
+        with M.no_grad():
+            assert run().grad_fn is None  # (no_grad: no refusal)
+    assert outs[1] == outs[0]
