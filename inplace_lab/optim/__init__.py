@@ -5,3 +5,4 @@ from . import lr_scheduler  # noqa: F401
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop  # noqa: F401
 from .algorithms_more import Adadelta, Adamax, NAdam, RAdam  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
+from .algorithms_extra import *  # noqa: E402,F401,F403  (LBFGS, Rprop, ASGD, Adafactor)
