@@ -77,6 +77,11 @@ def describe(command: str) -> dict:
         import cupy
 
         d["cupy"] = cupy.__version__
+        try:
+            name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+            d["gpu"] = name.decode() if isinstance(name, bytes) else str(name)
+        except Exception:  # (cupy without a usable device)
+            d["gpu"] = None
     except ImportError:
         d["cupy"] = None
     try:

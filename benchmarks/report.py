@@ -51,7 +51,21 @@ def table(doc) -> str:
     return "\n".join(lines)
 
 
-def markdown(doc, analysis_path) -> str:
+def _from_gpu_run(s, gpu_doc):
+    """A section this run skipped, as the last run on a GPU machine measured it (or None)."""
+    if not s["skipped"] or not gpu_doc:
+        return None
+    return next((g for g in gpu_doc["sections"] if g["key"] == s["key"] and g["results"]), None)
+
+
+def _gpu_machine(meta) -> str:
+    return (f"Measured on another machine, the last one with a GPU: {meta.get('gpu') or 'a GPU'}, "
+            f"{meta['cpu']} ({meta['cores']} cores), {meta['date']}, `{meta['command']}`; "
+            f"Python {meta['python']}, numpy {meta['numpy']}, torch {meta['torch']}, "
+            f"cupy {meta['cupy']}. Not counted in the totals above.")
+
+
+def markdown(doc, analysis_path, gpu_doc=None) -> str:
     meta = doc["meta"]
     p, m, rep = _counts(doc)
     out = ["# Benchmark results", "",
@@ -77,6 +91,11 @@ def markdown(doc, analysis_path) -> str:
            f"**{p} pass, {m} miss, {rep} reported only.**", ""]
     for s in doc["sections"]:
         out += [f"## {s['id']}. {s['title']}", ""]
+        other = _from_gpu_run(s, gpu_doc)
+        if other is not None:
+            out += [f"Skipped on this machine ({s['skipped']}). " + _gpu_machine(gpu_doc["meta"]),
+                    ""]
+            s = other
         if s["error"]:
             out += [f"ERROR: `{s['error']}`", ""]
         if s["skipped"]:

@@ -92,6 +92,16 @@ def _reexec_without_openblas(argv):
     os.execve(sys.executable, [sys.executable, "-m", "benchmarks", *argv], env)
 
 
+GPU_JSON = os.path.join(HERE, "results_gpu.json")  # section 8 as last run on a GPU machine
+
+
+def _gpu_doc():
+    if not os.path.exists(GPU_JSON):
+        return None
+    with open(GPU_JSON) as f:
+        return json.load(f)
+
+
 def _render(args) -> int:
     from . import report
 
@@ -99,7 +109,7 @@ def _render(args) -> int:
         doc = json.load(f)
     md = args.md or os.path.join(HERE, "RESULTS.md")
     with open(md, "w") as f:
-        f.write(report.markdown(doc, os.path.join(HERE, "ANALYSIS.md")))
+        f.write(report.markdown(doc, os.path.join(HERE, "ANALYSIS.md"), _gpu_doc()))
     print(f"Markdown written to {md} from {args.render}", file=sys.stderr)
     return 0
 
@@ -158,9 +168,14 @@ def main(argv=None) -> int:
     with open(json_path, "w") as f:
         json.dump(doc, f, indent=1, default=str)
     print(f"JSON written to {json_path}", file=sys.stderr)
+    gpu = next(s for s in doc["sections"] if s["key"] == "gpu")
+    if not args.smoke and gpu["results"] and not gpu["skipped"]:  # a GPU machine: keep its run
+        with open(GPU_JSON, "w") as f:
+            json.dump({"meta": meta, "sections": [gpu]}, f, indent=1, default=str)
+        print(f"GPU section written to {GPU_JSON}", file=sys.stderr)
     md = args.md or (os.path.join(HERE, "RESULTS.md") if not args.smoke and not only else None)
     if md:
         with open(md, "w") as f:
-            f.write(report.markdown(doc, os.path.join(HERE, "ANALYSIS.md")))
+            f.write(report.markdown(doc, os.path.join(HERE, "ANALYSIS.md"), _gpu_doc()))
         print(f"Markdown written to {md}", file=sys.stderr)
     return 1 if any(s.error for s in sections) else 0

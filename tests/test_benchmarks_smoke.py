@@ -107,3 +107,23 @@ def test_compiled_out_build_keeps_semantics():
     finally:
         il.hooks.unsubscribe(h)
     assert any(e.event == "op" and e.op == "add" for e in seen)  # and back after the block
+
+
+def test_a_skipped_gpu_section_shows_the_last_gpu_runs_figures(doc):
+    """RESULTS.md on a machine without a GPU carries section 8 from results_gpu.json, marked
+    as another machine's and left out of the totals."""
+    from benchmarks import report
+
+    gpu_meta = dict(doc["meta"], gpu="NVIDIA H200", cpu="Some Xeon", date="2026-12-04")
+    row = {"name": "add_ on 10 float32", "value": 1.25, "unit": "x", "target": 1.1, "op": "<=",
+           "detail": {}, "note": "", "passed": False}
+    gpu_doc = {"meta": gpu_meta, "sections": [{"id": 8, "key": "gpu", "title": "GPU",
+                                               "skipped": None, "error": None, "notes": [],
+                                               "seconds": 1.0, "results": [row]}]}
+    assert next(s for s in doc["sections"] if s["key"] == "gpu")["skipped"]
+    md = report.markdown(doc, None, gpu_doc)
+    part = md.split("## 8.")[1]
+    assert "Measured on another machine, the last one with a GPU: NVIDIA H200, Some Xeon" in part
+    assert "| add_ on 10 float32 | 1.250x | <= 1.100x | MISS |" in part
+    assert md.split("## 8.")[0] == report.markdown(doc, None).split("## 8.")[0]  # totals as before
+    assert "1.250x" not in report.markdown(doc, None)
