@@ -5,8 +5,9 @@
 #   2. the device sweep: prepared programs on inplace_lab's CPU and cuda, and on torch CUDA;
 #   3. the benchmark suite's GPU section (8).
 # Usage: scripts/gpu_check.sh OUTDIR [PROGRAMS.json]. Logs and results land in OUTDIR.
-# PROGRAMS.json comes from a machine with torch 2.13:
-#   python -c "..."  (see tests/differential/device_sweep.py: --write FILE)
+# PROGRAMS.json comes from a machine with torch 2.13 (the programs the CPU sweeps check):
+#   python -m tests.differential.device_sweep --both --write .gpu/programs.json 1500
+# (.gpu/ ignored by git, carried to the GPU machine).
 set -u
 out=${1:-/tmp/gpu_check}
 programs=${2:-}
@@ -37,4 +38,5 @@ fi
 
 stamp "benchmarks section 8"
 timeout 100 $py -m benchmarks --only 8 --no-profile --json "$out/gpu_bench.json" 2>&1 | grep -A12 "^8\. GPU"
+cp benchmarks/results_gpu.json "$out/" 2>/dev/null  # (commit it here: RESULTS.md shows it)
 stamp done

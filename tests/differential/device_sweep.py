@@ -12,9 +12,10 @@ program's path drops the default device or mixes devices.
 With ``--torch`` the cuda run is also compared with real torch on its own GPU (the device
 machine's torch build, whatever version that is), with the sweep's known differences.
 
-``python -m tests.differential.device_sweep [--wide] [--torch] [--jobs N] [--no-shrink] N [START]``, or
-``... --programs FILE`` to read programs written by ``--write FILE`` (a machine with torch
-2.13 writes them, so the programs are those the CPU sweep checked).
+``python -m tests.differential.device_sweep [--wide|--both] [--torch] [--jobs N] [--no-shrink]
+N [START]``, or ``... --programs FILE`` to read programs written by ``--write FILE`` (a machine
+with torch 2.13 writes them, so the programs are those the CPU sweep checked):
+``python -m tests.differential.device_sweep --both --write .gpu/programs.json 1500``.
 """
 from __future__ import annotations
 
@@ -121,8 +122,11 @@ def _programs(argv):
     pos = [a for a in argv[1:] if not a.startswith("--") and not _is_option_value(argv, a)]
     n = int(pos[0]) if pos else 200
     start = int(pos[1]) if len(pos) > 1 else 0
+    seeds = range(start, start + n)
+    if "--both" in argv:  # core and wide programs, seeds c<N> and w<N>
+        return [(f"c{s}", build(s)) for s in seeds] + [(f"w{s}", build_wide(s)) for s in seeds]
     b = build_wide if "--wide" in argv else build
-    return [(s, b(s)) for s in range(start, start + n)]
+    return [(s, b(s)) for s in seeds]
 
 
 def _is_option_value(argv, a):
