@@ -1,2 +1,323 @@
-"""(being written)"""
+"""N-d convolution kernels: ``_convnd`` (conv3d), ``_conv_transpose`` (conv_transpose1d/2d/3d),
+``_im2col`` (unfold) and ``_col2im`` (fold).
+
+Every convolution is two pieces of index work and one GEMM (an ``einsum`` that numpy and
+cupy hand to BLAS):
+
+- **windows** (im2col): a strided *view* of the padded input with one axis per output
+  position and one per kernel tap, ``(N, C, *out, *k)``; no copy until the GEMM reads it;
+- **scatter** (col2im): the adjoint, adding every tap's contribution back to the input
+  pixel it came from, one strided slice per kernel tap.
+
+A convolution is ``windows`` then a GEMM; its input gradient is a GEMM then ``scatter``;
+its weight gradient is ``windows`` of the input against the output gradient. A
+*transposed* convolution is exactly a convolution's input gradient, so it is the same
+scatter, and its own gradients swap the roles: grad_input is an ordinary convolution of
+the upstream gradient with the same weight, grad_weight is the weight-gradient kernel
+with the input as "grad_output" and the upstream gradient as "input". Both ops record
+``ConvolutionBackward0`` (saves input and weight), as PyTorch's one ``convolution`` does.
+
+The kernels take the output's spatial size explicitly (``out_sp``): a transposed conv with
+``output_padding`` has output rows no tap reaches, so the size is not implied by the rest.
+Shape checks with PyTorch's messages live in ``check_conv`` / ``check_conv_transpose``
+(pure functions of shapes, called before any data is touched).
+"""
 from __future__ import annotations
+
+import itertools
+
+from . import dispatch
+from .table import OpSpec, register
+
+_OUT, _KER = "pqr", "ijk"  # einsum letters: output positions, kernel taps (up to 3-d)
+
+
+# ---- geometry and checks (pure functions of shapes) ---------------------------------------------
+
+def expand_param(v, nd, name):
+    """``stride=2`` -> ``(2, 2)``; a sequence must have 1 or ``nd`` entries (ATen's wording)."""
+    if isinstance(v, int):
+        return (v,) * nd
+    v = tuple(int(e) for e in v)
+    if len(v) == 1:
+        return v * nd
+    if len(v) != nd:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} "
+                           f"values to match the convolution dimensions, but got {name}={list(v)}")
+    return v
+
+
+def _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, transposed):
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if wshape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                           f"dimension 0, but got weight of size [{list(wshape)}] instead")
+    c = xshape[1]
+    need = wshape[0] if transposed else wshape[1] * groups
+    if c != need:
+        given = "transposed=1" if transposed else f"groups={groups}"
+        raise RuntimeError(f"Given {given}, weight of size {list(wshape)}, expected input"
+                           f"{list(xshape)} to have {need} channels, but got {c} channels instead")
+    if bshape is not None:
+        n_out = wshape[1] * groups if transposed else wshape[0]
+        if len(bshape) != 1 or bshape[0] != n_out:
+            given = "transposed=1, weight" if transposed else "weight"
+            raise RuntimeError(f"Given {given} of size {list(wshape)}, expected bias to be "
+                               f"1-dimensional with {n_out} elements, but got bias of size "
+                               f"{list(bshape)} instead")
+
+
+def check_conv(xshape, wshape, bshape, stride, padding, dilation, groups):
+    """A batched convolution's output spatial size, or PyTorch's error for the arguments."""
+    nd = len(wshape) - 2
+    stride, padding, dilation = (expand_param(v, nd, n) for v, n in
+                                 ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
+    _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, False)
+    padded = [h + 2 * p for h, p in zip(xshape[2:], padding)]
+    eff = [d * (k - 1) + 1 for d, k in zip(dilation, wshape[2:])]
+    if any(h < e for h, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}"
+                           f"). Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be "
+                           "greater than actual input size")
+    return tuple((h - e) // s + 1 for h, e, s in zip(padded, eff, stride))
+
+
+_AXES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
+
+
+def check_conv_transpose(xshape, wshape, bshape, stride, padding, output_padding, dilation,
+                         groups):
+    """A batched transposed convolution's output spatial size, or PyTorch's error.
+
+    ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1`` per dim;
+    ``output_padding`` only adds rows no input reaches, so it must stay below the stride or
+    the dilation. (A 1-d one runs in ATen as a 2-d one of height 1: its messages say so.)"""
+    nd = len(wshape) - 2
+    stride, padding, output_padding, dilation = (
+        expand_param(v, nd, n) for v, n in ((stride, "stride"), (padding, "padding"),
+                                            (output_padding, "output_padding"),
+                                            (dilation, "dilation")))
+    _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, True)
+    if any(o < 0 for o in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    lift = (lambda t, one: (one,) + tuple(t)) if nd == 1 else (lambda t, one: tuple(t))
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        ax = _AXES[nd]
+        parts = [f"{what}_{a}: {v}" for what, vals in (
+            ("output_padding", lift(output_padding, 0)), ("stride", lift(stride, 1)),
+            ("dilation", lift(dilation, 1))) for a, v in zip(ax, vals)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           "got " + " ".join(parts))
+    out = tuple((h - 1) * s - 2 * p + d * (k - 1) + o + 1 for h, s, p, d, k, o in zip(
+        xshape[2:], stride, padding, dilation, wshape[2:], output_padding))
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, lift(xshape[2:], 1)))})"
+                           f". Calculated output size per channel: "
+                           f"({' x '.join(map(str, lift(out, 1)))}). Output size is too small")
+    return out
+
+
+# ---- kernels (arrays of the device's module xp) ---------------------------------------------------
+
+def _windows(xp, x, k, s, p, d, out_sp):
+    """``(N, C, *out, *k)``: every receptive field of the zero-padded input, a strided view."""
+    if any(p):
+        x = xp.pad(x, ((0, 0), (0, 0)) + tuple((q, q) for q in p))
+    st = x.strides
+    nd = len(k)
+    strides = st[:2] + tuple(st[2 + i] * s[i] for i in range(nd)) + \
+        tuple(st[2 + i] * d[i] for i in range(nd))
+    return xp.lib.stride_tricks.as_strided(x, x.shape[:2] + tuple(out_sp) + tuple(k), strides)
+
+
+def _scatter(xp, contrib, in_sp, k, s, p, d):
+    """The adjoint of ``_windows``: ``contrib`` ``(N, C, *out, *k)`` added back into a zero
+    ``(N, C, *in_sp)`` image (each kernel tap is one strided slice of the padded image)."""
+    n, c = contrib.shape[:2]
+    out_sp = contrib.shape[2:2 + len(k)]
+    padded = xp.zeros((n, c) + tuple(h + 2 * q for h, q in zip(in_sp, p)), dtype=contrib.dtype)
+    for tap in itertools.product(*(range(kk) for kk in k)):
+        sl = tuple(slice(t * dd, t * dd + ss * (o - 1) + 1, ss)
+                   for t, dd, ss, o in zip(tap, d, s, out_sp))
+        padded[(slice(None), slice(None)) + sl] += contrib[(Ellipsis,) + tap]
+    crop = tuple(slice(q, q + h) for q, h in zip(p, in_sp))
+    return xp.ascontiguousarray(padded[(slice(None), slice(None)) + crop])
+
+
+def _conv_arrays(xp, x, w, s, p, d, groups, out_sp):
+    """The convolution of ``x`` with ``w`` as one GEMM over the windows: ``(N, O, *out)``."""
+    n, c = x.shape[:2]
+    o, cg = w.shape[:2]
+    k = w.shape[2:]
+    nd = len(k)
+    win = _windows(xp, x, k, s, p, d, out_sp).reshape((n, groups, cg) + tuple(out_sp) + tuple(k))
+    wg = w.reshape((groups, o // groups, cg) + tuple(k))
+    po, ik = _OUT[:nd], _KER[:nd]
+    y = xp.einsum(f"ngc{po}{ik},goc{ik}->ngo{po}", win, wg, optimize=True)
+    return xp.ascontiguousarray(y.reshape((n, o) + tuple(out_sp)))
+
+
+def _input_grad_arrays(xp, g, w, s, p, d, groups, in_sp):
+    """The adjoint of ``_conv_arrays`` in its input: ``(N, C, *in_sp)`` from g ``(N, O, *out)``."""
+    n, o = g.shape[:2]
+    cg = w.shape[1]
+    k = w.shape[2:]
+    nd = len(k)
+    out_sp = g.shape[2:]
+    gg = g.reshape((n, groups, o // groups) + tuple(out_sp))
+    wg = w.reshape((groups, o // groups, cg) + tuple(k))
+    po, ik = _OUT[:nd], _KER[:nd]
+    contrib = xp.einsum(f"ngo{po},goc{ik}->ngc{po}{ik}", gg, wg, optimize=True)
+    return _scatter(xp, contrib.reshape((n, groups * cg) + tuple(out_sp) + tuple(k)), in_sp, k,
+                    s, p, d)
+
+
+def _weight_grad_arrays(xp, g, x, s, p, d, groups, wshape):
+    """The convolution's gradient in its weight: windows of ``x`` against ``g``, summed."""
+    n, o = g.shape[:2]
+    cg = wshape[1]
+    k = tuple(wshape[2:])
+    nd = len(k)
+    out_sp = g.shape[2:]
+    win = _windows(xp, x, k, s, p, d, out_sp).reshape((n, groups, cg) + tuple(out_sp) + k)
+    gg = g.reshape((n, groups, o // groups) + tuple(out_sp))
+    po, ik = _OUT[:nd], _KER[:nd]
+    gw = xp.einsum(f"ngo{po},ngc{po}{ik}->goc{ik}", gg, win, optimize=True)
+    return xp.ascontiguousarray(gw.reshape(tuple(wshape)))
+
+
+def _geo(params, nd):
+    return tuple(expand_param(params[n], nd, n) for n in ("stride", "padding", "dilation"))
+
+
+def _bias_shape(b, nd):
+    return b.reshape((1, -1) + (1,) * nd)
+
+
+# ---- dtype rule: one floating dtype for input, weight and bias (ATen's messages) ----------------
+
+def _conv_dtype(spec, ins, params):
+    x = ins[0]._dtype
+    for name, t in zip(("weight", "bias"), ins[1:3]):
+        if t is None or not hasattr(t, "_dtype") or t._dtype is x:
+            continue
+        if x.torch_name == "Float":
+            if name == "weight" or spec.name == "_conv_transpose":
+                raise RuntimeError(f"Input type (torch.FloatTensor) and {name} type "
+                                   f"(torch.{t._dtype.torch_name}Tensor) should be the same or "
+                                   f"input should be a MKLDNN tensor and {name} is a dense tensor")
+            raise RuntimeError(f"Input type ({x.name}) and bias type ({t._dtype.name}) should be "
+                               "the same")
+        raise RuntimeError(f"expected scalar type {x.torch_name} but found {t._dtype.torch_name}")
+    return x
+
+
+def _helper(name, fwd, args, params):
+    """A kernel only backward formulas call (no public name, no backward of its own)."""
+    spec = register(OpSpec(name=name, forward=fwd, args=args, dtype_rule="self", params=params,
+                           method=False, function=False, out=False))
+    return lambda *a, **p: dispatch.call(spec, a, p)
+
+
+_GEO = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1}
+
+
+# ---- _convnd: the convolution of any dimension (conv3d) ----------------------------------------
+
+def _convnd_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, groups=1):
+    nd = w.ndim - 2
+    s, p, d = _geo({"stride": stride, "padding": padding, "dilation": dilation}, nd)
+    out_sp = check_conv(x.shape, w.shape, None if b is None else b.shape, s, p, d, groups)
+    y = _conv_arrays(xp, x, w, s, p, d, groups, out_sp)
+    if b is not None:
+        y += _bias_shape(b, nd)
+    return y.astype(dt.np, copy=False)
+
+
+def _convnd_grad_input_fwd(xp, g, w, out=None, dt=None, input_shape=None, stride=1, padding=0,
+                           dilation=1, groups=1):
+    s, p, d = _geo({"stride": stride, "padding": padding, "dilation": dilation}, w.ndim - 2)
+    return _input_grad_arrays(xp, g, w, s, p, d, groups, tuple(input_shape[2:]))
+
+
+def _convnd_grad_weight_fwd(xp, g, x, out=None, dt=None, weight_shape=None, stride=1, padding=0,
+                            dilation=1, groups=1):
+    s, p, d = _geo({"stride": stride, "padding": padding, "dilation": dilation},
+                   len(weight_shape) - 2)
+    return _weight_grad_arrays(xp, g, x, s, p, d, groups, weight_shape)
+
+
+_grad_input = _helper("_convnd_grad_input", _convnd_grad_input_fwd, ("self", "weight"),
+                      {"input_shape": None, **_GEO})
+_grad_weight = _helper("_convnd_grad_weight", _convnd_grad_weight_fwd, ("self", "input"),
+                       {"weight_shape": None, **_GEO})
+
+
+def _sum_bias(g):
+    return g.sum((0,) + tuple(range(2, g.ndim)))
+
+
+def _convnd_bw(c, g):
+    geo = {k: c[k] for k in _GEO}
+    x, w = c["self"], c["weight"]
+    need = c.needs_input_grad
+    gx = _grad_input(g, w, input_shape=tuple(x.shape), **geo) if need[0] else None
+    gw = _grad_weight(g, x, weight_shape=tuple(w.shape), **geo) if need[1] else None
+    return (gx, gw, _sum_bias(g) if need[2] else None)
+
+
+CONVND = register(OpSpec(
+    name="_convnd", forward=_convnd_fwd, backward=_convnd_bw, args=("self", "weight", "bias"),
+    optional_args=("bias",), params=dict(_GEO), saves=("self", "weight"), dtype_rule=_conv_dtype,
+    method=False, function=False, out=False, node_name="ConvolutionBackward0",
+    doc="convolution(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) of any "
+        "dimension (conv3d): saves input and weight."))
+
+
+# ---- _conv_transpose: the adjoint of a convolution ----------------------------------------------
+
+_TGEO = {"stride": 1, "padding": 0, "output_padding": 0, "groups": 1, "dilation": 1}
+
+
+def _conv_transpose_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, output_padding=0,
+                        groups=1, dilation=1):
+    nd = w.ndim - 2
+    out_sp = check_conv_transpose(x.shape, w.shape, None if b is None else b.shape, stride,
+                                  padding, output_padding, dilation, groups)
+    s, p, d = _geo({"stride": stride, "padding": padding, "dilation": dilation}, nd)
+    # the input gradient of the convolution (N, Cout, *out_sp) -> (N, Cin, *x) with weight w
+    y = _input_grad_arrays(xp, x, w, s, p, d, groups, out_sp)
+    if b is not None:
+        y += _bias_shape(b, nd)
+    return y.astype(dt.np, copy=False)
+
+
+def _conv_transpose_bw(c, g):
+    geo = {"stride": c["stride"], "padding": c["padding"], "dilation": c["dilation"],
+           "groups": c["groups"]}
+    x, w = c["self"], c["weight"]
+    need = c.needs_input_grad
+    gx = None
+    if need[0]:  # (output_padding >= stride: the convolution reaches further; those are cut)
+        gx = dispatch.call(CONVND, (g, w, None), geo)
+        if tuple(gx.shape) != tuple(x.shape):
+            gx = gx[(slice(None), slice(None)) + tuple(slice(0, h) for h in x.shape[2:])]
+    gw = _grad_weight(x, g, weight_shape=tuple(w.shape), **geo) if need[1] else None
+    return (gx, gw, _sum_bias(g) if need[2] else None)
+
+
+CONV_TRANSPOSE = register(OpSpec(
+    name="_conv_transpose", forward=_conv_transpose_fwd, backward=_conv_transpose_bw,
+    args=("self", "weight", "bias"), optional_args=("bias",), params=dict(_TGEO),
+    saves=("self", "weight"), dtype_rule=_conv_dtype, method=False, function=False, out=False,
+    node_name="ConvolutionBackward0",
+    doc="conv_transpose(input, weight, bias=None, stride=1, padding=0, output_padding=0, "
+        "groups=1, dilation=1), 1-d to 3-d: saves input and weight (the convolution's input "
+        "gradient as a forward)."))
