@@ -52,8 +52,13 @@ def _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, tra
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if any(d == 0 for d in dilation):  # (the transposed kernels' own check names the axes)
+        got = ", ".join(f"dilation_{a}: {v}" for a, v in zip(
+            _AXES[len(dilation)], dilation if len(dilation) > 1 else (1,) + tuple(dilation)))
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           (got if transposed else str(list(dilation))))
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if wshape[0] % groups:
@@ -205,6 +210,10 @@ def _bias_shape(b, nd):
 
 def _conv_dtype(spec, ins, params):
     x = ins[0]._dtype
+    if spec.name == "_conv_transpose" and not x.is_floating_point and not x.is_complex:
+        nd = max(len(ins[1].shape) - 2, 2)  # (ATen's 1-d one is its 2-d kernel)
+        raise NotImplementedError(f'"slow_conv_transpose{nd}d_out_cpu" not implemented for '
+                                  f"'{x.torch_name}'")
     for name, t in zip(("weight", "bias"), ins[1:3]):
         if t is None or not hasattr(t, "_dtype") or t._dtype is x:
             continue
@@ -213,8 +222,10 @@ def _conv_dtype(spec, ins, params):
                 raise RuntimeError(f"Input type (torch.FloatTensor) and {name} type "
                                    f"(torch.{t._dtype.torch_name}Tensor) should be the same or "
                                    f"input should be a MKLDNN tensor and {name} is a dense tensor")
-            raise RuntimeError(f"Input type ({x.name}) and bias type ({t._dtype.name}) should be "
-                               "the same")
+            from ..dtypes import cpp_name
+
+            raise RuntimeError(f"Input type ({cpp_name(x)}) and bias type ({cpp_name(t._dtype)}) "
+                               "should be the same")
         raise RuntimeError(f"expected scalar type {x.torch_name} but found {t._dtype.torch_name}")
     return x
 
@@ -321,3 +332,129 @@ CONV_TRANSPOSE = register(OpSpec(
     doc="conv_transpose(input, weight, bias=None, stride=1, padding=0, output_padding=0, "
         "groups=1, dilation=1), 1-d to 3-d: saves input and weight (the convolution's input "
         "gradient as a forward)."))
+
+
+# ---- _im2col / _col2im: unfold and fold -----------------------------------------------------------
+
+def _blocks(sp, k, d, p, s):
+    """Sliding blocks per dim, with C's truncating division (ATen's formula)."""
+    return tuple(int((h + 2 * q - (dd * (kk - 1) + 1)) / ss) + 1
+                 for h, kk, dd, q, ss in zip(sp, k, d, p, s))
+
+
+def _check_block_params(kernel_size, dilation, padding, stride):
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kh} "
+                           f"kernel_width: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {sh} "
+                           f"stride_width: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dh} "
+                           f"dilation_width: {dw}")
+    if ph < 0 or pw < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {ph} "
+                           f"pad_width: {pw}")
+
+
+def _tup(v):
+    return f"({v[0]}, {v[1]})"
+
+
+def check_im2col(shape, kernel_size, dilation, padding, stride):
+    """unfold's blocks per dim ``(Ho, Wo)``, or ATen's error (``im2col_shape_check``)."""
+    _check_block_params(kernel_size, dilation, padding, stride)
+    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(shape)}")
+    out = _blocks(shape[-2:], kernel_size, dilation, padding, stride)
+    if min(out) < 1:
+        raise RuntimeError(f"Given input with spatial size {_tup(shape[-2:])}, kernel_size="
+                           f"{_tup(kernel_size)}, dilation={_tup(dilation)}, padding="
+                           f"{_tup(padding)}, calculated shape of the array of sliding blocks as "
+                           f"{_tup(out)}, but its components must be at least one.")
+    return out
+
+
+def check_col2im(shape, output_size, kernel_size, dilation, padding, stride):
+    """fold's blocks per dim, or ATen's error (``col2im_shape_check``)."""
+    _check_block_params(kernel_size, dilation, padding, stride)
+    if len(shape) not in (2, 3) or 0 in shape[-2:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+                           f"size and non-zero dimensions for input, but got: {list(shape)}")
+    kk = kernel_size[0] * kernel_size[1]
+    if shape[-2] % kk:
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product of "
+                           f"kernel_size, but got input.size(1)={shape[-2]} and kernel_size="
+                           f"{_tup(kernel_size)}.")
+    out = _blocks(output_size, kernel_size, dilation, padding, stride)
+    given = (f"Given output_size={_tup(output_size)}, kernel_size={_tup(kernel_size)}, dilation="
+             f"{_tup(dilation)}, padding={_tup(padding)}, stride={_tup(stride)}, ")
+    if shape[-1] != out[0] * out[1]:
+        raise RuntimeError(given + "expected size of input's dimension 2 to match the calculated "
+                           f"number of sliding blocks {out[0]} * {out[1]} = {out[0] * out[1]}, but "
+                           f"got input.size(2)={shape[-1]}.")
+    if min(out) < 1:
+        raise RuntimeError(given + f"calculated shape of the array of sliding blocks as "
+                           f"{_tup(out)}, but its components must be at least one.")
+    return out
+
+
+def _float_only(kernel):
+    def rule(spec, ins, params):
+        dt = ins[0]._dtype
+        if not dt.is_floating_point and not dt.is_complex:
+            raise NotImplementedError(f'"{kernel}_out_cpu" not implemented for '
+                                      f"'{dt.torch_name}'")
+        return dt
+    return rule
+
+
+_BLOCK = {"kernel_size": (1, 1), "dilation": (1, 1), "padding": (0, 0), "stride": (1, 1)}
+
+
+def _im2col_fwd(xp, x, out=None, dt=None, kernel_size=(1, 1), dilation=(1, 1), padding=(0, 0),
+                stride=(1, 1)):
+    hw = check_im2col(x.shape, kernel_size, dilation, padding, stride)
+    x4 = x if x.ndim == 4 else x[None]
+    n, c = x4.shape[:2]
+    win = _windows(xp, x4, kernel_size, stride, padding, dilation, hw)  # (N, C, Ho, Wo, kh, kw)
+    cols = xp.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(
+        n, c * kernel_size[0] * kernel_size[1], hw[0] * hw[1])
+    return cols if x.ndim == 4 else cols[0]
+
+
+def _col2im_fwd(xp, cols, out=None, dt=None, output_size=(1, 1), kernel_size=(1, 1),
+                dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
+    hw = check_col2im(cols.shape, output_size, kernel_size, dilation, padding, stride)
+    c3 = cols if cols.ndim == 3 else cols[None]
+    n = c3.shape[0]
+    kh, kw = kernel_size
+    contrib = c3.reshape(n, -1, kh, kw, *hw).transpose(0, 1, 4, 5, 2, 3)  # (N, C, Ho, Wo, kh, kw)
+    img = _scatter(xp, contrib, tuple(output_size), kernel_size, stride, padding, dilation)
+    return img if cols.ndim == 3 else img[0]
+
+
+def _im2col_bw(c, g):
+    x = c.input_meta[0][0]
+    return (dispatch.call(COL2IM, (g,), {"output_size": tuple(x[-2:]),
+                                         **{k: c[k] for k in _BLOCK}}),)
+
+
+def _col2im_bw(c, g):
+    return (dispatch.call(IM2COL, (g,), {k: c[k] for k in _BLOCK}),)
+
+
+IM2COL = register(OpSpec(
+    name="_im2col", forward=_im2col_fwd, backward=_im2col_bw, params=dict(_BLOCK),
+    dtype_rule=_float_only("im2col"), method=False, function=False, out=False,
+    node_name="Im2ColBackward0",
+    doc="unfold(input, kernel_size, dilation, padding, stride): every sliding block as a column; "
+        "saves nothing (its backward is fold)."))
+COL2IM = register(OpSpec(
+    name="_col2im", forward=_col2im_fwd, backward=_col2im_bw,
+    params={"output_size": (1, 1), **_BLOCK}, dtype_rule=_float_only("col2im"), method=False,
+    function=False, out=False, node_name="Col2ImBackward0",
+    doc="fold(input, output_size, kernel_size, dilation, padding, stride): columns summed back "
+        "into an image; saves nothing (its backward is unfold)."))
