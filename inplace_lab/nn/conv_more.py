@@ -1,4 +1,179 @@
-"""(being written)"""
+"""Conv3d, ConvTranspose1d/2d/3d, Unfold and Fold: PyTorch's arguments, init and repr.
+
+A transposed convolution's weight is ``(in_channels, out_channels // groups, *kernel_size)``
+(the shape of the convolution it is the adjoint of), so its fan-in, which bounds both the
+``kaiming_uniform_(a=sqrt(5))`` weight and the uniform bias, is ``out_channels // groups *
+prod(kernel_size)``, as in PyTorch. ``forward(input, output_size)`` picks the
+``output_padding`` that gives that size (PyTorch's ``_output_padding``): a strided transposed
+conv can produce ``stride`` different sizes, one for each input size that a strided conv
+maps to the same output.
+"""
 from __future__ import annotations
 
-__all__: list = []
+import math
+
+from .. import creation
+from . import functional as F
+from . import init
+from .conv import _ConvNd
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Unfold", "Fold"]
+
+
+def _ntuple(n):
+    def parse(v):
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+    return staticmethod(parse)
+
+
+class Conv3d(_ConvNd):
+    """``(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out)``."""
+
+    _ntuple = _ntuple(3)
+    _conv = staticmethod(F.conv3d)
+
+
+def _size_text(v):
+    """How PyTorch prints a size in ``_output_padding``'s message (torch.Size or a list)."""
+    from ..tensor import Size
+
+    return f"torch.Size({list(v)})" if isinstance(v, Size) else str(v)
+
+
+class _ConvTransposeNd(Module):
+    """What ConvTranspose1d/2d/3d share, as PyTorch's ``_ConvTransposeNd``: the checks, the
+    weight ``(in_channels, out_channels // groups, *kernel_size)`` and bias with PyTorch's init,
+    ``output_size`` -> ``output_padding``, the repr. A subclass names its ``nd`` and functional."""
+
+    nd = 2
+    _conv = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        tup = _ntuple(self.nd).__func__  # (a plain function here)
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = tup(kernel_size), tup(stride), tup(padding)
+        self.dilation, self.output_padding = tup(dilation), tup(output_padding)
+        self.transposed, self.groups, self.padding_mode = True, groups, padding_mode
+        fk = {"device": device, "dtype": dtype}
+        self.weight = Parameter(creation.empty(in_channels, out_channels // groups,
+                                               *self.kernel_size, **fk))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, **fk))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def _output_padding(self, input, output_size):
+        """The ``output_padding`` that makes the output ``output_size`` (PyTorch's checks)."""
+        if output_size is None:
+            return self.output_padding
+        nd = self.nd
+        lead = 2 if input.dim() == nd + 2 else 1
+        if len(output_size) == lead + nd:
+            output_size = output_size[lead:]
+        if len(output_size) != nd:
+            raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have "
+                             f"{nd} or {lead + nd} elements (got {len(output_size)})")
+        mins = [(input.shape[d + lead] - 1) * self.stride[d] - 2 * self.padding[d] +
+                self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(nd)]
+        maxs = [m + s - 1 for m, s in zip(mins, self.stride)]
+        for size, lo, hi in zip(output_size, mins, maxs):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {_size_text(output_size)}, but valid "
+                                 f"sizes range from {mins} to {maxs} (for an input of "
+                                 f"torch.Size({list(input.shape[2:])}))")
+        return tuple(int(size) - lo for size, lo in zip(output_size, mins))
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding,
+                                output_padding, self.groups, self.dilation)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \
+            f"stride={self.stride}"
+        if any(self.padding):
+            s += f", padding={self.padding}"
+        if any(d != 1 for d in self.dilation):
+            s += f", dilation={self.dilation}"
+        if any(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """``(N, C_in, L) -> (N, C_out, L_out)``, the adjoint of Conv1d."""
+
+    nd = 1
+    _conv = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """``(N, C_in, H, W) -> (N, C_out, H_out, W_out)``, the adjoint of Conv2d."""
+
+    nd = 2
+    _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """``(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out)``, the adjoint of Conv3d."""
+
+    nd = 3
+    _conv = staticmethod(F.conv_transpose3d)
+
+
+class Unfold(Module):
+    """``F.unfold``: every sliding block of an image as a column (Im2ColBackward0)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = \
+            kernel_size, dilation, padding, stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, dilation={self.dilation}, " \
+               f"padding={self.padding}, stride={self.stride}"
+
+
+class Fold(Module):
+    """``F.fold``: columns summed back into an image (Col2ImBackward0)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}, kernel_size={self.kernel_size}, " \
+               f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
