@@ -3,8 +3,16 @@
 ``TensorDataset(x, y)[i]`` returns ``(x[i], y[i])``: *views* of the stored tensors, so
 an in-place augmentation applied to one sample would edit the dataset itself; the
 DataLoader's collate stacks samples into a fresh batch, which is safe to augment.
+
+``IterableDataset`` is the other kind (torch's two): a stream with ``__iter__`` and no
+indexing; the DataLoader pulls ``batch_size`` items at a time from it, and with workers
+each worker iterates its own copy (shard it with ``get_worker_info()``).
+``ChainDataset`` chains streams; ``StackDataset`` zips map-style datasets into tuples or
+dicts of samples.
 """
 from __future__ import annotations
+
+import itertools
 
 
 class Dataset:
@@ -13,6 +21,18 @@ class Dataset:
 
     def __add__(self, other):
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset that is a stream: subclasses define ``__iter__`` (and may define
+    ``__len__``, which ``len(DataLoader)`` then reports, with a warning if the stream turns
+    out longer)."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -33,9 +53,13 @@ class ConcatDataset(Dataset):
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
 
     def __len__(self):
-        return sum(len(d) for d in self.datasets)
+        return self.cumulative_sizes[-1]
 
     def __getitem__(self, idx):
         if idx < 0:
@@ -58,3 +82,49 @@ class Subset(Dataset):
 
     def __len__(self):
         return len(self.indices)
+
+
+class ChainDataset(IterableDataset):
+    """The streams of ``datasets`` one after the other (each must be an IterableDataset)."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Sample ``i`` of several equally long datasets together: ``StackDataset(a, b)[i] ==
+    (a[i], b[i])``; ``StackDataset(x=a, y=b)[i] == {"x": a[i], "y": b[i]}``."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length

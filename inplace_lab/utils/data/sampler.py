@@ -1,4 +1,214 @@
-"""(being written)"""
+"""Samplers: the order in which a ``DataLoader`` visits a map-style dataset.
+
+A sampler is just an iterable of indices (``BatchSampler``: of lists of indices), as in
+torch 2.13: ``SequentialSampler`` (0, 1, 2...), ``RandomSampler`` (a permutation, or draws
+with replacement), ``SubsetRandomSampler`` (a permutation of given indices),
+``WeightedRandomSampler`` (draws in proportion to weights) and ``BatchSampler`` (cuts any
+sampler into batches). ``DataLoader(shuffle=True)`` is ``RandomSampler`` under a
+``BatchSampler``; both are visible as ``loader.sampler`` and ``loader.batch_sampler``.
+
+The random ones draw from numpy's generator (a ``Generator`` passed in, or the global one
+``inplace_lab.manual_seed`` seeds), not torch's Philox/MT stream: the same seed repeats the
+same order here, but not torch's order. Their argument checks and errors are torch's.
+"""
 from __future__ import annotations
 
-__all__: list = []
+import itertools
+import numbers
+
+from ... import backend, creation
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler"]
+
+
+class Generator:
+    """A seeded source of permutations (``torch.Generator`` for samplers and the loader)."""
+
+    def __init__(self, device="cpu"):
+        self._rng = backend.np.random.default_rng(0)
+        self._seed = 0
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = int(seed)
+        self._rng = backend.np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def randperm(self, n: int):
+        return self._rng.permutation(n)
+
+
+def _rng_of(generator):
+    """The numpy generator behind a ``generator`` argument (None: the global one; an int:
+    a fresh generator seeded with it)."""
+    if generator is None:
+        return creation.generator()
+    if isinstance(generator, numbers.Integral):
+        return Generator().manual_seed(generator)._rng
+    return generator._rng
+
+
+class Sampler:
+    """Base class: a sampler provides ``__iter__`` (and, usually, ``__len__``).
+
+    No default ``__len__``: ``len()`` of a sampler without one raises ``TypeError``, so
+    ``list(sampler)`` still works (it falls back to iterating), as in torch.
+    """
+
+    def __init__(self, data_source=None) -> None:  # (torch accepts and ignores it)
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``, every epoch."""
+
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+def _positive_int(name, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
+
+
+class RandomSampler(Sampler):
+    """A fresh permutation each epoch; with ``replacement=True``, ``num_samples`` uniform
+    draws. Without replacement and ``num_samples > len``, whole permutations are chained
+    and the last one cut (torch's rule)."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples=None,
+                 generator=None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        # the dataset's size may change at run time: read it when asked
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        rng = _rng_of(self.generator)
+        if self.replacement:
+            yield from (int(i) for i in rng.integers(0, n, size=self.num_samples))
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        yield from rng.permutation(n).tolist()[:self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given ``indices`` in a fresh random order each epoch (no replacement)."""
+
+    def __init__(self, indices, generator=None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in _rng_of(self.generator).permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probability ``weights[i] / sum(weights)``
+    (``torch.multinomial``: without replacement, a drawn index is not drawn again)."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True,
+                 generator=None) -> None:
+        _positive_int("num_samples", num_samples)
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        weights_tensor = creation.tensor(_host(weights), dtype=__import__("inplace_lab").float64)
+        if weights_tensor.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        yield from _multinomial(self.weights.numpy(), self.num_samples, self.replacement,
+                                _rng_of(self.generator))
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+def _host(weights):
+    from ...tensor import Tensor
+
+    return weights.detach().cpu().numpy() if isinstance(weights, Tensor) else weights
+
+
+def _multinomial(w, k, replacement, rng):
+    """``torch.multinomial(w, k, replacement).tolist()`` with its checks, drawn by numpy."""
+    np = backend.np
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if w.sum() <= 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and k > w.size:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if not replacement and k > np.count_nonzero(w):
+        # torch (CPU) draws the zero-weight indices last once the others are used up
+        first = rng.choice(w.size, np.count_nonzero(w), replace=False, p=w / w.sum()).tolist()
+        rest = [i for i in range(w.size) if w[i] == 0]
+        return first + rng.permutation(rest).tolist()[:k - len(first)]
+    return rng.choice(w.size, k, replace=replacement, p=w / w.sum()).tolist()
+
+
+class BatchSampler(Sampler):
+    """Lists of ``batch_size`` indices from ``sampler`` (the last one shorter unless
+    ``drop_last``)."""
+
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        _positive_int("batch_size", batch_size)
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        it = iter(self.sampler)
+        if self.drop_last:
+            yield from ([*b] for b in zip(*[it] * self.batch_size))
+            return
+        batch = [*itertools.islice(it, self.batch_size)]
+        while batch:
+            yield batch
+            batch = [*itertools.islice(it, self.batch_size)]
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

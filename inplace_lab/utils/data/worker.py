@@ -26,6 +26,8 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+from .dataset import IterableDataset
+
 # How often (seconds) a worker waiting for indices checks the done event and that its
 # parent is still alive (torch waits MP_STATUS_CHECK_INTERVAL = 5 s; shorter here so a
 # pool shut down from a garbage-collected cycle, whose queues may already be closed, lets
@@ -82,10 +84,61 @@ class ExceptionWrapper:
 
 
 def fetch(dataset, indices, auto_collation, collate_fn):
-    """One batch: the samples at ``indices`` collated, or one sample (``batch_size=None``)."""
+    """One batch of a map-style dataset: the samples at ``indices`` collated (through the
+    dataset's ``__getitems__`` when it has one, as torch), or, without auto-collation
+    (``batch_size=None``), one sample passed through ``collate_fn`` (``default_convert``)."""
     if auto_collation:
-        return collate_fn([dataset[i] for i in indices])
-    return dataset[indices[0]]
+        getitems = getattr(dataset, "__getitems__", None)
+        data = getitems(indices) if getitems else [dataset[i] for i in indices]
+        return collate_fn(data)
+    return collate_fn(dataset[indices[0]])
+
+
+class IterableFetcher:
+    """Batches pulled from one pass over an ``IterableDataset`` (torch's
+    ``_IterableDatasetFetcher``): ``fetch`` takes ``len(indices)`` items (the indices are
+    placeholders), raises ``StopIteration`` once the stream is exhausted, or on a short
+    last batch under ``drop_last``."""
+
+    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
+        self.dataset_iter = iter(dataset)
+        self.auto_collation, self.collate_fn, self.drop_last = auto_collation, collate_fn, \
+            drop_last
+        self.ended = False
+
+    def fetch(self, indices):
+        if self.ended:
+            raise StopIteration
+        if not self.auto_collation:
+            return self.collate_fn(next(self.dataset_iter))
+        data = []
+        for _ in indices:
+            try:
+                data.append(next(self.dataset_iter))
+            except StopIteration:
+                self.ended = True
+                break
+        if not data or (self.drop_last and len(data) < len(indices)):
+            raise StopIteration
+        return self.collate_fn(data)
+
+
+class StreamRequest(list):
+    """A batch request to a worker over an IterableDataset: ``batch_size`` placeholder
+    indices, and whether a short last batch is dropped (the pool's worker arguments are
+    the map-style ones, so the flag travels with the request)."""
+
+    def __init__(self, n, drop_last):
+        super().__init__([None] * n)
+        self.drop_last = drop_last
+
+
+@dataclass(frozen=True)
+class IterableDatasetStopIteration:
+    """What a worker sends when its copy of an IterableDataset is exhausted: the main
+    process stops giving that worker batches (torch's ``_IterableDatasetStopIteration``)."""
+
+    worker_id: int
 
 
 def _parent_alive(parent_pid) -> bool:
@@ -97,7 +150,9 @@ def _parent_alive(parent_pid) -> bool:
 def worker_loop(dataset, index_queue, data_queue, done_event, collate_fn, auto_collation, seed,
                 init_fn, worker_id, num_workers, parent_pid):
     """The body of worker ``worker_id``: until it reads ``None``, ``done_event`` is set or
-    its parent is gone."""
+    its parent is gone. Over an ``IterableDataset`` it iterates its own copy (one pass per
+    epoch), answers ``IterableDatasetStopIteration`` when the pass ends, and then ignores
+    that epoch's further tasks."""
     global _worker_info
     import inplace_lab
 
@@ -106,6 +161,8 @@ def worker_loop(dataset, index_queue, data_queue, done_event, collate_fn, auto_c
         inplace_lab.manual_seed(seed)
         _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
         init_error = None
+        iterable = isinstance(dataset, IterableDataset)
+        fetcher, fetcher_epoch, ended = None, None, False
         try:
             if init_fn is not None:
                 init_fn(worker_id)
@@ -121,11 +178,23 @@ def worker_loop(dataset, index_queue, data_queue, done_event, collate_fn, auto_c
             if task is None or done_event.is_set():  # the main process is done with us
                 break
             epoch, number, indices = task
+            if iterable and fetcher_epoch != epoch:  # a new epoch: a new pass over the stream
+                fetcher, fetcher_epoch, ended = None, epoch, False
+            if iterable and ended:
+                continue  # (torch: nothing more from this worker this epoch)
             if init_error is not None:  # torch reports a failed worker_init_fn on its first batch
                 data, init_error = init_error, None
             else:
                 try:
-                    data = fetch(dataset, indices, auto_collation, collate_fn)
+                    if not iterable:
+                        data = fetch(dataset, indices, auto_collation, collate_fn)
+                    else:
+                        if fetcher is None:
+                            fetcher = IterableFetcher(dataset, auto_collation, collate_fn,
+                                                      getattr(indices, "drop_last", False))
+                        data = fetcher.fetch(indices)
+                except StopIteration:
+                    data, ended = IterableDatasetStopIteration(worker_id), True
                 except Exception:  # noqa: BLE001 - reported in the main process
                     data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             try:
