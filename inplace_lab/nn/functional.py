@@ -153,8 +153,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    return _op("_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
-               return_indices)
+    """MaxPool2DWithIndicesBackward0 either way; with ``return_indices`` also the flat
+    position of each maximum in its input plane (``functional_pool_norm``)."""
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _op("_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,

@@ -64,6 +64,10 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """``max_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen."""
+    if return_indices:
+        from .functional_pool_norm import max_pool1d_with_indices
+
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
                            f"{list(input.shape)}")
@@ -71,7 +75,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     s = k if stride is None or stride == () else _one(stride, "stride")
     y = _op("_max_pool2d", input.unsqueeze(-2), kernel_size=(1, k), stride=(1, s),
             padding=(0, _one(padding, "padding")), dilation=(1, _one(dilation, "dilation")),
-            ceil_mode=ceil_mode, return_indices=return_indices)
+            ceil_mode=ceil_mode)
     return y.squeeze(-2)
 
 

@@ -261,8 +261,9 @@ def _taps_max(xp, x, taps, zero_signs=True):
 def _max_pool_fwd(xp, x, out=None, dt=None, kernel_size=2, stride=None, padding=0, dilation=1,
                   ceil_mode=False, return_indices=False):
     if return_indices:
-        raise NotImplementedError("max_pool2d(return_indices=True) is not supported here; the "
-                                  "backward recomputes the argmax from the saved input")
+        raise NotImplementedError("this kernel recomputes the argmax in backward; "
+                                  "return_indices=True is the op _max_pool2d_with_indices "
+                                  "(ops/nn_pool_more.py)")
     x4 = x if x.ndim == 4 else x[None]
     k, s, p, d, hw = _pool_geometry(x4.shape, kernel_size, stride, padding, dilation, ceil_mode)
     y = _taps_max(xp, x4, _pool_taps(xp, x4, k, s, p, d, hw)[1])
