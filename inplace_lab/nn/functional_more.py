@@ -478,3 +478,68 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
     if reduction == "sum":
         return res.sum()
     return res if batched else res.squeeze(0)
+
+
+# ---- bilinear, pdist, gumbel_softmax ------------------------------------------------------------------
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = x1 W[o] x2 + b[o]``: ATen flattens the batch dims, contracts (its
+    ``_trilinear``; an ``einsum`` here), views back and adds the bias (AddBackward0)."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{input1.shape[i]} and {input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out = _il.einsum("ni,oij,nj->no", x1, weight, x2).view(*input1.shape[:-1], weight.shape[0])
+    return out if bias is None else out + bias
+
+
+def pdist(input, p: float = 2):
+    """The p-norm distance of every pair of rows i < j, in row-major order of the pairs
+    (torch's one PdistBackward0 kernel; here an index of the pairs and a norm)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    i = [a for a in range(n) for _ in range(a + 1, n)]
+    j = [b for a in range(n) for b in range(a + 1, n)]
+    if not i:
+        return _il.empty(0, dtype=input.dtype, device=input.device)
+    ii = _il.tensor(i, dtype=_il.int64, device=input.device)
+    jj = _il.tensor(j, dtype=_il.int64, device=input.device)
+    return (input.index_select(0, ii) - input.index_select(0, jj)).norm(p, dim=1)
+
+
+def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1):
+    """``softmax((logits + g) / tau)`` with Gumbel noise ``g = -log(Exp(1))``; ``hard``
+    gives one-hot samples whose gradient is the soft sample's (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_il.empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = _il.zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
+
+
+__all__ += ["bilinear", "pdist", "gumbel_softmax"]

@@ -3,9 +3,14 @@ and multi-class margin losses, TripletMarginWithDistanceLoss, CTCLoss, the depre
 NLLLoss2d), with torch 2.13's constructor signatures, checks and attributes."""
 from __future__ import annotations
 
+import math
 import warnings
 
+from .. import creation
 from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
 from .loss import NLLLoss, PairwiseDistance, _Loss, _WeightedLoss
 
 __all__ = ["GaussianNLLLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
@@ -97,3 +102,39 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class Bilinear(Module):
+    """``y = x1^T W x2 + b``, weight (out, in1, in2), both uniform(+-1/sqrt(in1))."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, **kw))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+__all__ += ["Bilinear"]

@@ -262,3 +262,82 @@ def test_ctc_loss_unbatched_float32_and_module():
     assert repr(n) == repr(m)
     _compare(lambda: m(ti, tt, torch.tensor(T_), torch.tensor(3)),
              lambda: n(xi, xt, il.tensor(T_), il.tensor(3)), [(ti, xi)], F32)
+
+
+# ---- bilinear / Bilinear ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("batch", [(3,), (2, 3)])
+def test_bilinear(bias, batch):
+    (t1, x1), (t2, x2) = _pair(RNG.standard_normal(batch + (4,))), _pair(RNG.standard_normal(batch + (5,)))
+    tw, xw = _pair(RNG.standard_normal((2, 4, 5)))
+    tb, xb = _pair(RNG.standard_normal(2)) if bias else (None, None)
+    leaves = [(t1, x1), (t2, x2), (tw, xw)] + ([(tb, xb)] if bias else [])
+    _compare(lambda: TF.bilinear(t1, t2, tw, tb), lambda: XF.bilinear(x1, x2, xw, xb), leaves,
+             node=bias)  # (without bias torch's top node is the view of _trilinear's result)
+
+
+def test_bilinear_module_and_errors():
+    torch.manual_seed(0)
+    m, n = torch.nn.Bilinear(4, 5, 2, dtype=torch.float64), il.nn.Bilinear(4, 5, 2, dtype=il.float64)
+    assert repr(n) == repr(m) and list(n.state_dict()) == list(m.state_dict())
+    n.load_state_dict({k: il.tensor(v.detach().numpy()) for k, v in m.state_dict().items()})
+    (t1, x1), (t2, x2) = _pair(RNG.standard_normal((3, 4))), _pair(RNG.standard_normal((3, 5)))
+    _compare(lambda: m(t1, t2), lambda: n(x1, x2), [(t1, x1), (t2, x2)])
+    bound = 1 / 2
+    assert np.abs(il.nn.Bilinear(4, 5, 2).weight.detach().numpy()).max() <= bound
+    w = RNG.standard_normal((2, 4, 5))
+    for a, b in (((3, 4), (3,)), ((3, 4), (2, 5)), ((3, 3), (3, 5)), ((3, 4), (3, 6))):
+        (t1, x1), (t2, x2) = _const(RNG.standard_normal(a)), _const(RNG.standard_normal(b))
+        assert _error(lambda: XF.bilinear(x1, x2, il.tensor(w))) == \
+            _error(lambda: TF.bilinear(t1, t2, torch.tensor(w)))
+    assert _error(lambda: il.nn.Bilinear(0, 2, 2)) == _error(lambda: torch.nn.Bilinear(0, 2, 2))
+
+
+# ---- pdist -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, float("inf")])
+def test_pdist(p):
+    t, x = _pair(RNG.standard_normal((5, 3)))
+    _compare(lambda: TF.pdist(t, p), lambda: XF.pdist(x, p), [(t, x)], node=False)
+
+
+def test_pdist_errors_and_one_row():
+    t, x = _pair(RNG.standard_normal((1, 3)))
+    assert tuple(XF.pdist(x).shape) == tuple(TF.pdist(t).shape) == (0,)
+    t, x = _pair(RNG.standard_normal((2, 3, 4)))
+    assert _error(lambda: XF.pdist(x)) == _error(lambda: TF.pdist(t))
+
+
+# ---- gumbel_softmax (torch's RNG cannot be matched: properties only) ----------------------------------
+
+def test_gumbel_softmax_soft_is_a_distribution():
+    x = il.tensor(RNG.standard_normal((4, 6)), requires_grad=True)
+    y = XF.gumbel_softmax(x, tau=0.5)
+    np.testing.assert_allclose(y.detach().numpy().sum(-1), 1.0, rtol=1e-12)
+    assert (y.detach().numpy() > 0).all() and type(y.grad_fn).__name__ == "SoftmaxBackward0"
+
+
+def test_gumbel_softmax_hard_is_one_hot_with_soft_gradient():
+    x = il.tensor(RNG.standard_normal((4, 6)), requires_grad=True)
+    y = XF.gumbel_softmax(x, hard=True, dim=0)
+    v = y.detach().numpy()
+    assert set(np.unique(v)) <= {0.0, 1.0} and (v.sum(0) == 1).all()
+    assert type(y.grad_fn).__name__ == "AddBackward0"
+    y.backward(il.ones(4, 6))
+    np.testing.assert_allclose(x.grad.numpy(), 0, atol=1e-12)  # (softmax's grad of a constant)
+
+
+def test_gumbel_softmax_eps_warns():
+    x = il.tensor(RNG.standard_normal((2, 3)))
+    with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+        XF.gumbel_softmax(x, eps=1e-3)
+
+
+def test_gumbel_softmax_noise_follows_gumbel_statistics():
+    il.manual_seed(0)
+    x = il.zeros(20000, 2, dtype=il.float64)
+    y = XF.gumbel_softmax(x, tau=1.0, hard=True)
+    assert abs(y.numpy()[:, 0].mean() - 0.5) < 0.02  # equal logits: a fair coin
+    x = il.tensor(np.tile(np.log([[0.2, 0.8]]), (20000, 1)))
+    assert abs(XF.gumbel_softmax(x, hard=True).numpy()[:, 1].mean() - 0.8) < 0.02
