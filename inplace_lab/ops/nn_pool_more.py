@@ -367,8 +367,9 @@ def _unpool_fwd(nd):
             bad = flat_ix[(flat_ix < 0) | (flat_ix >= plane)].reshape(-1)[0]
             raise RuntimeError(f"Found an invalid max index: {int(bad)} (output volumes are of "
                                f"size {'x'.join(map(str, output_size))})")
-        y = xp.zeros(lead + (plane,), dtype=x.dtype)
-        xp.put_along_axis(y, flat_ix, x.reshape(lead + (-1,)), axis=-1)
+        rows = math.prod(lead)
+        y = xp.zeros((rows, plane), dtype=x.dtype)
+        y[xp.arange(rows)[:, None], flat_ix.reshape(rows, -1)] = x.reshape(rows, -1)
         return y.reshape(lead + tuple(output_size))
 
     return fwd
