@@ -15,11 +15,13 @@ import math
 from .. import creation
 from . import functional as F
 from . import init
-from .conv import _ConvNd
+from .conv import Conv1d, Conv2d, _ConvNd
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Unfold", "Fold"]
+__all__ = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Unfold", "Fold",
+           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "LazyConvTranspose3d", "UninitializedParameter"]
 
 
 def _ntuple(n):
@@ -177,3 +179,106 @@ class Fold(Module):
     def extra_repr(self):
         return f"output_size={self.output_size}, kernel_size={self.kernel_size}, " \
                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
+
+
+# ---- lazy convolutions: in_channels from the first input ----------------------------------------
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy module's, before its first forward)."""
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+
+class _LazyConvMixin:
+    """PyTorch's ``LazyConvXd``: built with ``in_channels=0`` and uninitialized parameters; the
+    first forward reads ``in_channels`` from the input, makes the real weight and bias with
+    PyTorch's init, and turns the module into ``cls_to_become`` (``LazyConv2d`` -> ``Conv2d``)."""
+
+    cls_to_become = None
+    nd = 2
+
+    def _lazy_setup(self, out_channels, bias, device, dtype):
+        self.out_channels, self._factory = out_channels, {"device": device, "dtype": dtype}
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+
+    def has_uninitialized_params(self) -> bool:
+        return any(isinstance(p, UninitializedParameter) for p in self.parameters(recurse=False))
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def _in_channels(self, input):
+        nd = self.nd
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                               f"{type(self).__name__}, but got input of size: "
+                               f"torch.Size({list(input.shape)})")
+        return input.shape[1] if input.dim() == nd + 2 else input.shape[0]
+
+    def _materialize(self, input):
+        import sys
+
+        self.in_channels = self._in_channels(input)
+        if self.in_channels % self.groups:
+            raise ValueError("in_channels must be divisible by groups")
+        first, second = (self.in_channels, self.out_channels) if self.transposed else \
+            (self.out_channels, self.in_channels)
+        old = self.weight
+        fk = self._factory
+        self.weight = Parameter(creation.empty(first, second // self.groups, *self.kernel_size,
+                                               **fk))
+        params = [self.weight]
+        if isinstance(self.bias, UninitializedParameter):
+            self.bias = Parameter(creation.empty(self.out_channels, **fk))
+            params.append(self.bias)
+        become = self.cls_to_become
+        if type(self).__module__ == "inplace_lab.torch.nn":  # (the facade's own class)
+            become = getattr(sys.modules["inplace_lab.torch.nn"], become.__name__)
+            for p in params:
+                p._policy = old._policy
+        del self._factory
+        self.__class__ = become
+        self.reset_parameters()
+
+    def __call__(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self._materialize(input)
+        return Module.__call__(self, input, *args, **kwargs)
+
+
+def _lazy_conv(name, base, nd):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
+                      padding_mode, device, dtype)
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+    return type(name, (_LazyConvMixin, base), {
+        "__init__": __init__, "cls_to_become": base, "nd": nd, "__module__": __name__,
+        "__doc__": f"``{base.__name__}`` whose ``in_channels`` is read from the first input."})
+
+
+def _lazy_conv_transpose(name, base, nd):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                      dilation, padding_mode, device, dtype)
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+    return type(name, (_LazyConvMixin, base), {
+        "__init__": __init__, "cls_to_become": base, "nd": nd, "__module__": __name__,
+        "__doc__": f"``{base.__name__}`` whose ``in_channels`` is read from the first input."})
+
+
+LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, 1)
+LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2)
+LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3)
+LazyConvTranspose1d = _lazy_conv_transpose("LazyConvTranspose1d", ConvTranspose1d, 1)
+LazyConvTranspose2d = _lazy_conv_transpose("LazyConvTranspose2d", ConvTranspose2d, 2)
+LazyConvTranspose3d = _lazy_conv_transpose("LazyConvTranspose3d", ConvTranspose3d, 3)

@@ -382,3 +382,41 @@ def test_op_on_cuda_matches_the_cpu(name):
     for a, b in zip(g1, g0):
         assert a.stride() == b.stride()
         np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+
+
+# ---- lazy convolutions ----------------------------------------------------------------------------
+
+LAZY = [("LazyConv1d(4, 3, bias=False)", (2, 5)), ("LazyConv2d(4, 3, stride=2, padding=1)", (1, 3, 6, 6)),
+        ("LazyConv3d(4, 3, groups=2)", (1, 4, 5, 5, 5)), ("LazyConv3d(4, 3, groups=2)", (1, 3, 5, 5, 5)),
+        ("LazyConvTranspose2d(4, 3, stride=2)", (1, 5, 4, 4)),
+        ("LazyConvTranspose1d(4, 2, groups=2)", (2, 3)), ("LazyConvTranspose3d(2, 2)", (1, 3, 2, 2, 2)),
+        ("LazyConv2d(4, 3)", (5, 5)),
+        ("LazyConv2d(4, 3, padding='same', padding_mode='reflect')", (2, 3, 5, 5))]
+
+
+@pytest.mark.parametrize("src,shape", LAZY)
+def test_lazy_conv_reads_in_channels_from_the_first_input_as_torch(src, shape):
+    def outcome(lib):
+        lib.manual_seed(0)
+        m = _build(lib, src)
+        before = (repr(m), type(m.weight).__name__, list(m.state_dict()), m.in_channels,
+                  m.has_uninitialized_params())
+        try:
+            y = m(lib.zeros(*shape))
+        except Exception as e:  # noqa: BLE001
+            return before, (type(e).__name__, str(e))
+        return before, (repr(m), type(m).__name__, tuple(y.shape), m.weight._version,
+                        [(k, tuple(v.shape)) for k, v in m.state_dict().items()],
+                        str(m.weight.dtype), type(m.weight).__name__)
+    assert outcome(ilt) == outcome(torch)
+
+
+def test_a_materialized_lazy_conv_is_the_facades_module_and_computes_as_torch():
+    m = ilt.nn.LazyConvTranspose2d(4, 3, stride=2)
+    x = np.random.default_rng(0).standard_normal((1, 5, 4, 4)).astype(np.float32)
+    m(ilt.tensor(x))
+    assert isinstance(m, ilt.nn.ConvTranspose2d) and str(m.weight.dtype) == "torch.float32"
+    t = torch.nn.ConvTranspose2d(5, 4, 3, stride=2)
+    _copy_params(t, m)
+    np.testing.assert_allclose(_np(m(ilt.tensor(x))), _np(t(torch.tensor(x))), rtol=1e-5,
+                               atol=1e-5)
