@@ -543,3 +543,86 @@ def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-1
 
 
 __all__ += ["bilinear", "pdist", "gumbel_softmax"]
+
+
+# ---- the other dropouts: ATen's _dropout_impl (feature and alpha variants) -----------------------
+
+_SELU_ALPHA = 1.7580993408473766  # -SELU's lambda * alpha: the value alpha dropout drops to
+
+
+def _dropout_impl(input, p, training, inplace, feature, alpha):
+    """ATen's ``_dropout_impl``: a Bernoulli(1 - p) noise (one draw per (sample, channel)
+    with ``feature``), scaled by 1/(1-p); ``alpha``: dropped cells go to SELU's saturation
+    value, then ``a x + b`` restores mean 0 and variance 1 (``mul`` then ``add_``)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        zero = _il.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    with _il.no_grad():
+        shape = (tuple(input.shape[:2]) + (1,) * (input.ndim - 2)) if feature else input.shape
+        noise = _il.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+        if alpha:
+            a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+            b = _scalar("add", noise, -1).mul_(_SELU_ALPHA * a).add_(_SELU_ALPHA * a * p)
+            noise.mul_(a)
+        else:
+            noise.div_(1 - p)
+    out = input.mul_(noise) if inplace else input * noise
+    return out.add_(b) if alpha else out
+
+
+def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """Dropout for SELU networks: keeps mean and variance (dropped cells -> -1.758 a + b)."""
+    return _dropout_impl(input, p, training, inplace, feature=False, alpha=True)
+
+
+def feature_alpha_dropout(input, p: float = 0.5, training: bool = False,
+                          inplace: bool = False):
+    """alpha_dropout with one draw per (sample, channel)."""
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _channel_dropout(name, input, p, training, inplace, dims, spatial):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    batched = input.ndim == dims[1]
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels of (N, C, L) or (C, L) inputs."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout("dropout1d", input, p, training, inplace, (2, 3), 1)
+
+
+def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
+                      "deprecated and will result in an error in a future release. To retain the "
+                      "behavior and silence this warning, please use dropout instead. Note that "
+                      "dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D "
+                      "or 5D inputs).", stacklevel=2)
+    return _channel_dropout("dropout3d", input, p, training, inplace, (4, 5), 3)
+
+
+__all__ += ["alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout3d"]

@@ -11,6 +11,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .layers import Dropout
 from .loss import NLLLoss, PairwiseDistance, _Loss, _WeightedLoss
 
 __all__ = ["GaussianNLLLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
@@ -138,3 +139,34 @@ class Bilinear(Module):
 
 
 __all__ += ["Bilinear"]
+
+
+class Dropout1d(Dropout):
+    """Zero whole channels of (N, C, L) / (C, L) inputs, scale the rest by 1/(1-p)."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """Zero whole channels of (N, C, D, H, W) / (C, D, H, W) inputs."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    """Dropout that keeps SELU's self-normalising mean and variance."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """AlphaDropout with one draw per (sample, channel)."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+__all__ += ["Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]

@@ -341,3 +341,76 @@ def test_gumbel_softmax_noise_follows_gumbel_statistics():
     assert abs(y.numpy()[:, 0].mean() - 0.5) < 0.02  # equal logits: a fair coin
     x = il.tensor(np.tile(np.log([[0.2, 0.8]]), (20000, 1)))
     assert abs(XF.gumbel_softmax(x, hard=True).numpy()[:, 1].mean() - 0.8) < 0.02
+
+
+# ---- dropouts (torch's RNG cannot be matched: identity cases, groups, scaling) -------------------------
+
+_DROPOUTS = [("dropout1d", "Dropout1d", (4, 6, 50)), ("dropout3d", "Dropout3d", (4, 6, 3, 4, 5)),
+             ("alpha_dropout", "AlphaDropout", (40, 60)),
+             ("feature_alpha_dropout", "FeatureAlphaDropout", (4, 6, 50))]
+
+
+@pytest.mark.parametrize("fname,cls,shape", _DROPOUTS)
+def test_dropout_identity_in_eval_and_at_p0(fname, cls, shape):
+    x = il.tensor(RNG.standard_normal(shape))
+    assert getattr(XF, fname)(x, 0.3, training=False) is x
+    assert getattr(XF, fname)(x, 0.0, training=True) is x
+    n, m = getattr(il.nn, cls)(0.3), getattr(torch.nn, cls)(0.3)
+    assert repr(n) == repr(m)
+    n.eval()
+    assert n(x) is x
+
+
+@pytest.mark.parametrize("fname", ["dropout1d", "dropout3d"])
+def test_channel_dropouts_drop_whole_channels(fname):
+    shape = dict((f, s) for f, _, s in _DROPOUTS)[fname]
+    il.manual_seed(1)
+    x = il.tensor(RNG.random(shape) + 1.0, requires_grad=True)
+    y = getattr(XF, fname)(x, 0.5, training=True)
+    ratio = (y / x).detach().numpy().reshape(shape[0], shape[1], -1)
+    assert np.allclose(ratio, ratio[:, :, :1])  # one value per (sample, channel)
+    vals = np.unique(np.round(ratio[:, :, 0], 10))
+    assert set(vals) <= {0.0, 2.0} and len(vals) == 2
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy().reshape(ratio.shape), ratio)
+
+
+def test_feature_alpha_dropout_drops_whole_channels_to_one_value():
+    il.manual_seed(2)
+    x = il.tensor(RNG.random((4, 6, 50)) + 1.0)
+    y = XF.feature_alpha_dropout(x, 0.5, training=True).numpy()
+    alpha = 1.7580993408473766
+    a = 1 / np.sqrt((alpha * alpha * 0.5 + 1) * 0.5)
+    dropped = np.isclose(y, -alpha * a + alpha * a * 0.5).all(-1)
+    kept = np.isclose(y, a * x.numpy() + alpha * a * 0.5).all(-1)
+    assert (dropped ^ kept).all() and dropped.any() and kept.any()
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    il.manual_seed(0)
+    x = il.tensor(RNG.standard_normal((400, 500)))
+    y = XF.alpha_dropout(x, 0.2, training=True).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
+    alpha = 1.7580993408473766
+    a = 1 / np.sqrt((alpha * alpha * 0.2 + 1) * 0.8)
+    dropped = np.isclose(y, a * -alpha + alpha * a * 0.2)
+    assert abs(dropped.mean() - 0.2) < 0.01
+
+
+def test_dropout_unbatched_and_errors():
+    x = il.tensor(RNG.random((6, 50)) + 1.0)
+    y = XF.dropout1d(x, 0.5, training=True)
+    assert tuple(y.shape) == (6, 50)
+    r = (y / x).numpy()
+    assert np.allclose(r, r[:, :1])
+    t = torch.zeros(3)
+    assert _error(lambda: XF.dropout1d(il.zeros(3), 0.5)) == _error(lambda: TF.dropout1d(t, 0.5))
+    assert _error(lambda: XF.alpha_dropout(il.zeros(3), 1.5)) == \
+        _error(lambda: TF.alpha_dropout(t, 1.5))
+    with warnings.catch_warnings(record=True) as wt:
+        warnings.simplefilter("always")
+        TF.dropout3d(torch.zeros(2, 3, 4), 0.5)
+    with warnings.catch_warnings(record=True) as wx:
+        warnings.simplefilter("always")
+        XF.dropout3d(il.zeros(2, 3, 4), 0.5)
+    assert [str(w.message) for w in wx] == [str(w.message) for w in wt]
