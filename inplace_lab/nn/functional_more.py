@@ -308,9 +308,9 @@ def _ctc_prep(xp, lp, targets, il, tl, blank):
     if not 0 <= blank < c:
         raise RuntimeError("blank must be in label range")
     if il.shape != (n,):
-        raise RuntimeError(f"input_lengths must be of size batch_size")
+        raise RuntimeError("input_lengths must be of size batch_size")
     if tl.shape != (n,):
-        raise RuntimeError(f"target_lengths must be of size batch_size")
+        raise RuntimeError("target_lengths must be of size batch_size")
     smax = int(tl.max()) if n else 0
     labels = xp.zeros((n, max(smax, 1)), dtype=xp.int64)
     if targets.ndim == 1:  # concatenated targets
@@ -320,7 +320,6 @@ def _ctc_prep(xp, lp, targets, il, tl, blank):
             labels[b, :k] = targets[o:o + k]
     else:
         if smax > targets.shape[1]:
-            b = int(xp.argmax(tl))
             raise RuntimeError(f"Expected tensor to have size at least {smax} at dimension 1, "
                                f"but got size {targets.shape[1]} for argument #2 'targets' "
                                "(while checking arguments for ctc_loss_cpu)")
@@ -587,10 +586,10 @@ def feature_alpha_dropout(input, p: float = 0.5, training: bool = False,
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
 
 
-def _channel_dropout(name, input, p, training, inplace, dims, spatial):
+def _channel_dropout(input, p, training, inplace, batched_ndim):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    batched = input.ndim == dims[1]
+    batched = input.ndim == batched_ndim
     if not batched:
         input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
     out = _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
@@ -608,7 +607,7 @@ def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
                            "input. Note that dropout1d exists to provide channel-wise dropout on "
                            "inputs with 1 spatial dimension, a channel dimension, and an optional "
                            "batch dimension (i.e. 2D or 3D inputs).")
-    return _channel_dropout("dropout1d", input, p, training, inplace, (2, 3), 1)
+    return _channel_dropout(input, p, training, inplace, 3)
 
 
 def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -622,7 +621,7 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
                       "dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
                       "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D "
                       "or 5D inputs).", stacklevel=2)
-    return _channel_dropout("dropout3d", input, p, training, inplace, (4, 5), 3)
+    return _channel_dropout(input, p, training, inplace, 5)
 
 
 __all__ += ["alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout3d"]
