@@ -9,7 +9,7 @@ Each is one op of ``inplace_lab.ops.nn_conv_more``: the convolutions record
 >>> x = torch.ones(1, 2, 3, 3)
 >>> w = torch.ones(2, 1, 2, 2)
 >>> torch.nn.functional.conv_transpose2d(x, w, stride=2).shape
-(1, 1, 6, 6)
+torch.Size([1, 1, 6, 6])
 """
 from __future__ import annotations
 
