@@ -340,7 +340,8 @@ def test_loader_mutual_exclusion_errors(kw):
     same_error(lambda lib: D(lib).DataLoader(list(range(4)), **kw))
 
 
-@pytest.mark.parametrize("kw,n", [(dict(batch_size=3), 10), (dict(batch_size=3, drop_last=True), 10),
+@pytest.mark.parametrize("kw,n", [(dict(batch_size=3), 10),
+                                  (dict(batch_size=3, drop_last=True), 10),
                                   (dict(batch_size=None), 10), (dict(sampler=[1, 2, 3]), 10),
                                   (dict(sampler=[1, 2, 3], batch_size=2), 10),
                                   (dict(batch_sampler=[[1], [2, 3]]), 10)])

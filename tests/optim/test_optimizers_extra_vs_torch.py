@@ -23,7 +23,7 @@ CASES = [
 ]
 
 
-def _params(lib, with_3d=False):
+def _params(lib):
     rng = np.random.default_rng(0)
     w = lib.nn.Parameter(lib.tensor(rng.standard_normal((3, 4)).astype(np.float32)))
     b = lib.nn.Parameter(lib.tensor(rng.standard_normal(4).astype(np.float32)))
