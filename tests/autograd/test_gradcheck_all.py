@@ -286,6 +286,39 @@ CASES = {
     "_log_sigmoid": lambda r: C([r(2, 3, lo=-3, hi=3)]),
     "_glu": lambda r: C([r(2, 4)], {"dim": 1}),
     "_prelu": lambda r: C([r(2, 3, 4, lo=-1, hi=1), r(3)]),
+    # ---- nn_conv_more / nn_pool_more: N-d and transposed convs, pools with indices, unpooling
+    "_convnd": lambda r: C([r(1, 2, 3, 4, 3), r(2, 2, 2, 2, 2), r(2)], {"stride": 1, "padding": 1}),
+    "_conv_transpose": lambda r: C([r(1, 2, 3, 3), r(2, 3, 2, 2), r(3)],
+                                   {"stride": 2, "padding": 1, "output_padding": 1}),
+    "_im2col": lambda r: C([r(1, 2, 4, 4)], {"kernel_size": (2, 2), "stride": (1, 2)}),
+    "_col2im": lambda r: C([r(1, 8, 6)], {"output_size": (4, 4), "kernel_size": (2, 2),
+                                          "stride": (1, 2)}),
+    "_max_pool2d_with_indices": lambda r: C([r(1, 2, 4, 4)], {"kernel_size": 2},
+                                            fn=lambda x: dispatch.call(
+                                                OPS["_max_pool2d_with_indices"], (x,),
+                                                {"kernel_size": 2})[0]),
+    "_max_pool3d_with_indices": lambda r: C([r(1, 1, 4, 4, 4)], {"kernel_size": 2},
+                                            fn=lambda x: dispatch.call(
+                                                OPS["_max_pool3d_with_indices"], (x,),
+                                                {"kernel_size": 2})[0]),
+    "_adaptive_max_pool3d": lambda r: C([r(1, 1, 3, 4, 5)], fn=lambda x: dispatch.call(
+        OPS["_adaptive_max_pool3d"], (x,), {"output_size": (2, 2, 3)})[0]),
+    "_adaptive_avg_pool3d": lambda r: C([r(1, 2, 3, 4, 5)], {"output_size": (2, 3, 2)}),
+    "_avg_pool3d": lambda r: C([r(1, 1, 4, 5, 4)], {"kernel_size": 2, "stride": 2, "padding": 1,
+                                                    "ceil_mode": True}),
+    "_max_unpool2d": lambda r: C([r(1, 1, 2, 2), il.tensor([[[[0, 3], [9, 15]]]])],
+                                 {"output_size": (4, 4)}),
+    "_max_unpool3d": lambda r: C([r(1, 1, 1, 2, 2), il.tensor([[[[[0, 3], [9, 15]]]]])],
+                                 {"output_size": (2, 2, 4)}),
+    "_channel_shuffle": lambda r: C([r(1, 4, 2, 2)], {"groups": 2}),
+    "_multi_margin_loss": lambda r: C([r(3, 4, lo=-1, hi=1), idx(1, 0, 3), r(4, grad=False)],
+                                      {"p": 2, "margin": 0.7}),
+    "_multilabel_margin_loss": lambda r: C([r(2, 4, lo=-1, hi=1),
+                                            il.tensor([[3, 0, -1, 1], [1, 2, 3, -1]])]),
+    # ATen's ctc gradient assumes log-probabilities: checked through log_softmax, as torch's
+    "_ctc_loss": lambda r: C([r(5, 2, 3, lo=-1, hi=1)], fn=lambda x: dispatch.call(
+        OPS["_ctc_loss"], (x.log_softmax(2), il.tensor([1, 2, 2]), il.tensor([5, 4]),
+                           il.tensor([2, 1])), {})),
     # ---- torch-level shape/reduction functions (ops/extra_shape.py, ops/extra_numeric.py)
     "rot90": lambda r: C([r(2, 3, 4)], {"k": 3, "dims": (2, 0)}),
     "diag_embed": lambda r: C([r(2, 3)], {"offset": -1, "dim1": 0, "dim2": 2}),

@@ -153,3 +153,44 @@ def test_conv2d_padding_modes_match_torch():  # (Conv2d and Conv1d share _ConvNd
         assert outs[1][0] == outs[0][0]
         for a, b in zip(outs[1][1:], outs[0][1:]):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_module_list_repr_folds_repeated_modules_as_torch():
+    import inplace_lab.torch as T
+
+    def build(M):
+        return M.nn.ModuleList([M.nn.Linear(2, 2) for _ in range(3)] +
+                               [M.nn.ReLU(), M.nn.ReLU(),
+                                M.nn.Sequential(M.nn.Linear(2, 3), M.nn.ReLU())])
+    assert repr(build(T)) == repr(build(torch))
+    assert "(0-2): 3 x Linear(in_features=2, out_features=2, bias=True)" in repr(build(T))
+    assert repr(T.nn.ModuleList()) == repr(torch.nn.ModuleList()) == "ModuleList()"
+
+
+def test_layers_built_inside_a_torch_module_are_torch_layers():
+    """A Transformer's Linear/LayerNorm and MultiheadAttention's out_proj are made by core
+    code: the facade adopts them, so the usual init loop finds as many as in torch and their
+    parameters print torch's dtype."""
+    import pickle
+
+    import inplace_lab.torch as T
+
+    def census(M):
+        model = M.nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
+        kinds = (M.nn.Linear, M.nn.LayerNorm, M.nn.MultiheadAttention, M.nn.Dropout)
+        return [sum(isinstance(m, k) for m in model.modules()) for k in kinds], model
+
+    with pytest.warns(UserWarning):
+        want, _ = census(torch)
+    with pytest.warns(UserWarning):
+        got, model = census(T)
+    assert got == want and got[0] > 0
+    mha = T.nn.MultiheadAttention(4, 2)
+    assert isinstance(mha.out_proj, T.nn.Linear) and str(mha.out_proj.weight.dtype) == "torch.float32"
+    for m in model.modules():  # an init loop as courses write it
+        if isinstance(m, T.nn.Linear):
+            T.nn.init.zeros_(m.weight)
+    assert all(float(p.abs().sum()) == 0 for n, p in model.named_parameters()
+               if n.endswith("linear1.weight") or n.endswith("out_proj.weight"))
+    copy = pickle.loads(pickle.dumps(mha))
+    assert type(copy.out_proj) is type(mha.out_proj)

@@ -17,19 +17,48 @@ from inplace_lab.nn import utils  # noqa: E402,F401  (torch.nn.utils: clipping, 
 _sys.modules[__name__ + ".utils"] = utils  # `import torch.nn.utils` finds the same module
 
 _POLICY = "pytorch"
-_facade_classes: dict = {}
+_facade_classes: dict = {}  # torch.nn name -> facade class
+_by_core: dict = {}  # core class -> its facade class
+
+
+def _is_core_layer(c) -> bool:
+    """A module class of inplace_lab.nn (not Module itself, not a user's or a facade's class)."""
+    return c.__module__.startswith("inplace_lab.nn.") and c.__name__ != "Module" and \
+        isinstance(c, type) and not c.__dict__.get("_facade", False)
+
+
+def _facade_of(cls):
+    """The facade class of a core module class, made once. Its bases include the facades of
+    cls's own core bases, so a Transformer's NonDynamicallyQuantizableLinear is a
+    ``torch.nn.Linear`` too."""
+    f = _by_core.get(cls)
+    if f is None:
+        f = _by_core[cls] = _facade_module(cls)
+    return f
+
+
+def _adopt(module) -> None:
+    """A facade module's whole tree speaks torch: submodules that core code built (the
+    Transformer's Linear and LayerNorm layers, MultiheadAttention's out_proj) become their
+    facade classes (``isinstance(m, torch.nn.Linear)`` holds, as an init loop expects) and
+    every parameter and buffer carries the torch policy (its dtype prints torch.float32)."""
+    for m in module.modules():
+        if _is_core_layer(type(m)):
+            m.__class__ = _facade_of(type(m))  # (a subclass adding no state: safe to swap)
+        for t in itertools.chain(m.parameters(recurse=False), m.buffers(recurse=False)):
+            t._policy = _POLICY
 
 
 def _facade_module(cls):
-    """``cls`` whose own parameters and buffers carry the torch policy once built."""
+    """``cls`` whose tree carries the torch policy and facade classes once built (``_adopt``)."""
 
     def __init__(self, *args, **kwargs):
         cls.__init__(self, *args, **kwargs)
-        for t in itertools.chain(self.parameters(recurse=False), self.buffers(recurse=False)):
-            t._policy = _POLICY
+        _adopt(self)
 
-    return type(cls.__name__, (cls,), {"__init__": __init__, "__module__": __name__,
-                                       "__qualname__": cls.__name__, "__doc__": cls.__doc__})
+    bases = (cls,) + tuple(_facade_of(b) for b in cls.__bases__ if _is_core_layer(b))
+    return type(cls.__name__, bases, {"__init__": __init__, "__module__": __name__, "_facade": True,
+                                      "__qualname__": cls.__name__, "__doc__": cls.__doc__})
 
 
 def __getattr__(name):
@@ -41,7 +70,10 @@ def __getattr__(name):
         val = getattr(core, name)
         if isinstance(val, type) and issubclass(val, core.Module) and val is not core.Module:
             if name not in _facade_classes:
-                _facade_classes[name] = _facade_module(val)
+                _facade_classes[name] = _facade_of(val)
             return _facade_classes[name]
         return val
+    for f in list(_by_core.values()):  # a class only a tree adopted (pickle finds it by name)
+        if f.__name__ == name:
+            return f
     raise AttributeError(f"module 'torch.nn' has no attribute '{name}'")
