@@ -2,8 +2,8 @@
 
 Weight ``(out_channels, in_channels // groups, *kernel_size)`` and bias start as
 PyTorch's (``kaiming_uniform_(a=sqrt(5))``, a fan-in uniform bias), each one in-place
-init under no_grad (``_version`` 1). ``padding_mode`` 'reflect' / 'replicate' pads
-with ``F.pad`` first and convolves without padding, as PyTorch does.
+init under no_grad (``_version`` 1). ``padding_mode`` 'reflect' / 'replicate' / 'circular'
+pads with ``F.pad`` first and convolves without padding, as PyTorch does.
 """
 from __future__ import annotations
 
@@ -49,9 +49,10 @@ class _ConvNd(Module):
                                  "{'valid', 'same'}")
             if padding == "same" and any(s != 1 for s in tup(stride)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode not in ("zeros", "reflect", "replicate"):
-            raise ValueError(f"padding_mode {padding_mode!r} is not supported here (zeros, "
-                             "reflect, replicate)")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            # (torch prints its set of modes in hash order, which changes from run to run)
+            raise ValueError("padding_mode must be one of {'zeros', 'reflect', 'replicate', "
+                             f"'circular'}}, but got padding_mode={padding_mode!r}")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = tup(kernel_size), tup(stride)
         self.padding = padding if isinstance(padding, str) else tup(padding)

@@ -138,7 +138,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def pad(input, pad, mode: str = "constant", value=None):
     """``constant`` (ConstantPadNdBackward0; negative amounts crop), ``reflect`` and
-    ``replicate`` (ReflectionPad2DBackward0 ...). Circular padding is not offered here."""
+    ``replicate`` (ReflectionPad2DBackward0 ...), ``circular`` (ATen's _pad_circular: slice
+    copies, CopySlices)."""
     pad = tuple(int(p) for p in pad)
     if mode == "constant":
         return _dispatch.call(_CONSTANT_PAD, (input,), {"pad": pad,
@@ -147,10 +148,14 @@ def pad(input, pad, mode: str = "constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    if mode == "circular":
-        raise NotImplementedError("pad(mode='circular') is not supported by inplace_lab")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
+    if mode == "circular":
+        from ..ops.nn_extra_pad import _check_nonconstant_dims
+        from .functional_pool_norm import pad_circular
+
+        _check_nonconstant_dims(tuple(input.shape), pad)
+        return pad_circular(input, pad)
     spec = _INDEX_PADS.get((mode, len(pad) // 2))
     if spec is None:
         _dispatch.call(_INDEX_PADS[mode, 1], (input,), {"pad": pad})  # raises torch's error

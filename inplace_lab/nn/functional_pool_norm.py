@@ -327,7 +327,7 @@ native_channel_shuffle = channel_shuffle
 def pad_circular(input, padding):
     """ATen's ``_pad_circular``: a fresh tensor, the input copied into its middle, then each
     side copied from the opposite end, dim by dim (each a slice ``copy_``: CopySlices).
-    (``F.pad(mode="circular")`` of this library does not route here yet.)"""
+    ``F.pad(mode="circular")`` comes here."""
     padding = tuple(int(p) for p in padding)
     nd = len(padding) // 2
     shape = list(input.shape)

@@ -62,7 +62,8 @@ def _source_index(xp, n, b, a, mode):
     return xp.clip(i, 0, n - 1)
 
 
-def _check_nonconstant(shape, pad, mode):
+def _check_nonconstant_dims(shape, pad):
+    """ATen's check of the input's rank against the padding's length (every non-constant mode)."""
     k = len(pad) // 2
     if len(shape) not in (k + 1, k + 2):
         raise NotImplementedError(
@@ -71,6 +72,10 @@ def _check_nonconstant(shape, pad, mode):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _check_nonconstant(shape, pad, mode):
+    _check_nonconstant_dims(shape, pad)
     for i, (ax, b, a) in enumerate(_pairs(len(shape), pad)):
         n = shape[ax]
         if n + b + a < 1:

@@ -319,3 +319,46 @@ def test_new_ops_on_the_simulated_gpu_match_the_cpu(src):
     assert kind == "cuda"
     for a, b in zip(gpu, cpu):
         np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 3, 4), (1, 2)), ((1, 3, 4), (1, 1, 1, 1)),
+                                       ((2, 2, 3, 4), (2, 1, 0, 2)), ((1, 3, 4), (-1, 2)),
+                                       ((1, 2, 2, 3, 4), (1, 1, 1, 1, 1, 1)),
+                                       ((1, 3, 4), (5, 0)), ((1, 3, 4), (1,)),
+                                       ((1, 3, 4), (1, 1, 1, 1, 1, 1)), ((4,), (1, 1))])
+def test_functional_pad_circular_matches_torch(shape, pad):
+    import inplace_lab.torch as T
+
+    data = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    outs = []
+    for M in (torch, T):
+        x = M.tensor(data, requires_grad=True)
+        try:
+            y = M.nn.functional.pad(x, pad, mode="circular")
+        except Exception as e:  # noqa: BLE001 - the error is the observation
+            outs.append((type(e).__name__, str(e)))
+            continue
+        (y * M.arange(float(y.numel()), dtype=M.float64).reshape(y.shape)).sum().backward()
+        outs.append((y.tolist(), x.grad.tolist(), type(y.grad_fn).__name__))
+    assert outs[1] == outs[0]
+
+
+@pytest.mark.parametrize("cls,shape", [("Conv1d", (2, 2, 5)), ("Conv2d", (1, 2, 4, 5)),
+                                       ("Conv3d", (1, 2, 3, 4, 4))])
+def test_conv_with_circular_padding_matches_torch(cls, shape):
+    import inplace_lab.torch as T
+
+    data = np.linspace(-1, 1, int(np.prod(shape))).reshape(shape)
+    outs = []
+    for M in (torch, T):
+        M.manual_seed(0)
+        conv = getattr(M.nn, cls)(2, 3, 3, padding=1, padding_mode="circular").double()
+        with M.no_grad():
+            for p in conv.parameters():
+                p.copy_(M.tensor(np.linspace(-0.5, 0.5, p.numel()).reshape(tuple(p.shape))))
+        x = M.tensor(data, requires_grad=True)
+        y = conv(x)
+        y.sum().backward()
+        outs.append((np.round(y.tolist(), 10).tolist(), np.round(x.grad.tolist(), 10).tolist(),
+                     type(y.grad_fn).__name__, repr(conv)))
+    assert outs[1] == outs[0]
