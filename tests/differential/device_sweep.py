@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from .program_sweep import KNOWN, first_difference, minimise, observe
+from .program_sweep import KNOWN, _diff, _holds, first_difference, minimise, observe
 
 
 class OnDevice:
@@ -110,6 +110,57 @@ def report(seed, lines, ref, got, known=None, shrink=True):
         lines = lines[: d[0] + 1]
     return (f"--- seed {seed}: line {d[0]} {d[1]}\n" + "\n".join(lines) +
             f"\nref: {d[2]!r}\ngot: {d[3]!r}")
+
+
+# ---- Paddle programs: paddle.set_device('gpu') against 'cpu' -------------------------------
+
+def paddle_observe_on(lines, dev):
+    """``paddle_program_sweep.observe`` of ``inplace_lab.paddle`` with ``dev`` set."""
+    import inplace_lab.paddle as lab
+
+    from .paddle_program_sweep import observe as paddle_observe
+
+    old = lab.get_device()
+    lab.set_device(dev)
+    try:
+        return paddle_observe(lines, lab)
+    finally:
+        lab.set_device(old)
+
+
+def _unnamed(text):
+    from .paddle_program_sweep import _GENERATED
+
+    return _GENERATED.sub("<name>", text)
+
+
+PADDLE_DEVICE_KNOWN = dict(DEVICE_KNOWN, **{
+    # The two runs share one process: Paddle's tensor-name counter runs on.
+    "generated_names": lambda line, path, a, b: path.endswith("error_text") and
+    _unnamed(a) == _unnamed(b),
+    # Paddle's kernel refusal names the device's backend: (CPU, ...) against (GPU, ...).
+    "kernel_backend": lambda line, path, a, b: path.endswith("error_text") and
+    a.replace("(CPU, Undefined", "(GPU, Undefined") == b,
+})
+
+
+def paddle_difference(lines):
+    """(line, path, cpu's, gpu's) where a Paddle program's runs first part, or None."""
+    ref, got = paddle_observe_on(lines, "cpu"), paddle_observe_on(lines, "gpu")
+    for i, (r, g) in enumerate(zip(ref, got)):
+        stop = []
+
+        def ignore(path, a, b, line=lines[i]):
+            hit = [n for n, k in PADDLE_DEVICE_KNOWN.items() if _holds(k, line, path, a, b)]
+            stop.extend(n for n in hit if n in DEVICE_STOPS)
+            return bool(hit)
+        for key in ("line", "state"):
+            d = _diff(r[key], g[key], "." + key, ignore)
+            if d:
+                return (i, *d)
+            if stop:
+                return None
+    return None
 
 
 def _programs(argv):

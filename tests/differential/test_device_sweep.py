@@ -55,3 +55,35 @@ def test_the_cuda_run_is_on_cuda_and_a_difference_is_caught():
     # an uninitialised read (resize_ grows the storage) is stepped over, and the run stops there
     assert difference(["t0 = T.ones(2)", "t0.resize_(50)", "t1 = t0 * 0"], OnDevice(lab, "cpu"),
                       OnDevice(lab, "cuda")) is None
+
+
+@pytest.mark.parametrize("start", range(600, 600 + SEEDS // 2, CHUNK))
+def test_paddle_programs_run_the_same_on_gpu_as_on_the_cpu(start):
+    """paddle_program_builder's programs with paddle.set_device('gpu') against 'cpu'."""
+    pytest.importorskip("paddle")  # (the builder runs each line on real Paddle as it writes)
+    from tests.differential.device_sweep import paddle_difference
+    from tests.differential.paddle_program_builder import build as paddle_build
+
+    bad = []
+    for s in range(start, start + CHUNK):
+        lines = paddle_build(s)
+        d = paddle_difference(lines)
+        if d:
+            bad.append(f"seed {s}: line {d[0]} {d[1]}\n" + "\n".join(lines[: d[0] + 1]) +
+                       f"\ncpu: {d[2]!r}\ngpu: {d[3]!r}")
+    assert not bad, "\n".join(bad)
+
+
+def test_a_paddle_kernel_refusal_on_the_gpu_names_the_gpu():
+    import inplace_lab.paddle as paddle
+
+    paddle.set_device("gpu")
+    try:
+        x = paddle.to_tensor([1, 4])
+        with pytest.raises(RuntimeError) as e:
+            paddle.nn.functional.relu_(x)
+    finally:
+        paddle.set_device("cpu")
+    assert str(e.value).startswith("(NotFound) The kernel with key (GPU, Undefined(AnyLayout), "
+                                   "int64) of kernel `relu` is not registered.")
+    assert x.tolist() == [1, 4] and x.inplace_version == 0
