@@ -306,13 +306,37 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
         kernel = "nll_loss2d_forward" if input.ndim > 2 else "nll_loss_forward"  # (ATen's names)
         raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
                            "argument 'weight'. This input cannot have requires_grad True.")
-    if input.ndim > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
-        c = input.shape[1]
-        flat = input.movedim(1, -1).reshape(-1, c)
-        out = _op("_nll_loss", flat, target.reshape(-1), weight, ignore_index=ignore_index,
-                  reduction=reduction)
-        return out.reshape(target.shape) if reduction == "none" else out
+    if input.ndim > 2:
+        return _nll_loss_nd(input, target, weight, ignore_index, reduction)
     return _op("_nll_loss", input, target, weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def _nll_loss_nd(input, target, weight, ignore_index, reduction):
+    """ATen's nll_loss_nd: a 4-d input is nll_loss2d's (NllLoss2DBackward0); any other
+    rank above 2 is viewed as (N, C, 1, -1) for it, the 'none' result viewed back."""
+    from inplace_lab.ops.nn_ops import NLL_LOSS_2D
+
+    params = {"ignore_index": ignore_index, "reduction": reduction}
+    n, c = input.shape[0], input.shape[1]
+    if target.shape[0] != n:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target.ndim}")
+        if tuple(input.shape[2:]) != tuple(target.shape[1:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        return _dispatch.call(NLL_LOSS_2D, (input, target, weight), params)
+    out_size = [n, *input.shape[2:]]
+    if tuple(input.shape[2:]) != tuple(target.shape[1:]):
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
+    x, t = input.contiguous(), target.contiguous()
+    x = x.view(n, c, 1, -1) if x.numel() else x.view(n, c, 0, 0)
+    t = t.view(n, 1, -1) if t.numel() else t.view(n, 0, 0)
+    out = _dispatch.call(NLL_LOSS_2D, (x, t, weight), params)
+    return out.view(out_size) if reduction == "none" else out
 
 
 def _scalar(name, t, number):

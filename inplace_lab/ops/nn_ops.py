@@ -19,6 +19,8 @@ differentiable twice); the convolution and pooling gradients are two helper kern
 """
 from __future__ import annotations
 
+import dataclasses
+
 from . import dispatch
 from .table import OPS, OpSpec, register
 
@@ -469,7 +471,10 @@ def _nll_dtype(spec, ins, params):
     t = ins[1]._dtype
     if t.category != 1 or t.torch_name not in ("Long", "Byte"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {t.torch_name}")
-    return ins[0]._dtype
+    x, w = ins[0]._dtype, ins[2]
+    if w is not None and w._dtype is not x:
+        raise RuntimeError(f"expected scalar type {x.torch_name} but found {w._dtype.torch_name}")
+    return x
 
 
 def _nll_pick(xp, x, t):
@@ -537,6 +542,10 @@ register(OpSpec(name="_nll_loss", forward=_nll_fwd, backward=_nll_bw,
                 saves=("self", "target", "weight"), dtype_rule=_nll_dtype, method=False,
                 function=False, out=False, node_name="NllLossBackward0",
                 doc="nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')."))
+# nll_loss2d: the same kernels over (N, C, H, W) (they gather and scatter along dim 1), the
+# node PyTorch names NllLoss2DBackward0 (F.nll_loss / cross_entropy of an image's classes)
+NLL_LOSS_2D = dataclasses.replace(OPS["_nll_loss"], name="_nll_loss2d",
+                                  node_name="NllLoss2DBackward0", backward_array=None)
 
 
 def _bce_fwd(xp, x, y, w, pw, out=None, dt=None, reduction="mean"):

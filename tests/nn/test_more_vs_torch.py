@@ -203,9 +203,7 @@ def test_nll_loss_2d_is_a_deprecated_nll_loss():
     assert isinstance(n, inplace_lab.nn.NLLLoss) and repr(n) == repr(m)
     ti, xi = _pair(np.log(RNG.dirichlet(np.ones(3), (2, 4, 5))).transpose(0, 3, 1, 2).copy())
     tt, xt = _const(RNG.integers(0, 3, (2, 4, 5)))
-    # (node not compared: F.nll_loss of a 4-d input is NllLoss2DBackward0 in torch, one
-    # NllLossBackward0 here, for NLLLoss as well)
-    _compare(lambda: m(ti, tt), lambda: n(xi, xt), [(ti, xi)], node=False)
+    _compare(lambda: m(ti, tt), lambda: n(xi, xt), [(ti, xi)])  # (NllLoss2DBackward0)
 
 
 # ---- ctc_loss ------------------------------------------------------------------------------------------
