@@ -10,8 +10,8 @@ from . import activation_reduce, copy, elementwise, linalg, reduction, shape  # 
 from . import activation, gather_scatter, join, random, unary  # noqa: F401  (register their ops)
 from . import nn_ops  # noqa: F401  (conv2d, pooling, batch norm, embedding, losses)
 from . import nn_extra  # noqa: F401  (avg/adaptive pooling, conv1d, pad, more losses)
-from . import nn_conv_more, nn_pool_more  # noqa: F401
-from . import linalg_more, scatter_more  # noqa: F401  (addmv/addr/qr/lu ...; *_scatter, splits ...)  (transposed/3-d convs, unfold; pools with indices)
+from . import nn_conv_more, nn_pool_more  # noqa: F401  (transposed/3-d convs, unfold; pools with indices)
+from . import linalg_more, scatter_more  # noqa: F401  (addmv/addr/qr/lu ...; *_scatter, splits ...)
 from . import paddle_ops  # noqa: F401  (fill_diagonal, put_along_axis, renorm ...)
 from . import linalg_extra  # noqa: F401  (einsum, tensordot, cross, cdist, det, inverse, svd, quantile ...)
 from . import extra_numeric, extra_shape  # noqa: F401  (torch.reshape/flatten/diag/diff/isclose/searchsorted ...)
