@@ -236,6 +236,8 @@ def _check_bounds(shape, cols, bshape, xp):
     if first is not None:
         p, k, d = first
         v = int(xp.broadcast_to(cols[d], bshape).reshape(-1)[p])
+        if shape[d] == 0:  # (ATen's own words for an empty dimension)
+            raise IndexError("index is out of bounds for dimension with size 0")
         raise IndexError(f"index {v} is out of bounds for dimension {k} with size {shape[d]}")
 
 

@@ -368,7 +368,7 @@ def _tri(fname):
             n, m = a.shape[-2:]           # kernel (so an expanded target gives torch's values)
             cut = xp.tri(n, m, diagonal - 1, dtype=bool) if fname == "triu" else \
                 ~xp.tri(n, m, diagonal, dtype=bool)
-            xp.copyto(out, 0, where=cut)
+            xp.copyto(out, False if out.dtype == bool else 0, where=cut)  # (numpy: no int->bool)
             return out
         return assign(xp, out, getattr(xp, fname)(a, diagonal))
 

@@ -285,7 +285,9 @@ def _minmax_dim_fwd(fname):
 
 
 def _minmax_dim_bw(c, g):
-    """The whole gradient goes to the element at the returned index (no sharing of ties)."""
+    """The whole gradient goes to the element at the returned index (no sharing of ties):
+    ATen's value_selecting_reduction_backward, a scatter into zeros through the saved
+    indices (so indices changed behind autograd's back, ``.data``, fail as torch's do)."""
     from .. import creation
 
     shape, dim, kd = c.input_meta[0][0], c["dim"], c["keepdim"]
@@ -293,9 +295,8 @@ def _minmax_dim_bw(c, g):
         return g
     d = layout.wrap_dim(dim, len(shape))
     idx = keep(c["indices"], shape, dim, kd)
-    pos = creation.arange(shape[d], device=g.device).reshape(
-        tuple(n if i == d else 1 for i, n in enumerate(shape)))
-    return keep(g, shape, dim, kd) * (pos == idx)
+    return creation.zeros(shape, dtype=g._dtype, device=g.device).scatter(
+        d, idx, keep(g, shape, dim, kd))
 
 
 def _long(spec, ins, params):

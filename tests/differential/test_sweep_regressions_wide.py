@@ -773,3 +773,47 @@ def test_retain_grad_hook_stays_on_the_node_for_metadata_in_place_ops(op):
         (t1 * T.arange(2.0, 2.0 + t1.numel()).reshape(t1.shape)).sum().backward()
         return {"grad": t1.grad, "retains": t1.retains_grad, "t0": t0.grad}
     compare_torch(prog)
+
+
+def test_triu_tril_in_place_of_bool_tensors():
+    """x.triu_() of a bool tensor zeroed the cut with an int 0 numpy refuses (seed 24848)."""
+    def prog(T):
+        b = T.ones(4, 2).bool()
+        b.triu_()
+        c = T.ones(3, 3).bool().tril_(-1)
+        return {"b": b, "c": c, "v": b._version}
+    compare_torch(prog)
+
+
+def test_advanced_index_into_an_empty_dimension_uses_atens_words():
+    """'index is out of bounds for dimension with size 0' (seed 24788)."""
+    def prog(T):
+        out = {}
+        for k, f in enumerate((lambda: T.zeros(0).index_put_((T.tensor([0]),), T.tensor(5.0)),
+                               lambda: T.zeros(2, 0)[:, T.tensor([1])],
+                               lambda: T.zeros(0, 3)[T.tensor([-1])])):
+            try:
+                f()
+            except IndexError as e:
+                out[k] = str(e)
+        return out
+    compare_torch(prog)
+
+
+def test_min_dim_backward_scatters_through_the_saved_indices():
+    """Indices changed through .data (no version bump) are used by backward: an index out of
+    range is scatter's error in torch, it was silently a zero gradient here (seed 25089)."""
+    def prog(T):
+        x = T.tensor([[0.87, 1.45], [-0.44, -1.04], [1.36, 1.89]], requires_grad=True)
+        v, i = x.min(0)
+        i.data.mul_(3)
+        try:
+            v.sum().backward()
+        except RuntimeError as e:
+            err = str(e)
+        y = T.tensor([[0.87, 1.45], [-0.44, -1.04], [1.36, 1.89]], requires_grad=True)
+        w, j = y.max(1, keepdim=True)
+        j.data.copy_(T.tensor([[1], [1], [0]]))
+        (w * T.tensor([[1.0], [2.0], [3.0]])).sum().backward()
+        return {"err": err, "grad": y.grad}
+    compare_torch(prog)
