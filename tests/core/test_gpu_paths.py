@@ -14,15 +14,12 @@ import pytest
 import inplace_lab as il
 import inplace_lab.torch as T
 from inplace_lab import backend
-from tests.differential.cupy_like import cupy_like, simulated_cupy
+from tests.differential.cupy_like import any_gpu, cupy_like
 
 
 @pytest.fixture(autouse=True)
 def gpu():
-    if backend.gpu_count() and not backend.simulated_gpu():
-        yield
-        return
-    with simulated_cupy():
+    with any_gpu():
         yield
 
 

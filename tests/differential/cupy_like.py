@@ -88,3 +88,16 @@ def simulated_cupy():
         yield cupy_like
     finally:
         backend._simulated, backend._simulated_xp = old
+
+
+@contextlib.contextmanager
+def any_gpu():
+    """The real GPU where there is one, else the simulated one backed by cupy_like (the
+    fixture of the GPU-path tests)."""
+    from inplace_lab import backend
+
+    if backend.gpu_count() and not backend.simulated_gpu():
+        yield None
+        return
+    with simulated_cupy() as xp:
+        yield xp

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from .program_sweep import KNOWN, _diff, _holds, first_difference, minimise, observe
+from .program_sweep import KNOWN, first_difference, minimise, observe
 
 
 class OnDevice:
@@ -146,21 +146,9 @@ PADDLE_DEVICE_KNOWN = dict(DEVICE_KNOWN, **{
 
 def paddle_difference(lines):
     """(line, path, cpu's, gpu's) where a Paddle program's runs first part, or None."""
-    ref, got = paddle_observe_on(lines, "cpu"), paddle_observe_on(lines, "gpu")
-    for i, (r, g) in enumerate(zip(ref, got)):
-        stop = []
+    from .paddle_program_sweep import difference
 
-        def ignore(path, a, b, line=lines[i]):
-            hit = [n for n, k in PADDLE_DEVICE_KNOWN.items() if _holds(k, line, path, a, b)]
-            stop.extend(n for n in hit if n in DEVICE_STOPS)
-            return bool(hit)
-        for key in ("line", "state"):
-            d = _diff(r[key], g[key], "." + key, ignore)
-            if d:
-                return (i, *d)
-            if stop:
-                return None
-    return None
+    return difference(lines, "cpu", "gpu", PADDLE_DEVICE_KNOWN, DEVICE_STOPS, paddle_observe_on)
 
 
 def _programs(argv):

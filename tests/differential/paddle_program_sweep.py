@@ -170,14 +170,18 @@ STOPS = {
 }
 
 
-def difference(lines, paddle, lab):
-    ref, got = observe(lines, paddle), observe(lines, lab)
+def difference(lines, paddle, lab, known=None, stops=None, observe_fn=observe):
+    """(line, path, ref's, got's) at the first difference beyond ``known`` (default KNOWN,
+    stopping after ``stops``), or None; ``observe_fn(lines, P)`` runs one side."""
+    known = KNOWN if known is None else known
+    stops = STOPS if stops is None else stops
+    ref, got = observe_fn(lines, paddle), observe_fn(lines, lab)
     for i, (r, g) in enumerate(zip(ref, got)):
         stop = []
 
         def ignore(path, a, b, line=lines[i]):
-            hit = [n for n, k in KNOWN.items() if _holds(k, line, path, a, b)]
-            stop.extend(n for n in hit if n in STOPS)
+            hit = [n for n, k in known.items() if _holds(k, line, path, a, b)]
+            stop.extend(n for n in hit if n in stops)
             return bool(hit)
         for key in ("line", "state"):
             d = _diff(r[key], g[key], "." + key, ignore)

@@ -13,8 +13,7 @@ import os
 
 import pytest
 
-from inplace_lab import backend
-from tests.differential.cupy_like import simulated_cupy
+from tests.differential.cupy_like import any_gpu
 from tests.differential.device_sweep import OnDevice, difference, observe_on, report
 from tests.differential.program_builder import build
 from tests.differential.program_builder_wide import build as build_wide
@@ -28,10 +27,7 @@ CHUNK = 50
 
 @pytest.fixture(autouse=True)
 def gpu():
-    if backend.gpu_count() and not backend.simulated_gpu():
-        yield
-        return
-    with simulated_cupy():
+    with any_gpu():
         yield
 
 

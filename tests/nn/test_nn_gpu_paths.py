@@ -11,18 +11,14 @@ import numpy as np
 import pytest
 
 import inplace_lab.torch as T
-from inplace_lab import backend
-from tests.differential.cupy_like import simulated_cupy
+from tests.differential.cupy_like import any_gpu
 
 F = T.nn.functional
 
 
 @pytest.fixture(autouse=True)
 def gpu():
-    if backend.gpu_count() and not backend.simulated_gpu():
-        yield
-        return
-    with simulated_cupy():
+    with any_gpu():
         yield
 
 
