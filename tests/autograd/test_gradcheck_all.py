@@ -164,6 +164,28 @@ CASES = {
     "dot": lambda r: C([r(3), r(3)]),
     "addmm": lambda r: C([r(2, 4), r(2, 3), r(3, 4)], {"beta": 0.5, "alpha": 2}),
     "baddbmm": lambda r: C([r(2, 2, 2), r(2, 2, 3), r(2, 3, 2)], {"beta": 0.5, "alpha": 2}),
+    # ---- ops/linalg_more.py
+    "addmv": lambda r: C([r(2), r(2, 3), r(3)], {"beta": 0.5, "alpha": 2}),
+    "addr": lambda r: C([r(2, 3), r(2), r(3)], {"beta": 0.5, "alpha": 2}),
+    "addbmm": lambda r: C([r(2, 4), r(3, 2, 3), r(3, 3, 4)], {"beta": 0.5, "alpha": 2}),
+    "vdot": lambda r: C([r(4), r(4)]),
+    "_aminmax_min": lambda r: C([r(2, 3)], {"dim": 1}, fn=lambda a: dispatch.call(
+        OPS["_aminmax_min"], (a,), {"dim": 1}).min),
+    "_aminmax_max": lambda r: C([r(2, 3)], fn=lambda a: dispatch.call(
+        OPS["_aminmax_max"], (a,), {}).max),
+    "logcumsumexp": lambda r: C([r(2, 3)], {"dim": 1}),
+    "matrix_exp": lambda r: C([r(2, 3, 3)]),
+    "_linalg_pinv": lambda r: C([r(3, 2)], fn=lambda a: dispatch.call(
+        OPS["_linalg_pinv"], (a,), {})),
+    "_linalg_qr_q": lambda r: C([r(4, 3)], fn=lambda a: dispatch.call(
+        OPS["_linalg_qr_q"], (a,), {}).Q),
+    "_linalg_qr_r": lambda r: C([r(4, 3)], fn=lambda a: dispatch.call(
+        OPS["_linalg_qr_r"], (a,), {}).R),
+    "_cholesky": lambda r: C([r(3, 3)], fn=lambda a: dispatch.call(
+        OPS["_cholesky"], (a.matmul(a.mT) + 3 * il.eye(3, dtype=il.float64),), {})),
+    "cholesky_inverse": lambda r: C([r(3, 3)], fn=lambda a: dispatch.call(
+        OPS["cholesky_inverse"], (a.tril() + 2 * il.eye(3, dtype=il.float64),), {})),
+    "_clone_contiguous": lambda r: C([r(2, 3)]),
     "trace": lambda r: C([r(3, 3)]),
     "tril": lambda r: C([r(3, 3)], {"diagonal": -1}),
     "triu": lambda r: C([r(3, 3)], {"diagonal": 1}),
@@ -375,6 +397,10 @@ VARIANTS = {
 SKIP: dict[str, str] = {
     "_normal_tensor": "not reparameterised: NormalBackward1/2/3 give zero gradients (as "
                       "PyTorch's), which finite differences of the draws do not",
+    "_bernoulli_tensor": "not reparameterised: BernoulliBackward0 gives zero gradients (as "
+                         "PyTorch's), which finite differences of the draws do not",
+    "poisson": "not reparameterised: PoissonBackward0's zero gradient (as PyTorch's)",
+    "binomial": "not reparameterised: BinomialBackward0's zero gradient (as PyTorch's)",
     "_unique2": "no derivative: its backward raises NotImplementedError, as PyTorch's _unique2",
     "bincount": "no derivative: weights that require grad give PyTorch's NotImplemented node, "
                 "whose backward raises (tests/ops/test_faithfulness_probes.py)",
