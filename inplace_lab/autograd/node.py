@@ -172,6 +172,20 @@ class _Handle:
         return False
 
 
+def register_post_accumulate_grad_hook(self, hook):
+    """``Tensor.register_post_accumulate_grad_hook``: ``hook(leaf)`` runs after backward has
+    accumulated into ``leaf.grad`` (after the leaf's ``register_hook`` functions), so it can
+    step the parameter in place right there (an optimizer inside backward). Not run by
+    ``autograd.grad``, which accumulates nothing. ``handle.remove()`` takes it off."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if not self.is_leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", [])
+    hooks.append(hook)
+    return _Handle(hooks, hook)
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf: ``leaf.grad += grad`` (in place, as PyTorch does).
 
@@ -201,6 +215,11 @@ class AccumulateGrad(Node):
             #         leaf that needs no grad; Paddle's skips only a detach_()ed one (its
             #         node is gone), not one set stop_gradient=True
         accumulate_into_leaf(v, grad, steal)
+        post = v.__dict__.get("_post_accumulate_grad_hooks")
+        for hook in list(post or ()):  # after .grad holds the sum (PyTorch's order)
+            r = hook(v)
+            if r is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
 
     def apply(self, grads):
         self.accumulate(grads[0])

@@ -955,3 +955,88 @@ for _fn, _method in ((aminmax, True), (matrix_power, True), (pinverse, True), (q
 register(OpSpec(name="_bernoulli_front", forward=bernoulli, kind="composite",
                 aliases=("bernoulli",), doc=bernoulli.__doc__))
 
+
+
+# ---- legacy Tensor methods: new, get_device, is_cpu, resize, resize_as -------------------------------
+
+def _new(self, *args, **kwargs):
+    """``Tensor.new`` (legacy constructor): sizes give an uninitialised tensor, a sequence gives
+    its data, nothing gives an empty (0,) tensor; self's dtype and device unless told."""
+    dtype = kwargs.pop("dtype", None) or self.dtype
+    device = kwargs.pop("device", None) or self.device
+    if kwargs:
+        raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) == 1 and not isinstance(args[0], int):
+        a = args[0]
+        if hasattr(a, "ndim") and hasattr(a, "_storage"):
+            return a if a.dtype is dtype else a.to(dtype)
+        if isinstance(a, (list, tuple)) and not all(isinstance(n, int) for n in a) or \
+                isinstance(a, (list, tuple)) and any(isinstance(n, (list, tuple)) for n in a):
+            return creation.tensor(a, dtype=dtype, device=device)
+        if isinstance(a, (list, tuple)):  # (ints: data, as torch's legacy constructor reads them)
+            return creation.tensor(list(a), dtype=dtype, device=device)
+        args = tuple(a)
+    return creation.empty(tuple(args) if args else (0,), dtype=dtype, device=device)
+
+
+def _get_device(self):
+    """``Tensor.get_device``: -1 on the CPU, else the GPU's index."""
+    dev = self.device
+    return -1 if dev.type == "cpu" else (dev.index or 0)
+
+
+def _resize_function():
+    from ..autograd.function import Function
+
+    class Resize(Function):
+        """``torch.autograd._functions.Resize``: the out-of-place, deprecated resize."""
+
+        @staticmethod
+        def forward(ctx, tensor, sizes):
+            ctx.sizes = tuple(tensor.shape)
+            n = math.prod(sizes)
+            if tensor.numel() != n:
+                have = "x".join(str(s) for s in tensor.shape)
+                want = "x".join(str(s) for s in sizes)
+                raise RuntimeError(
+                    f"requested resize to {want} ({n} elements in total), but the given tensor "
+                    f"has a size of {have} ({tensor.numel()} elements). autograd's resize can "
+                    "only change the shape of a given tensor, while preserving the number of "
+                    "elements. ")
+            return tensor.contiguous().view(sizes)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.contiguous().view(ctx.sizes), None
+
+    return Resize
+
+
+def _resize(self, *sizes):
+    """``Tensor.resize`` (deprecated): a reshaped copy of the same number of elements."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = tuple(sizes[0])
+    return _resize_function().apply(self, tuple(sizes))
+
+
+def _resize_as(self, tensor):
+    """``Tensor.resize_as`` (deprecated): ``resize`` to ``tensor``'s shape."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return _resize_function().apply(self, tuple(tensor.shape))
+
+
+def _install_methods():
+    from ..autograd.node import register_post_accumulate_grad_hook
+    from ..tensor import Tensor
+
+    Tensor.new = _new
+    Tensor.get_device = _get_device
+    Tensor.is_cpu = property(lambda self: self.device.type == "cpu",
+                             doc="True for a tensor in CPU memory.")
+    Tensor.resize = _resize
+    Tensor.resize_as = _resize_as
+    Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+
+
+_install_methods()

@@ -299,3 +299,29 @@ def test_bernoulli_poisson_binomial_shapes_dtypes_and_grad_fns():
         assert r.shape == (3,) and r[0].item() == 0 and str(r.dtype).endswith("float64")
     c, q = pair(data=[5., 10.]), pair(data=[0., 1.])
     same(torch.binomial(c[0], q[0]), il.binomial(c[1], q[1]))
+
+
+# ---- legacy Tensor methods ----------------------------------------------------------------------
+
+def test_get_device_is_cpu_and_new():
+    for T in (torch, il):
+        x = T.ones(2, 3, dtype=T.float64)
+        assert x.get_device() == -1 and x.is_cpu
+        assert tuple(x.new(2, 4).shape) == (2, 4) and str(x.new(2).dtype).endswith("float64")
+        assert tuple(x.new().shape) == (0,)
+        assert x.new([1, 2]).tolist() == [1.0, 2.0]
+
+
+def test_resize_and_resize_as_warn_and_record():
+    t, x = pair(2, 3, grad=True)
+    for a, T in ((t, torch), (x, il)):
+        with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+            r = a.resize(6)
+        assert r.grad_fn.name() == "ResizeBackward" and tuple(r.shape) == (6,)
+        r.sum().backward()
+        with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+            assert tuple(a.resize_as(T.ones(3, 2)).shape) == (3, 2)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        errors_match(lambda T, a: a.resize(5), (t, x))
