@@ -69,9 +69,6 @@ FACADE_OWNED = {
 
 # Not implemented yet, each with a reason. Keep it small: implement rather than list.
 NOT_YET = {
-    "addbmm_": "batched matmul accumulate: needs bmm in the linalg ops",
-    "addmv_": "matrix-vector accumulate: needs mv in the linalg ops",
-    "addr_": "outer-product accumulate: needs outer in the linalg ops",
     "map2_": "Python callable over three tensors (CPU only): not a table op",
     "conj_physical_": "complex conjugate in place: complex ops are not in the table yet",
 }

@@ -40,6 +40,9 @@ SPECIAL = {
     "tril": lambda m, t: ((), {}), "triu": lambda m, t: ((), {}),
     "addmm": lambda m, t: ((m.ones(t.shape[0], 4), m.ones(4, t.shape[-1])), {}),
     "baddbmm": lambda m, t: ((m.ones(2, t.shape[0], 4), m.ones(2, 4, t.shape[-1])), {}),
+    "addmv": lambda m, t: ((m.ones(t.shape[0], 4), m.ones(4)), {}),
+    "addr": lambda m, t: ((m.ones(t.shape[0]), m.ones(t.shape[-1])), {}),
+    "addbmm": lambda m, t: ((m.ones(2, t.shape[0], 4), m.ones(2, 4, t.shape[-1])), {}),
     "index_add": lambda m, t: ((0, m.tensor([1, 0]), m.ones(2, t.shape[-1])), {}),
     "index_copy": lambda m, t: ((0, m.tensor([1, 0]), m.ones(2, t.shape[-1])), {}),
     "index_fill": lambda m, t: ((0, m.tensor([1]), 0.5), {}),
@@ -85,6 +88,9 @@ KNOWN.update({
     ("cast", "mvlgamma"): "torch checks the Long self against a Float result the other way round",
     ("cast", "float_power"): "torch checks float_power_'s Double requirement before the cast; here "
                              "the kernel checks it, after the dispatcher's cast check",
+    ("expand", "addmv"): "torch's addmv_ lets BLAS's gemv write an expanded target element "
+                           "after element (each write reads the last: values depend on the loop "
+                           "order); inplace_lab refuses the internal overlap",
 })
 
 
@@ -136,6 +142,8 @@ def _operands(m, name, target, shape=None):
 
 
 def _target_shape(name):
+    if name == "addmv":  # (a vector: mat @ vec)
+        return (2,)
     return (2, 2, 3) if name in BATCHED else (2, 3)
 
 
