@@ -502,7 +502,8 @@ def bilinear(input1, input2, weight, bias=None):
                            f"{bias.shape[0]} but expected {weight.shape[0]}")
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
-    out = _il.einsum("ni,oij,nj->no", x1, weight, x2).view(*input1.shape[:-1], weight.shape[0])
+    out = _il.einsum("ni,oij,nj->no", x1, weight, x2).contiguous()  # (_trilinear's is)
+    out = out.view(*input1.shape[:-1], weight.shape[0])
     return out if bias is None else out + bias
 
 

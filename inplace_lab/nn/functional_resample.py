@@ -15,6 +15,8 @@ import math
 import numpy as np
 
 import inplace_lab as _il
+from inplace_lab.ops import dispatch as _dispatch
+from inplace_lab.ops.table import OPS as _OPS
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "pixel_shuffle", "pixel_unshuffle"]
@@ -135,7 +137,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 
 def pixel_shuffle(input, upscale_factor: int):
-    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): a reshape, a permute and a reshape (a copy)."""
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): one rearranging copy (PixelShuffleBackward0)."""
     r = int(upscale_factor)
     if input.ndim < 3:
         raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
@@ -145,14 +147,11 @@ def pixel_shuffle(input, upscale_factor: int):
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible "
                            f"by the square of upscale_factor, but input.size(-3)={c} is not "
                            f"divisible by {r * r}")
-    n = len(lead)
-    x = input.reshape(*lead, c // (r * r), r, r, h, w)
-    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(*lead, c // (r * r), h * r, w * r)
+    return _dispatch.call(_OPS["_pixel_shuffle"], (input,), {"upscale_factor": r})
 
 
 def pixel_unshuffle(input, downscale_factor: int):
-    """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse reshape/permute/reshape."""
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse copy (PixelUnshuffleBackward0)."""
     r = int(downscale_factor)
     if input.ndim < 3:
         raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got "
@@ -162,8 +161,5 @@ def pixel_unshuffle(input, downscale_factor: int):
         if v % r:
             raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
                                f"downscale_factor, but input.size({d})={v} is not divisible by {r}")
-    n = len(lead)
-    x = input.reshape(*lead, c, h // r, r, w // r, r)
-    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(*lead, c * r * r, h // r, w // r)
+    return _dispatch.call(_OPS["_pixel_unshuffle"], (input,), {"downscale_factor": r})
 

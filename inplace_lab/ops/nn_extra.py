@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import dispatch
 from .nn_ops import _conv_fwd, _conv_grad_input, _conv_grad_weight, _pool_geometry, _pool_taps
-from .table import OpSpec, register
+from .table import OPS as OPS_, OpSpec, register
 
 
 def _helper(name, fwd, args=("self",), **kw):
@@ -247,5 +247,41 @@ _nn_op("_conv1d", _conv1d_fwd, _conv1d_bw, "ConvolutionBackward0",
        dtype_rule=_same_float,
        doc="conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1): saves "
            "input and weight (the conv2d kernels on a height-1 image).")
+
+
+
+# ---- pixel shuffle: one kernel each way, each the other's backward (ATen's copies) -----------
+
+def _shuffle(xp, a, r, up):
+    """(*, C*r*r, H, W) <-> (*, C, H*r, W*r) as a fresh C-contiguous array."""
+    *lead, c, h, w = a.shape
+    n = len(lead)
+    if up:
+        x = a.reshape(*lead, c // (r * r), r, r, h, w)
+        x = x.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+        return xp.ascontiguousarray(x).reshape(*lead, c // (r * r), h * r, w * r)
+    x = a.reshape(*lead, c, h // r, r, w // r, r)
+    x = x.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return xp.ascontiguousarray(x).reshape(*lead, c * r * r, h // r, w // r)
+
+
+def _pixel_shuffle_fwd(xp, a, out=None, dt=None, upscale_factor=1):
+    return _shuffle(xp, a, upscale_factor, True)
+
+
+def _pixel_unshuffle_fwd(xp, a, out=None, dt=None, downscale_factor=1):
+    return _shuffle(xp, a, downscale_factor, False)
+
+
+_nn_op("_pixel_shuffle", _pixel_shuffle_fwd,
+       lambda c, g: (dispatch.call(OPS_["_pixel_unshuffle"], (g,),
+                                   {"downscale_factor": c["upscale_factor"]}),),
+       "PixelShuffleBackward0", params={"upscale_factor": 1}, dtype_rule="self",
+       doc="pixel_shuffle(input, upscale_factor): a rearranging copy; saves nothing.")
+_nn_op("_pixel_unshuffle", _pixel_unshuffle_fwd,
+       lambda c, g: (dispatch.call(OPS_["_pixel_shuffle"], (g,),
+                                   {"upscale_factor": c["downscale_factor"]}),),
+       "PixelUnshuffleBackward0", params={"downscale_factor": 1}, dtype_rule="self",
+       doc="pixel_unshuffle(input, downscale_factor): a rearranging copy; saves nothing.")
 
 from . import nn_extra_pad, nn_extra_pointwise  # noqa: E402,F401  (padding; losses, activations)

@@ -127,6 +127,7 @@ def _conv_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, g
     cols = cols.reshape(n, groups, c // groups, *hw, *w.shape[2:])
     wg = w.reshape(groups, o // groups, c // groups, *w.shape[2:])
     y = xp.einsum("ngchwij,gocij->ngohw", cols, wg, optimize=True).reshape(n, o, *hw)
+    y = xp.ascontiguousarray(y)  # (einsum's own layout is not ATen's NCHW result)
     if b is not None:
         y += b.reshape(1, o, 1, 1)
     return y.astype(dt.np, copy=False)

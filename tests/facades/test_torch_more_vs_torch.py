@@ -255,12 +255,7 @@ NN = {
 
 # Differences of the functional ops themselves (inplace_lab/nn), not of these signatures
 _F_GAPS = {
-    "conv2d": "F.conv2d with groups=2 lays its result out (9, 18, 3, 1), torch (36, 9, 3, 1)",
-    "bilinear": "F.bilinear's result is laid out (1, 2), torch's (5, 1)",
     "pdist": "F.pdist records LinalgVectorNormBackward0, torch PdistBackward0",
-    "pixel_shuffle": "F.pixel_shuffle records UnsafeViewBackward0, torch PixelShuffleBackward0",
-    "pixel_unshuffle": "F.pixel_unshuffle records UnsafeViewBackward0, torch "
-                       "PixelUnshuffleBackward0",
 }
 
 
