@@ -509,21 +509,14 @@ def bilinear(input1, input2, weight, bias=None):
 
 def pdist(input, p: float = 2):
     """The p-norm distance of every pair of rows i < j, in row-major order of the pairs
-    (torch's one PdistBackward0 kernel; here an index of the pairs and a norm)."""
+    (one kernel, PdistBackward0, as torch's)."""
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.is_floating_point():
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    i = [a for a in range(n) for _ in range(a + 1, n)]
-    j = [b for a in range(n) for b in range(a + 1, n)]
-    if not i:
-        return _il.empty(0, dtype=input.dtype, device=input.device)
-    ii = _il.tensor(i, dtype=_il.int64, device=input.device)
-    jj = _il.tensor(j, dtype=_il.int64, device=input.device)
-    return (input.index_select(0, ii) - input.index_select(0, jj)).norm(p, dim=1)
+    return _op("_pdist", input, p=float(p))
 
 
 def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10,

@@ -13,7 +13,10 @@ soft_margin, log_sigmoid, glu, prelu) are in ``nn_extra_pointwise``.
 """
 from __future__ import annotations
 
+import numpy as _np
+
 from . import dispatch
+from .. import dtypes as _dtypes
 from .nn_ops import _conv_fwd, _conv_grad_input, _conv_grad_weight, _pool_geometry, _pool_taps
 from .table import OPS as OPS_, OpSpec, register
 
@@ -283,5 +286,55 @@ _nn_op("_pixel_unshuffle", _pixel_unshuffle_fwd,
                                    {"upscale_factor": c["downscale_factor"]}),),
        "PixelUnshuffleBackward0", params={"downscale_factor": 1}, dtype_rule="self",
        doc="pixel_unshuffle(input, downscale_factor): a rearranging copy; saves nothing.")
+
+_INT64 = _dtypes.int64
+
+
+# ---- pdist: the p-norm distance of every pair of rows i < j (PdistBackward0) -----------------
+
+def _pdist_fwd(xp, a, out=None, dt=None, p=2.0):
+    i, j = xp.triu_indices(a.shape[0], 1)
+    d = xp.abs(a[i] - a[j])
+    if p == 0:
+        r = (d != 0).sum(1)
+    elif p == 1:
+        r = d.sum(1)
+    elif p == 2:
+        r = xp.sqrt((d * d).sum(1))
+    elif p == float("inf"):
+        r = d.max(1) if d.shape[1] else xp.zeros(d.shape[0])
+    else:
+        r = (d ** p).sum(1) ** (1.0 / p)
+    return xp.asarray(r, dtype=dt.np)
+
+
+def _pdist_bw(c, g):
+    """ATen's _pdist_backward: each pair's gradient goes + to row i and - to row j; 0 where
+    the distance is 0 (and for p = 0)."""
+    from .. import creation
+
+    x, res, p = c["self"], c["result"], c["p"]
+    zeros = creation.zeros(x.shape, dtype=x._dtype, device=x.device)
+    if p == 0 or not res.numel():
+        return (zeros,)
+    ii, jj = (creation.tensor(k, dtype=_INT64, device=x.device)
+              for k in _np.triu_indices(x.shape[0], 1))
+    diff = x.index_select(0, ii) - x.index_select(0, jj)
+    r = res.unsqueeze(1)
+    if p == 1:
+        w = diff.sign()
+    elif p == float("inf"):
+        w = diff.sign() * (diff.abs() == r)
+    elif p < 2:
+        w = (diff.sign() * diff.abs().pow(p - 1) / r.pow(p - 1)).where(r != 0, 0.0)
+    else:
+        w = (diff * diff.abs().pow(p - 2) / r.pow(p - 1)).where(r != 0, 0.0)
+    gd = w * g.unsqueeze(1)
+    return (zeros.index_add(0, ii, gd).index_add(0, jj, -gd),)
+
+
+_nn_op("_pdist", _pdist_fwd, _pdist_bw, "PdistBackward0", params={"p": 2.0},
+       saves=("self", "result"),
+       doc="pdist(input, p=2): distances of the pairs of rows; saves input and result.")
 
 from . import nn_extra_pad, nn_extra_pointwise  # noqa: E402,F401  (padding; losses, activations)

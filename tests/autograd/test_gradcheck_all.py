@@ -309,6 +309,7 @@ CASES = {
     "_glu": lambda r: C([r(2, 4)], {"dim": 1}),
     "_prelu": lambda r: C([r(2, 3, 4, lo=-1, hi=1), r(3)]),
     "_pixel_shuffle": lambda r: C([r(1, 8, 2, 3)], {"upscale_factor": 2}),
+    "_pdist": lambda r: C([r(4, 3)], {"p": 3.0}),
     "_pixel_unshuffle": lambda r: C([r(1, 2, 4, 6)], {"downscale_factor": 2}),
     # ---- scatter_more: the out-of-place *_scatter ops (gradients for self and src)
     "select_scatter": lambda r: C([r(3, 4), r(4)], {"dim": 0, "index": 1}),

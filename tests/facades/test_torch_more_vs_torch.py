@@ -255,7 +255,6 @@ NN = {
 
 # Differences of the functional ops themselves (inplace_lab/nn), not of these signatures
 _F_GAPS = {
-    "pdist": "F.pdist records LinalgVectorNormBackward0, torch PdistBackward0",
 }
 
 

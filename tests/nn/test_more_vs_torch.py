@@ -412,3 +412,18 @@ def test_dropout_unbatched_and_errors():
         warnings.simplefilter("always")
         XF.dropout3d(il.zeros(2, 3, 4), 0.5)
     assert [str(w.message) for w in wx] == [str(w.message) for w in wt]
+
+
+@pytest.mark.parametrize("p", [2, 1, 0, 0.5, 3, float("inf")])
+def test_pdist_is_one_kernel_with_atens_gradient(p):
+    """PdistBackward0 (saves input and result); rows 1 and 3 equal: a zero distance."""
+    x0 = np.random.default_rng(0).standard_normal((5, 3))
+    x0[3] = x0[1]
+    out = []
+    for M in (torch, il):
+        x = M.tensor(x0, requires_grad=True)
+        y = M.nn.functional.pdist(x, p)
+        (y * M.arange(float(y.numel()), dtype=M.float64)).sum().backward()
+        out.append((np.round(y.tolist(), 8).tolist(), np.round(x.grad.tolist(), 8).tolist(),
+                    type(y.grad_fn).__name__))
+    assert out[1] == out[0]
