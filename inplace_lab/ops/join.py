@@ -140,9 +140,54 @@ def vstack(tensors, *, out=None):
     return cat(ts, 0, out=out)
 
 
+def _as_block(a):
+    return a.reshape(1, 1) if a.ndim == 0 else (a.reshape(1, -1) if a.ndim == 1 else a)
+
+
+def _block_diag_fwd(xp, *arrays, out=None, dt=None):
+    blocks = [_as_block(a) for a in arrays]
+    res = xp.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)),
+                   dtype=dt.np)
+    r = c = 0
+    for b in blocks:
+        res[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return res
+
+
+def _block_diag_bw(c, g):
+    out, r, k = [], 0, 0
+    for i, meta in enumerate(c.input_meta):
+        shape = meta[0]
+        h, w = (1, 1) if len(shape) == 0 else ((1, shape[0]) if len(shape) == 1 else shape)
+        out.append(_g_to(g[r:r + h, k:k + w].reshape(shape), meta)
+                   if c.needs_input_grad[i] else None)
+        r, k = r + h, k + w
+    return tuple(out)
+
+
+_BLOCK_DIAG = OpSpec(name="block_diag", forward=_block_diag_fwd, backward=_block_diag_bw,
+                     node_name="BlockDiagBackward0")
+
+
+def block_diag(*tensors):
+    """The inputs (0-, 1- or 2-d) as the blocks of one block-diagonal matrix (BlockDiagBackward0)."""
+    for k, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {k} has {t.ndim} dimensions")
+    if not tensors:
+        from .. import creation
+
+        return creation.empty(1, 0)
+    return dispatch.call(_of_list(_BLOCK_DIAG, tensors), tuple(tensors), {})
+
+
 for _f, _al in ((cat, ("concat", "concatenate")), (stack, ()), (hstack, ()), (vstack, ())):
     register(OpSpec(name=_f.__name__, forward=_f, kind="composite", args=("tensors",),
                     method=False, aliases=_al, doc=_f.__doc__))
+register(OpSpec(name="block_diag", forward=block_diag, kind="composite", args=("tensors",),
+                method=False, doc=block_diag.__doc__))
 
 # ---- flip / roll / repeat / tile ---------------------------------------------------------------
 

@@ -817,3 +817,24 @@ def test_min_dim_backward_scatters_through_the_saved_indices():
         (w * T.tensor([[1.0], [2.0], [3.0]])).sum().backward()
         return {"err": err, "grad": y.grad}
     compare_torch(prog)
+
+
+def test_block_diag_is_one_kernel_as_torch():
+    """torch.block_diag: 0-, 1- and 2-d blocks, promotion, BlockDiagBackward0 and its
+    gradient slices, the empty call, the >2-d error."""
+    def prog(T):
+        a = T.ones(2, 2, requires_grad=True)
+        b = T.tensor([[5.0, 6.0, 7.0]], requires_grad=True)
+        c = T.tensor(3.0, requires_grad=True)
+        y = T.block_diag(a, b, c)
+        (y * T.arange(24.0).reshape(4, 6)).sum().backward()
+        try:
+            T.block_diag(T.ones(2, 2, 2))
+        except RuntimeError as e:
+            err = str(e)
+        return {"y": y, "node": type(y.grad_fn).__name__, "strides": y.stride(),
+                "grads": [a.grad, b.grad, c.grad], "empty": tuple(T.block_diag().shape),
+                "mixed": T.block_diag(T.tensor([1, 2]), T.tensor([1.5], dtype=T.float64)).dtype
+                == T.float64,
+                "zero_cols": T.block_diag(T.ones(2, 0), T.ones(1, 1)), "err": err}
+    compare_torch(prog)
