@@ -48,8 +48,8 @@ def test_in_place_write_in_a_child_is_visible_in_the_parent(method):
     p = ctx.Process(target=mp_workers.add_one_in_place, args=(q_in, q_out))
     p.start()
     q_in.put(t)
-    shared, child_version, seen = q_out.get(timeout=30)
-    p.join(timeout=30)
+    shared, child_version, seen = q_out.get(timeout=120)
+    p.join(timeout=120)
     assert p.exitcode == 0
     assert shared and child_version == 1 and seen == [1.0, 1.0, 1.0]
     assert t.is_shared() and t.tolist() == [1.0, 1.0, 1.0]  # the parent sees the child's write
@@ -64,9 +64,9 @@ def test_views_arrive_on_one_storage_and_come_back_to_the_parents_storage():
     p = ctx.Process(target=mp_workers.write_views, args=(q_in, q_out))
     p.start()
     q_in.put((a, b))
-    same, a_seen = q_out.get(timeout=30)
-    back = q_out.get(timeout=30)
-    p.join(timeout=30)
+    same, a_seen = q_out.get(timeout=120)
+    back = q_out.get(timeout=120)
+    p.join(timeout=120)
     assert p.exitcode == 0 and same and a_seen == [0.0, 0.0, 0.0]
     assert x.tolist() == [0.0, 0.0, 0.0, 7.0, 7.0, 7.0]
     assert back.untyped_storage() is x.untyped_storage() and back.storage_offset() == 3
