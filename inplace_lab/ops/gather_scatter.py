@@ -388,6 +388,19 @@ def _index_fill_fwd(xp, a, dim, index, value, out=None, dt=None):
     check_value(value, a)
     idx = index.reshape(-1)
     n = a.shape[d] if a.ndim else 1
+    if a.size == 0:  # ATen checks no index here: it restrides a 1-wide slice of the empty self
+        if n == 0 and idx.size:
+            sizes = list(a.shape)
+            sizes[d] = 1
+            strides = list(layout.contiguous_strides(a.shape))
+            strides[d] = 0
+            need = (1 + sum((k - 1) * st for k, st in zip(sizes, strides))) * a.itemsize
+            if need > 0:
+                raise RuntimeError(
+                    f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and "
+                    f"itemsize {a.itemsize} requiring a storage size of {need} are out of bounds "
+                    "for storage of size 0")
+        return out if out is not None else a.copy()
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
         v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])
         raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")

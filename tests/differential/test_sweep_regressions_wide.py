@@ -838,3 +838,18 @@ def test_block_diag_is_one_kernel_as_torch():
                 == T.float64,
                 "zero_cols": T.block_diag(T.ones(2, 0), T.ones(1, 1)), "err": err}
     compare_torch(prog)
+
+
+def test_index_fill_of_an_empty_tensor_checks_no_index():
+    """ATen's index_fill_ of an empty self checks no index (seed 25963); along the empty dim
+    it fails restriding a 1-wide slice (its setStorage error)."""
+    def prog(T):
+        out = {}
+        for k, (shape, d, i) in enumerate([((0, 2), 1, 5), ((0, 2), 0, 5), ((2, 0), 1, 0),
+                                           ((2, 0), 0, 7), ((0, 0), 1, 0)]):
+            try:
+                out[k] = tuple(T.zeros(*shape).index_fill(d, T.tensor([i]), 1.0).shape)
+            except RuntimeError as e:
+                out[k] = str(e)
+        return out
+    compare_torch(prog)
