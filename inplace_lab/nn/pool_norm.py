@@ -17,7 +17,7 @@ from .layers import _BatchNorm, _factory
 from .module import Module
 from .parameter import Parameter
 from .functional_pool_norm import pad_circular
-from .pooling import ConstantPad3d, _ntuple
+from .pooling import ConstantPad3d, _MaxPoolNd, _ntuple
 
 
 def _n(v, n):
@@ -26,22 +26,8 @@ def _n(v, n):
 
 # ---- pooling --------------------------------------------------------------------------------
 
-class MaxPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input):
-        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, " \
-               f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+class MaxPool3d(_MaxPoolNd):
+    _fname = "max_pool3d"
 
 
 class AvgPool3d(Module):

@@ -51,7 +51,10 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxPool1d(Module):
+class _MaxPoolNd(Module):
+    """torch's _MaxPoolNd: the arguments and repr; ``_fname`` names the functional op."""
+    _fname = ""
+
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False):
         super().__init__()
@@ -61,12 +64,16 @@ class MaxPool1d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input):
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
+        return getattr(F, self._fname)(input, self.kernel_size, self.stride, self.padding,
+                                       self.dilation, self.ceil_mode, self.return_indices)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, " \
                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+
+
+class MaxPool1d(_MaxPoolNd):
+    _fname = "max_pool1d"
 
 
 class _AdaptivePool(Module):
