@@ -295,8 +295,12 @@ def check_autograd_inplace(op: str, target, pol: str, *, setitem: bool = False) 
 
 def torch_type_name(t) -> str:
     """``x.type()``: torch.FloatTensor, torch.cuda.FloatTensor on a GPU (error texts print it)."""
-    where = "cuda." if t._storage.device.type == "cuda" else ""
-    return f"torch.{where}{t._dtype.torch_name}Tensor"
+    return legacy_type_name(t._dtype, t._storage.device.type == "cuda")
+
+
+def legacy_type_name(dt, cuda: bool = False) -> str:
+    """torch's legacy tensor type name of a dtype: torch.FloatTensor, torch.cuda.LongTensor."""
+    return f"torch.{'cuda.' if cuda else ''}{dt.torch_name}Tensor"
 
 
 def aten_type_name(t) -> str:

@@ -16,12 +16,35 @@ from .module import Module
 from .parameter import Parameter
 
 
-def _single(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+def _tuple_of(n):
+    """PyTorch's _single/_pair/_triple: an int repeated ``n`` times, a sequence as it is."""
+    def parse(v):
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+    return parse
 
 
-def _pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
+_single, _pair, _triple = _tuple_of(1), _tuple_of(2), _tuple_of(3)
+
+
+def conv_parameters(m, weight_shape, bias_size, bias, device, dtype) -> None:
+    """A conv's (or a transposed conv's) weight and bias, then PyTorch's init."""
+    fk = {"device": device, "dtype": dtype}
+    m.weight = Parameter(creation.empty(*weight_shape, **fk))
+    if bias:
+        m.bias = Parameter(creation.empty(bias_size, **fk))
+    else:
+        m.register_parameter("bias", None)
+    m.reset_parameters()
+
+
+def reset_conv_parameters(m) -> None:
+    """PyTorch 2.13's _ConvNd.reset_parameters (its transposes' too): kaiming_uniform_(a=sqrt(5)),
+    a fan-in uniform bias (bound 0 when there is no fan-in)."""
+    init.kaiming_uniform_(m.weight, a=math.sqrt(5))
+    if m.bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(m.weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(m.bias, -bound, bound)
 
 
 class _ConvNd(Module):
@@ -58,22 +81,10 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else tup(padding)
         self.dilation, self.groups, self.padding_mode = tup(dilation), groups, padding_mode
         self.output_padding, self.transposed = tup(0), False
-        fk = {"device": device, "dtype": dtype}
-        self.weight = Parameter(creation.empty(out_channels, in_channels // groups,
-                                               *self.kernel_size, **fk))
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, **fk))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        conv_parameters(self, (out_channels, in_channels // groups, *self.kernel_size),
+                        out_channels, bias, device, dtype)
 
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+    reset_parameters = reset_conv_parameters
 
     def _pad_amounts(self):
         """F.pad's amounts, last dim first: (left, right) per dim for 'same' or a number."""

@@ -10,12 +10,10 @@ maps to the same output.
 """
 from __future__ import annotations
 
-import math
-
 from .. import creation
 from . import functional as F
-from . import init
-from .conv import Conv1d, Conv2d, _ConvNd
+from .conv import (Conv1d, Conv2d, _ConvNd, _triple, _tuple_of, conv_parameters,
+                   reset_conv_parameters)
 from .module import Module
 from .parameter import Parameter
 
@@ -24,16 +22,10 @@ __all__ = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "U
            "LazyConvTranspose3d", "UninitializedParameter"]
 
 
-def _ntuple(n):
-    def parse(v):
-        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
-    return staticmethod(parse)
-
-
 class Conv3d(_ConvNd):
     """``(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out)``."""
 
-    _ntuple = _ntuple(3)
+    _ntuple = staticmethod(_triple)
     _conv = staticmethod(F.conv3d)
 
 
@@ -64,26 +56,15 @@ class _ConvTransposeNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        tup = _ntuple(self.nd).__func__  # (a plain function here)
+        tup = _tuple_of(self.nd)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = tup(kernel_size), tup(stride), tup(padding)
         self.dilation, self.output_padding = tup(dilation), tup(output_padding)
         self.transposed, self.groups, self.padding_mode = True, groups, padding_mode
-        fk = {"device": device, "dtype": dtype}
-        self.weight = Parameter(creation.empty(in_channels, out_channels // groups,
-                                               *self.kernel_size, **fk))
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, **fk))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        conv_parameters(self, (in_channels, out_channels // groups, *self.kernel_size),
+                        out_channels, bias, device, dtype)
 
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+    reset_parameters = reset_conv_parameters
 
     def _output_padding(self, input, output_size):
         """The ``output_padding`` that makes the output ``output_size`` (PyTorch's checks)."""

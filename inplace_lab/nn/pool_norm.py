@@ -17,7 +17,8 @@ from .layers import _BatchNorm, _factory
 from .module import Module
 from .parameter import Parameter
 from .functional_pool_norm import pad_circular
-from .pooling import ConstantPad3d, _MaxPoolNd, _ntuple
+from .pooling import (ConstantPad3d, _AdaptiveMaxPool, _AdaptivePool, _AvgPoolNd, _MaxPoolNd,
+                      _ntuple)
 
 
 def _n(v, n):
@@ -30,49 +31,21 @@ class MaxPool3d(_MaxPoolNd):
     _fname = "max_pool3d"
 
 
-class AvgPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class _AdaptivePool(Module):
-    def __init__(self, output_size, return_indices: bool = False):
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
+class AvgPool3d(_AvgPoolNd):
+    _fname = "avg_pool3d"
 
 
 class AdaptiveAvgPool3d(_AdaptivePool):
-    def __init__(self, output_size):
-        super().__init__(output_size)
-        del self.return_indices
-
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
-class AdaptiveMaxPool1d(_AdaptivePool):
-    def forward(self, input):
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    _fname = "adaptive_max_pool1d"
 
 
-class AdaptiveMaxPool3d(_AdaptivePool):
-    def forward(self, input):
-        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    _fname = "adaptive_max_pool3d"
 
 
 class _MaxUnpoolNd(Module):

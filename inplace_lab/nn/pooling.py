@@ -10,14 +10,14 @@ input after the forward is harmless, unlike max pooling (which saves its input).
 from __future__ import annotations
 
 from . import functional as F
+from .conv import _single
 from .module import Module
 
 
-def _single(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+class _AvgPoolNd(Module):
+    """AvgPool2d/3d's arguments and repr; ``_fname`` names the functional op."""
+    _fname = ""
 
-
-class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None):
         super().__init__()
@@ -27,11 +27,16 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._fname)(input, self.kernel_size, self.stride, self.padding,
+                                       self.ceil_mode, self.count_include_pad,
+                                       self.divisor_override)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    _fname = "avg_pool2d"
 
 
 class AvgPool1d(Module):
@@ -97,13 +102,20 @@ class AdaptiveAvgPool1d(_AdaptivePool):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveMaxPool2d(_AdaptivePool):
+class _AdaptiveMaxPool(_AdaptivePool):
+    """AdaptiveMaxPool1d/2d/3d: ``return_indices`` too; ``_fname`` names the functional op."""
+    _fname = ""
+
     def __init__(self, output_size, return_indices: bool = False):
         super().__init__(output_size)
         self.return_indices = return_indices
 
     def forward(self, input):
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+        return getattr(F, self._fname)(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    _fname = "adaptive_max_pool2d"
 
 
 # ---- padding ----------------------------------------------------------------------------------

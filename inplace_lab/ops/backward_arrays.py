@@ -46,9 +46,11 @@ def _k(name):
         def kernel(xp, dt, *a):
             return ufunc(npf if xp is backend.np else getattr(xp, fname), a, None, dt)
     else:
+        elementwise = spec.layout in ("ti", "ti1", "pow")  # (TensorIterator's kernels)
+
         def kernel(xp, dt, *a):
-            if xp is not backend.np:  # (a GPU result laid out as the CPU's: elementwise.gpu_out)
-                o = gpu_out(a, dt.np) if spec.layout in ("ti", "ti1", "pow") else None
+            if elementwise and xp is not backend.np:  # (a GPU result laid out as the CPU's)
+                o = gpu_out(a, dt.np)
                 if o is not None:
                     return fwd(xp, *a, out=o, dt=dt)
             return fwd(xp, *a, out=None, dt=dt)

@@ -65,11 +65,12 @@ def ufunc(f, a, out, dt):
     for an explicit dtype (about half the cost of a small op's kernel call).
     """
     npd = dt.np
-    if out is None and f.__class__ is not _NP_UFUNC:  # cupy's: a new result is C-ordered
-        out = gpu_out(a, npd) if getattr(f, "nout", 1) == 1 else None
-        if out is None:
-            return f(*a, dtype=npd, casting="unsafe")
     if out is None:
+        if f.__class__ is not _NP_UFUNC:  # cupy's: a new result is C-ordered whatever a's layout
+            out = gpu_out(a, npd) if getattr(f, "nout", 1) == 1 else None
+            if out is None:
+                return f(*a, dtype=npd, casting="unsafe")
+            return f(*a, out=out, dtype=npd, casting="unsafe")
         for x in a:
             if getattr(x, "dtype", None) is not npd:
                 # A Python float or int next to float32/float64 arrays is converted to that

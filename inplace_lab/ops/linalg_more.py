@@ -128,7 +128,7 @@ def _addr_rule(spec, ins, params):
 
 
 def _addr_fwd(xp, s, a, b, out=None, dt=None, beta=1, alpha=1):
-    prod = xp.multiply.outer(a, b) if xp.__name__ == "numpy" else a[:, None] * b[None, :]
+    prod = a[:, None] * b[None, :]
     if dt is dtypes.bool_:
         r = (prod & bool(alpha)) | (s & bool(beta))
         return assign(xp, out, xp.broadcast_to(r, prod.shape).copy())
@@ -302,14 +302,8 @@ def _lcse_fwd(xp, a, out=None, dt=None, dim=0):
         layout.wrap_dim(dim, 0)
         return assign(xp, out, a.copy())
     d = layout.wrap_dim(dim, a.ndim)
-    if xp.__name__ == "numpy":
-        with backend.np.errstate(all="ignore"):
-            r = backend.np.logaddexp.accumulate(a, axis=d)
-    else:  # cupy has no ufunc.accumulate: a running max keeps exp() in range
-        m = xp.maximum.accumulate(a, axis=d) if hasattr(xp.maximum, "accumulate") else \
-            xp.max(a, axis=d, keepdims=True)
-        m = xp.where(xp.isfinite(m), m, 0)
-        r = xp.log(xp.cumsum(xp.exp(a - m), axis=d)) + m
+    with backend.np.errstate(all="ignore"):  # (cupy has no logaddexp.accumulate: the host's)
+        r = backend.accumulate(xp, "logaddexp", a, d)
     return assign(xp, out, r.astype(dt.np, copy=False))
 
 
@@ -650,22 +644,9 @@ def _chol_inv_bw(c, g):
     return -(L.matmul(common)) if c["upper"] else -(common.matmul(L))
 
 
-def _chol_inv_rule(spec, ins, params):
-    a = ins[0]
-    if a.ndim < 2:
-        raise RuntimeError(f"cholesky_inverse: The input tensor A must have at least 2 dimensions.")
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are "
-                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    if not (a._dtype.is_floating_point or a._dtype.is_complex):
-        raise RuntimeError(f"cholesky_inverse: Expected a floating point or complex tensor as "
-                           f"input. Got {a._dtype.torch_name}")
-    return a._dtype
-
-
 register(OpSpec(
     name="cholesky_inverse", forward=_chol_inv_fwd, backward=_chol_inv_bw,
-    params={"upper": False}, dtype_rule=_chol_inv_rule, saves=("self", "result"),
+    params={"upper": False}, dtype_rule=_square("cholesky_inverse"), saves=("self", "result"),
     doc="torch.cholesky_inverse(L, upper=False): the inverse of L L^H from its Cholesky factor."))
 
 
@@ -833,10 +814,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     hist = xp.zeros(nb, dtype=dt.np)
     vals = xp.ones_like(a) if w is None else w.astype(dt.np)
     sel = inside
-    if xp.__name__ == "numpy":
-        backend.np.add.at(hist, pos[sel], vals[sel])
-    else:  # (cupy: a bincount over the bin positions)
-        hist = xp.bincount(pos[sel], weights=vals[sel], minlength=nb).astype(dt.np)
+    backend.add_at(xp, hist, pos[sel], vals[sel])
     if density:
         widths = edges[1:] - edges[:-1]
         hist = hist / (hist.sum() * widths)

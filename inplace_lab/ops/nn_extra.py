@@ -18,7 +18,7 @@ import numpy as _np
 from . import dispatch
 from .. import dtypes as _dtypes
 from .nn_ops import _conv_fwd, _conv_grad_input, _conv_grad_weight, _pool_geometry, _pool_taps
-from .table import OPS as OPS_, OpSpec, register
+from .table import OPS, OpSpec, register
 
 
 def _helper(name, fwd, args=("self",), **kw):
@@ -252,7 +252,6 @@ _nn_op("_conv1d", _conv1d_fwd, _conv1d_bw, "ConvolutionBackward0",
            "input and weight (the conv2d kernels on a height-1 image).")
 
 
-
 # ---- pixel shuffle: one kernel each way, each the other's backward (ATen's copies) -----------
 
 def _shuffle(xp, a, r, up):
@@ -277,17 +276,15 @@ def _pixel_unshuffle_fwd(xp, a, out=None, dt=None, downscale_factor=1):
 
 
 _nn_op("_pixel_shuffle", _pixel_shuffle_fwd,
-       lambda c, g: (dispatch.call(OPS_["_pixel_unshuffle"], (g,),
+       lambda c, g: (dispatch.call(OPS["_pixel_unshuffle"], (g,),
                                    {"downscale_factor": c["upscale_factor"]}),),
        "PixelShuffleBackward0", params={"upscale_factor": 1}, dtype_rule="self",
        doc="pixel_shuffle(input, upscale_factor): a rearranging copy; saves nothing.")
 _nn_op("_pixel_unshuffle", _pixel_unshuffle_fwd,
-       lambda c, g: (dispatch.call(OPS_["_pixel_shuffle"], (g,),
+       lambda c, g: (dispatch.call(OPS["_pixel_shuffle"], (g,),
                                    {"upscale_factor": c["downscale_factor"]}),),
        "PixelUnshuffleBackward0", params={"downscale_factor": 1}, dtype_rule="self",
        doc="pixel_unshuffle(input, downscale_factor): a rearranging copy; saves nothing.")
-
-_INT64 = _dtypes.int64
 
 
 # ---- pdist: the p-norm distance of every pair of rows i < j (PdistBackward0) -----------------
@@ -317,7 +314,7 @@ def _pdist_bw(c, g):
     zeros = creation.zeros(x.shape, dtype=x._dtype, device=x.device)
     if p == 0 or not res.numel():
         return (zeros,)
-    ii, jj = (creation.tensor(k, dtype=_INT64, device=x.device)
+    ii, jj = (creation.tensor(k, dtype=_dtypes.int64, device=x.device)
               for k in _np.triu_indices(x.shape[0], 1))
     diff = x.index_select(0, ii) - x.index_select(0, jj)
     r = res.unsqueeze(1)

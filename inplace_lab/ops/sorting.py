@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from .. import creation, dtypes, errors, layout
+from .. import creation, dtypes, errors, layout, policy
 from ..autograd import grad_mode
 from . import dispatch
 from .reduction import call_out_multi
@@ -197,8 +197,7 @@ def _out_tuple(public, spec, args, kwargs, signature):
     return call_out_multi(spec, public, ins, params, outs)
 
 
-def _tensor_type(dt):
-    return f"torch.{dt.torch_name}Tensor"
+_tensor_type = policy.legacy_type_name  # (the median out= errors: the CPU kernel's words)
 
 
 _MEDIAN_OUT_WORDS = (

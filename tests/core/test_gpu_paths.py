@@ -43,6 +43,7 @@ CASES = {
     "transposed times two": lambda x: x.t() * 2,
     "transposed pow": lambda x: x.t().pow(2),
     "transposed clamp": lambda x: x.t().clamp(0, 1),
+    "logcumsumexp": lambda x: x.logcumsumexp(1),
 }
 
 

@@ -17,7 +17,6 @@ from inplace_lab.nn import utils  # noqa: E402,F401  (torch.nn.utils: clipping, 
 _sys.modules[__name__ + ".utils"] = utils  # `import torch.nn.utils` finds the same module
 
 _POLICY = "pytorch"
-_facade_classes: dict = {}  # torch.nn name -> facade class
 _by_core: dict = {}  # core class -> its facade class
 
 
@@ -69,9 +68,7 @@ def __getattr__(name):
     if core is not None and hasattr(core, name):
         val = getattr(core, name)
         if isinstance(val, type) and issubclass(val, core.Module) and val is not core.Module:
-            if name not in _facade_classes:
-                _facade_classes[name] = _facade_of(val)
-            return _facade_classes[name]
+            return _facade_of(val)
         return val
     for f in list(_by_core.values()):  # a class only a tree adopted (pickle finds it by name)
         if f.__name__ == name:
