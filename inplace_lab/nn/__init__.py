@@ -33,3 +33,4 @@ from .conv_more import *  # noqa: E402,F401,F403  (Conv3d, ConvTranspose1d/2d/3d
 from .pool_norm import *  # noqa: E402,F401,F403  (3-d and unpooling layers, InstanceNorm, RMSNorm ...)
 from .transformer import *  # noqa: E402,F401,F403  (Transformer and its encoder/decoder layers)
 from .more import *  # noqa: E402,F401,F403  (more losses, dropouts, Bilinear, EmbeddingBag ...)
+from .extra_layers import *  # noqa: E402,F401,F403  (EmbeddingBag, lazy layers, fractional pools ...)

@@ -432,3 +432,4 @@ from .attention import scaled_dot_product_attention  # noqa: E402,F401
 from .functional_conv import *  # noqa: E402,F401,F403  (conv3d, conv_transpose*, unfold, fold)
 from .functional_pool_norm import *  # noqa: E402,F401,F403  (pools with indices, unpool, 3-d, norms)
 from .functional_more import *  # noqa: E402,F401,F403  (more losses, dropouts, bilinear, embedding_bag)
+from .functional_extra import *  # noqa: E402,F401,F403  (embedding_bag, grid_sample, affine_grid ...)

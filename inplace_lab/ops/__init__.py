@@ -19,6 +19,7 @@ from . import sorting  # noqa: F401  (sort, argsort, topk, kthvalue, median, mod
 from . import tensor_extras  # noqa: F401  (tensor_split, argwhere, type_as, storage() ...)
 from . import nn_shrink  # noqa: F401  (hardshrink, softshrink, _rrelu_with_noise)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
+from . import linalg_solve, nn_sample, tensor_misc  # noqa: F401  (solves and factorisations; grid sampling; memory formats, copies)
 from . import dispatch
 from .table import OPS, OpSpec
 

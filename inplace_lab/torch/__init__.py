@@ -115,5 +115,6 @@ Generator = utils.data.Generator
 __version__ = "2.13.0+inplace_lab"
 
 from .more import *  # noqa: E402,F401,F403  (top-level names composed for torch: windows, atleast_nd ...)
+from .misc import *  # noqa: E402,F401,F403  (constants, memory formats, print options, *_copy ...)
 
 __getattr__ = _facade.missing_attribute("torch", _sys.modules[__name__])

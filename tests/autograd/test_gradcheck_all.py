@@ -24,6 +24,7 @@ float64 inputs that require grad, so the cases below are written for gradcheck.
 """
 from __future__ import annotations
 
+import importlib
 import zlib
 
 import numpy as np
@@ -415,6 +416,13 @@ SKIP: dict[str, str] = {
     "bincount": "no derivative: weights that require grad give PyTorch's NotImplemented node, "
                 "whose backward raises (tests/ops/test_faithfulness_probes.py)",
 }
+
+# Cases of later modules, one file each: tests/autograd/cases_<part>.py defines
+# ``cases(C, R, idx) -> {name: builder}`` and may define a ``SKIP`` dict of its own.
+for _part in ("linalg_solve", "nn_sample", "tensor_misc", "paddle_more"):
+    _cases_module = importlib.import_module(f"tests.autograd.cases_{_part}")
+    CASES.update(_cases_module.cases(C, R, idx))
+    SKIP.update(getattr(_cases_module, "SKIP", {}))
 
 # Ops that exist only in place (their kernel refuses to allocate a result: "copy_ is in-place
 # only", random fills write their target): only the in-place form is checked.

@@ -1,0 +1,2 @@
+"""(being written)"""
+from __future__ import annotations
