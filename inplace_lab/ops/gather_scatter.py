@@ -568,7 +568,11 @@ def _masked_scatter_bw(c, g):
             from .. import creation
 
             sel = cat([sel, creation.zeros(n - sel.numel(), dtype=g._dtype, device=g.device)])
-        gsrc = sel.reshape(sshape)
+        # (ATen's masked_scatter_backward gives a tensor of its own, not a view of the
+        # selection: the engine may then sum a second gradient into it in place, version 1)
+        gsrc = sel if tuple(sshape) == sel._shape else \
+            Tensor._make(sel._storage, tuple(sshape), layout.contiguous_strides(tuple(sshape)))
+        gsrc._policy = g._policy
     return (gs, None, gsrc)
 
 

@@ -853,3 +853,26 @@ def test_index_fill_of_an_empty_tensor_checks_no_index():
                 out[k] = str(e)
         return out
     compare_torch(prog)
+
+
+def test_masked_scatter_source_gradient_is_its_own_tensor():
+    """ATen's masked_scatter_backward gives the source a tensor of its own (no _base), so a
+    second gradient meeting it in the engine's buffer is summed into it in place: the
+    gradient autograd.grad returns is at version 1 (seed 25314)."""
+    def prog(T):
+        out = {}
+        for shape in [(), (3,), (2, 3)]:
+            t0 = T.full(shape, 1.99, dtype=T.float64, requires_grad=True)
+            t1 = t0 * 1
+            t1.masked_scatter_(t0 > 0, t0)
+            g, = T.autograd.grad(t1.mean(), [t0])
+            out[shape] = (g, g._version, g._base is None)
+            src = T.arange(7.0, requires_grad=True)
+            seen = []
+            y = (T.ones(2, 3) * 1).masked_scatter(T.tensor([True, False, True]), src)
+            y.grad_fn.register_hook(lambda gi, go: seen.append(
+                (gi[1].shape, gi[1].stride(), gi[1]._base is None)))
+            y.sum().backward()
+            out[f"src{shape}"] = (src.grad, seen)
+        return out
+    compare_torch(prog)
