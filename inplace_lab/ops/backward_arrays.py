@@ -89,6 +89,22 @@ class _Viewed:
         self.keep, self.shape = keep, shape
 
 
+class _Transposed:
+    """A matrix gradient PyTorch computes transposed for a column-major operand,
+    ``mat2.mm(g.t()).t()``: a view of the product, as the tensor formula's, so the engine
+    never adds into it in place (its base holds the storage: GradBuffers._sole)."""
+
+    __slots__ = ("keep",)
+
+    def __init__(self, keep):
+        self.keep = keep
+
+
+def _plain(a):
+    """The array a marker stands for (``maybe_multiply(x.t(), alpha)`` multiplies the view)."""
+    return a.keep.T if a.__class__ is _Transposed else a
+
+
 def _saved(node, name):
     """A saved tensor's array (version-checked) or a saved number: ``OpNode.__getitem__``."""
     v = node[name]
@@ -150,6 +166,9 @@ def runner(formula, index_args=()):
             elif r.__class__ is _Viewed:
                 out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r.keep,
                                  dt, dev, pol).view(r.shape))
+            elif r.__class__ is _Transposed:
+                out.append(fresh(Tensor if pol is None else _CLASSES.get(pol, Tensor), r.keep,
+                                 dt, dev, pol).t())
             else:
                 for a, g in zip(arrays, grads):
                     if r is a:  # the incoming gradient passed on unchanged (add): the same tensor
@@ -220,11 +239,11 @@ def _pow_scalar(node, xp, dt, g):  # x ** e: g * e * x.pow(e - 1)
 
 
 def _mat1_grad(xp, dt, g, mat2, cm):  # linalg._mat1_grad on arrays
-    return _MM(xp, dt, mat2, g.T).T if cm else _MM(xp, dt, g, mat2.T)
+    return _Transposed(_MM(xp, dt, mat2, g.T)) if cm else _MM(xp, dt, g, mat2.T)
 
 
 def _mat2_grad(xp, dt, g, mat1, cm):  # linalg._mat2_grad on arrays
-    return _MM(xp, dt, g.T, mat1).T if cm else _MM(xp, dt, mat1.T, g)
+    return _Transposed(_MM(xp, dt, g.T, mat1)) if cm else _MM(xp, dt, mat1.T, g)
 
 
 def _mm(node, xp, dt, g):
@@ -242,10 +261,10 @@ def _addmm(node, xp, dt, g):
     ga = gb = None
     if n[1]:
         ga = _mat1_grad(xp, dt, g, _saved(node, "mat2"), cm1)
-        ga = ga if alpha == 1 else _MUL(xp, dt, ga, alpha)
+        ga = ga if alpha == 1 else _MUL(xp, dt, _plain(ga), alpha)
     if n[2]:
         gb = _mat2_grad(xp, dt, g, _saved(node, "mat1"), cm2)
-        gb = gb if alpha == 1 else _MUL(xp, dt, gb, alpha)
+        gb = gb if alpha == 1 else _MUL(xp, dt, _plain(gb), alpha)
     return (gs, ga, gb)
 
 

@@ -876,3 +876,22 @@ def test_masked_scatter_source_gradient_is_its_own_tensor():
             out[f"src{shape}"] = (src.grad, seen)
         return out
     compare_torch(prog)
+
+
+def test_column_major_matrix_gradients_are_views_of_the_product():
+    """mm's gradient for a column-major operand is ``(b @ g.T).t()``, a view, in the array
+    lane too: two of them meeting in the engine's buffer are summed out of place, so the
+    leaf's gradient stays at version 0 (seed 26007); a Linear weight's gradients as torch's."""
+    def prog(T):
+        t0 = T.tensor([[-1.62, 1.04], [0.94, 1.77], [1.24, -0.39], [0.65, 1.01]],
+                      dtype=T.float64, requires_grad=True)
+        t2 = t0.mT
+        t2.mm(t2.t()).pow(2).sum().backward()
+        out = {"g": t0.grad, "v": t0.grad._version, "s": t0.grad.stride()}
+        w = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        x = T.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+        for k in range(2):
+            T.addmm(T.zeros(2), x, w.t(), alpha=2 if k else 1).sum().backward()
+            out[k] = (w.grad.clone(), w.grad._version, w.grad.stride(), w.grad._base is None)
+        return out
+    compare_torch(prog)
