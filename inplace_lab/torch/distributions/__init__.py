@@ -1,0 +1,2 @@
+"""``torch.distributions`` (being written)."""
+from __future__ import annotations
