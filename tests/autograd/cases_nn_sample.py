@@ -1,9 +1,22 @@
 """Gradcheck cases for the ops of one part of the table (read by test_gradcheck_all.py)."""
 from __future__ import annotations
 
+import inplace_lab as il
+from inplace_lab.ops import dispatch
+from inplace_lab.ops.table import OPS
+
 SKIP: dict = {}
+
+
+def _first(name, kw):
+    return lambda *a: dispatch.call(OPS[name], a, kw)[0]
 
 
 def cases(C, R, idx):
     """name -> builder(r) -> case, as test_gradcheck_all.CASES."""
-    return {}
+    eb = {"mode": 0, "padding_idx": 4}
+    return {
+        "_embedding_bag": lambda r: C(
+            [r(6, 3), idx(1, 2, 4, 5, 4, 3, 2), idx(0, 3, 3), r(7)], eb,
+            fn=lambda w, i, o, p: _first("_embedding_bag", eb)(w, i, o, p)),
+    }

@@ -1,0 +1,194 @@
+"""EmbeddingBag, affine_grid/grid_sample, the lazy Linear and norms, the fractional max pools,
+the legacy upsamplers, AdaptiveLogSoftmaxWithLoss, Buffer, CrossMapLRN2d, feature_dropout and
+nn.init's last functions vs torch 2.13.
+
+Each program runs once on torch and once on ``inplace_lab.torch`` with the same numpy inputs
+(and the same parameters, copied from torch's module); the outputs, the gradients of inputs
+and parameters, the grad_fn names, the versions and the errors (type and message) must agree.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import inplace_lab.torch as ilt  # noqa: E402
+
+
+def _np(t):
+    if t is None:
+        return None
+    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+def _same(a, b, rtol=1e-5, atol=1e-6):
+    if a is None or b is None:
+        assert a is None and b is None, (a, b)
+        return
+    a, b = _np(a), _np(b)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def _both(prog, rtol=1e-5, atol=1e-6):
+    """prog(lib) -> list of tensors (or other values); the two runs must agree."""
+    ref, got = prog(torch), prog(ilt)
+    assert len(ref) == len(got)
+    for r, g in zip(ref, got):
+        if hasattr(r, "detach") or r is None:
+            _same(r, g, rtol, atol)
+        else:
+            assert r == g, (r, g)
+    return ref, got
+
+
+def _error(prog):
+    """prog(lib) must raise the same error type and message on both."""
+    with pytest.raises(Exception) as ref:
+        prog(torch)
+    with pytest.raises(Exception) as got:
+        prog(ilt)
+    assert type(got.value).__name__ == type(ref.value).__name__, (ref.value, got.value)
+    assert str(got.value) == str(ref.value)
+
+
+def _gname(t):
+    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+
+
+# ---- embedding_bag ------------------------------------------------------------------------------
+
+_W = np.random.default_rng(0).standard_normal((10, 3)).astype(np.float32)
+_IDX = np.array([1, 2, 4, 5, 4, 3, 2, 9])
+_PSW = np.random.default_rng(1).random(8).astype(np.float32)
+_G = np.random.default_rng(2).standard_normal((4, 3)).astype(np.float32)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("offsets,last", [([0, 4], False), ([0, 4, 4], False), ([0, 3, 3, 8], True),
+                                          ([0, 0, 2, 6], False), (None, False)])
+@pytest.mark.parametrize("padding_idx", [None, 4, -8])
+@pytest.mark.parametrize("freq", [False, True])
+def test_embedding_bag(mode, offsets, last, padding_idx, freq):
+    if mode == "max" and freq:
+        return
+
+    def prog(lib):
+        w = lib.tensor(_W, requires_grad=True)
+        if offsets is None:
+            inp, off = lib.tensor(_IDX).view(2, 4), None
+        else:
+            inp, off = lib.tensor(_IDX), lib.tensor(offsets)
+        y = lib.nn.functional.embedding_bag(inp, w, off, mode=mode, include_last_offset=last,
+                                            padding_idx=padding_idx, scale_grad_by_freq=freq)
+        y.backward(lib.tensor(_G[:y.shape[0]]))
+        return [y, w.grad, _gname(y), w._version]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_bag_per_sample_weights(padding_idx):
+    def prog(lib):
+        w = lib.tensor(_W, requires_grad=True)
+        psw = lib.tensor(_PSW, requires_grad=True)
+        y = lib.nn.functional.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0, 3, 3]),
+                                            mode="sum", per_sample_weights=psw,
+                                            padding_idx=padding_idx)
+        (y * y).sum().backward()
+        nf = [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions]
+        return [y, w.grad, psw.grad, nf]
+
+    _both(prog)
+
+
+def test_embedding_bag_2d_psw_int32_and_max_norm():
+    def prog(lib):
+        w = lib.tensor(_W * 3, requires_grad=True)
+        psw = lib.tensor(_PSW.reshape(2, 4))
+        y = lib.nn.functional.embedding_bag(lib.tensor(_IDX, dtype=lib.int32).view(2, 4), w,
+                                            mode="sum", per_sample_weights=psw, max_norm=1.0)
+        y.sum().backward()
+        return [y, w.grad, w._version, w.detach()]
+
+    _both(prog)
+
+
+def test_torch_embedding_bag_four_results():
+    def prog(lib):
+        w = lib.tensor(_W)
+        out = []
+        for mode in (0, 1, 2):
+            out += list(lib.embedding_bag(w, lib.tensor(_IDX), lib.tensor([0, 4, 4]), False, mode,
+                                          False, None, False, 4))
+        return out
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("case", [
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([1, 4])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0, 9])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor([1, 12]), w, lib.tensor([0, 1])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor([1, -1]), w, lib.tensor([0, 1])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0, 5, 4])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0, 4]), mode="foo"),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX).view(2, 4), w, mode="max",
+                                      scale_grad_by_freq=True),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w[0], lib.tensor([0])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX).view(2, 2, 2), w, lib.tensor([0])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0]),
+                                      per_sample_weights=lib.ones(3)),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX).view(2, 4), w, lib.tensor([0])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, None),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([[0, 4]])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0]), mode="max",
+                                      per_sample_weights=lib.ones(8)),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0]), mode="sum",
+                                      per_sample_weights=lib.ones(8, dtype=lib.float64)),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX).float(), w, lib.tensor([0])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w.int(), lib.tensor([0])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0.0])),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0]), padding_idx=10),
+    lambda F, lib, w: F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0]), padding_idx=-11),
+    lambda F, lib, w: lib.nn.EmbeddingBag(10, 3, padding_idx=10),
+    lambda F, lib, w: lib.nn.EmbeddingBag(10, 3, _weight=w[:5]),
+    lambda F, lib, w: lib.nn.EmbeddingBag.from_pretrained(w[0]),
+])
+def test_embedding_bag_errors(case):
+    _error(lambda lib: case(lib.nn.functional, lib, lib.tensor(_W)))
+
+
+def test_embedding_bag_edge_shapes_and_old_order():
+    def prog(lib):
+        w = lib.tensor(_W)
+        F = lib.nn.functional
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            old = F.embedding_bag(w, lib.tensor(_IDX), lib.tensor([0, 2]))
+        return [F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([], dtype=lib.int64)),
+                F.embedding_bag(lib.tensor([], dtype=lib.int64), w, lib.tensor([0])),
+                F.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0]), include_last_offset=True),
+                old, [str(r.message) for r in rec]]
+
+    _both(prog)
+
+
+def test_embedding_bag_module():
+    def prog(lib):
+        lib.manual_seed(0)
+        m = lib.nn.EmbeddingBag(10, 3, mode="max", padding_idx=-2)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(_W))
+        y = m(lib.tensor(_IDX), lib.tensor([0, 5]))
+        y.sum().backward()
+        p = lib.nn.EmbeddingBag.from_pretrained(lib.tensor(_W), mode="sum", max_norm=2.0)
+        z = p(lib.tensor(_IDX).view(4, 2), per_sample_weights=lib.tensor(_PSW).view(4, 2))
+        return [y, m.weight.grad, repr(m), repr(p), p.weight.requires_grad, z,
+                m.weight[8].abs().sum(), sorted(m.state_dict())]
+
+    _both(prog)
