@@ -115,3 +115,76 @@ def embedding_bag_aten(weight, input, offsets, scale_grad_by_freq=False, mode=0,
 
 
 _top_level(embedding_bag_aten, "embedding_bag")
+
+
+# ---- affine_grid, grid_sample ------------------------------------------------------------------
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the old "
+                  "behavior is desired. See the documentation of grid_sample for details.")
+
+
+def _size_text(size):
+    return f"torch.Size([{', '.join(str(int(s)) for s in size)}])"
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid ``base @ theta^T`` (AffineGridGeneratorBackward0) over a base grid in
+    [-1, 1] (x along the last dim first), with torch's checks and warnings."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(s) for s in size]
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {_size_text(theta.shape)}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {_size_text(theta.shape)}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
+                      "when align_corners=True. This is not an intended use case of affine_grid. "
+                      "See the documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _op("affine_grid_generator", theta, size=tuple(size), align_corners=bool(align_corners))
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``: the 2-d kernel for a 4-D input, else the 3-d one."""
+    name = "grid_sampler_2d" if input.dim() == 4 else "grid_sampler_3d"
+    return _op(name, input, grid, interpolation_mode=int(interpolation_mode),
+               padding_mode=int(padding_mode), align_corners=bool(align_corners))
+
+
+_top_level(grid_sampler)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """``input`` read at ``grid``'s normalised points (GridSampler2DBackward0 /
+    GridSampler3DBackward0): bilinear (trilinear on 5-D), nearest or bicubic (4-D), outside
+    points by zeros, the border or reflection."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    mode_enum = {"bilinear": 0, "nearest": 1, "bicubic": 2}[mode]
+    padding_enum = {"zeros": 0, "border": 1, "reflection": 2}[padding_mode]
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    return grid_sampler(input, grid, mode_enum, padding_enum, align_corners)
+
+
+__all__ += ["affine_grid", "grid_sample"]

@@ -242,3 +242,294 @@ register(OpSpec(
     doc="embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, sparse, "
         "per_sample_weights, include_last_offset, padding_idx) -> (output, offset2bag, "
         "bag_size, max_indices): sums, means or maxima of bags of rows of weight."))
+
+
+# ---- affine_grid --------------------------------------------------------------------------------
+
+def _linspace_from_neg_one(xp, n, align_corners, dtype):
+    """ATen's ``linspace_from_neg_one``: ``linspace(-1, 1, n)`` (torch's two-sided steps), scaled
+    by ``(n - 1) / n`` without ``align_corners``; 0 for one step."""
+    if n <= 1:
+        return xp.zeros(max(n, 1), dtype=dtype)[:n] if n == 0 else xp.zeros(1, dtype=dtype)
+    step = dtype.type(2.0 / (n - 1))
+    i = xp.arange(n)
+    half = n // 2
+    r = xp.where(i < half, dtype.type(-1) + step * i.astype(dtype),
+                 dtype.type(1) - step * (n - 1 - i).astype(dtype)).astype(dtype)
+    if not align_corners:
+        r = (r * dtype.type(n - 1) / dtype.type(n)).astype(dtype)
+    return r
+
+
+def _base_grid(xp, size, align_corners, dtype):
+    """(N-less) base grid ``(*spatial, nd + 1)``: x (the last dim) first, then y (, z), then 1."""
+    sp = tuple(size[2:])
+    nd = len(sp)
+    base = xp.ones(sp + (nd + 1,), dtype=dtype)
+    for k in range(nd):  # coordinate k runs along spatial dim nd - 1 - k
+        ax = nd - 1 - k
+        shape = [1] * nd
+        shape[ax] = sp[ax]
+        base[..., k] = _linspace_from_neg_one(xp, sp[ax], align_corners, dtype).reshape(shape)
+    return base
+
+
+def _affine_grid_fwd(xp, theta, out=None, dt=None, size=(), align_corners=False):
+    n = size[0]
+    if theta.shape[0] != n:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{n}, {theta.shape[2]}] but got: [{theta.shape[0]}, "
+                           f"{theta.shape[2]}].")
+    base = _base_grid(xp, size, align_corners, theta.dtype)
+    nd = base.shape[-1] - 1
+    flat = base.reshape(-1, nd + 1)
+    res = xp.matmul(flat[None], xp.swapaxes(theta, 1, 2))  # (N, prod(sp), nd)
+    return res.reshape((n,) + tuple(size[2:]) + (nd,))
+
+
+def _affine_grid_grad_fwd(xp, g, out=None, dt=None, size=(), align_corners=False):
+    base = _base_grid(xp, size, align_corners, g.dtype)
+    nd = base.shape[-1] - 1
+    flat = base.reshape(-1, nd + 1)
+    gt = xp.matmul(flat.T[None], g.reshape(g.shape[0], -1, nd))  # (N, nd + 1, nd)
+    return xp.ascontiguousarray(xp.swapaxes(gt, 1, 2))
+
+
+_affine_grad = _helper("_affine_grid_generator_backward", _affine_grid_grad_fwd,
+                       params={"size": (), "align_corners": False})
+register(OpSpec(
+    name="affine_grid_generator", forward=_affine_grid_fwd,
+    backward=lambda c, g: (_affine_grad(g.contiguous(), size=c["size"],
+                                        align_corners=c["align_corners"]),),
+    params={"size": (), "align_corners": False}, dtype_rule="self", method=False, out=False,
+    node_name="AffineGridGeneratorBackward0",
+    doc="affine_grid_generator(theta, size, align_corners): base grid @ theta^T; saves "
+        "nothing (linear in theta)."))
+
+
+# ---- grid_sampler -------------------------------------------------------------------------------
+
+def _unnormalize(xp, c, n, align_corners):
+    """(source coordinate, d source / d grid) as ATen's ``grid_sampler_unnormalize``."""
+    if align_corners:
+        return (c + 1) / 2 * (n - 1), (n - 1) / 2
+    return ((c + 1) * n - 1) / 2, n / 2
+
+
+def _clip(xp, c, n):
+    """``clip_coordinates_set_grad``: into [0, n - 1]; gradient 1 strictly inside."""
+    g = ((c > 0) & (c < n - 1)).astype(c.dtype)
+    return xp.minimum(n - 1, xp.maximum(c, 0)).astype(c.dtype), g
+
+
+def _reflect(xp, c, twice_low, twice_high):
+    """``reflect_coordinates_set_grad``: fold ``c`` into [low, high] by mirror images."""
+    if twice_low == twice_high:
+        return xp.zeros_like(c), xp.zeros_like(c)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = c - lo
+    sign = xp.where(c < 0, -1.0, 1.0).astype(c.dtype)
+    c = xp.abs(c)
+    extra = xp.fmod(c, span)
+    flips = xp.floor(c / span)
+    even = (flips % 2) == 0
+    return (xp.where(even, extra + lo, span - extra + lo).astype(c.dtype),
+            xp.where(even, sign, -sign).astype(c.dtype))
+
+
+def _compute_coordinates(xp, c, n, padding_mode, align_corners):
+    """(coordinate after padding_mode, its derivative): border clips, reflection mirrors then
+    clips; zeros keeps it."""
+    one = xp.ones_like(c)
+    if padding_mode == 1:
+        return _clip(xp, c, n)
+    if padding_mode == 2:
+        if align_corners:
+            c, g1 = _reflect(xp, c, 0, 2 * (n - 1))
+        else:
+            c, g1 = _reflect(xp, c, -1, 2 * n - 1)
+        c, g2 = _clip(xp, c, n)
+        return c, g1 * g2
+    return c, one
+
+
+def _cubic_coeffs(xp, t):
+    """ATen's cubic convolution weights (A = -0.75) of the taps -1, 0, 1, 2, and their
+    derivatives in t."""
+    a = -0.75
+
+    def c1(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def c2(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    def d1(x):
+        return (3 * (a + 2) * x - 2 * (a + 3)) * x
+
+    def d2(x):
+        return (3 * a * x - 10 * a) * x + 8 * a
+
+    w = [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+    dw = [d2(t + 1), d1(t), -d1(1 - t), -d2(2 - t)]
+    return w, dw
+
+
+def _gs_taps(xp, shape, grid, mode, padding_mode, align_corners):
+    """The taps of every output point: a list of (integer coordinates per spatial dim (x, y,
+    z order), in-bounds mask, weight, d weight / d grid per coordinate)."""
+    sp = shape[2:]
+    nd = len(sp)
+    sizes = sp[::-1]  # x runs along the last dim
+    dt = grid.dtype
+    per_dim = []  # per coordinate: list of (integer position, weight, d weight / d grid)
+    for k in range(nd):
+        n = sizes[k]
+        c, m = _unnormalize(xp, grid[..., k], n, align_corners)
+        c = c.astype(dt)
+        if mode == 2:  # bicubic: padding applies to the taps, not to the coordinate
+            f = xp.floor(c)
+            t = c - f
+            w, dw = _cubic_coeffs(xp, t)
+            per_dim.append([(f + (i - 1), w[i], dw[i] * m) for i in range(4)])
+            continue
+        c, gc = _compute_coordinates(xp, c, n, padding_mode, align_corners)
+        if mode == 1:
+            per_dim.append([(xp.rint(c), xp.ones_like(c), xp.zeros_like(c))])
+            continue
+        f = xp.floor(c)
+        fr = c - f
+        gm = gc * m
+        per_dim.append([(f, 1 - fr, -gm), (f + 1, fr, gm)])
+    taps = []
+    for combo in itertools.product(*per_dim):
+        pos, inb = [], None
+        for k, (p, _, _) in enumerate(combo):
+            if mode == 2:  # ATen's get_value_bounded: the tap position through padding_mode
+                p, _ = _compute_coordinates(xp, p, sizes[k], padding_mode, align_corners)
+                p = xp.rint(p) if padding_mode else p
+            ok = (p >= 0) & (p <= sizes[k] - 1)
+            inb = ok if inb is None else inb & ok
+            pos.append(xp.where(ok, p, 0).astype(xp.int64))
+        weight = None
+        for _, w, _ in combo:
+            weight = w if weight is None else weight * w
+        dws = []
+        for k in range(nd):
+            d = combo[k][2]
+            for j, (_, w, _) in enumerate(combo):
+                if j != k:
+                    d = d * w
+            dws.append(d)
+        taps.append((pos, inb, weight, dws))
+    return taps
+
+
+def _gather(xp, x, pos, inb):
+    """x[n, :, z, y, x] at every output point -> (N, *out, C), 0 outside."""
+    nidx = xp.arange(x.shape[0]).reshape((-1,) + (1,) * (pos[0].ndim - 1))
+    xl = xp.moveaxis(x, 1, -1)  # (N, *sp, C)
+    v = xl[(nidx,) + tuple(pos[::-1])]
+    return v * inb[..., None].astype(x.dtype)
+
+
+def _gs_check(shape, gshape, dtype, gdtype, mode, nd_want):
+    nd = len(shape) - 2
+    if gshape[0] != shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, but "
+                           f"got input with sizes {list(shape)} and grid with sizes {list(gshape)}")
+    if gshape[-1] != len(shape) - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {len(shape) - 2} in last "
+                           f"dimension, but got grid with sizes {list(gshape)}")
+    for i in range(2, len(shape)):
+        if shape[i] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(shape)} with dimension "
+                               f"{i} being empty")
+    if len(shape) != nd_want + 2 or len(gshape) != nd_want + 2:
+        raise RuntimeError(f"grid_sampler(): expected {nd_want + 2}D input and grid with same "
+                           f"number of dimensions, but got input with sizes {list(shape)} and "
+                           f"grid with sizes {list(gshape)}")
+    if nd_want == 3 and mode == 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    return nd
+
+
+def _gs_dtype(nd):
+    def rule(spec, ins, params):
+        x, g = ins
+        _gs_check(tuple(x.shape), tuple(g.shape), x._dtype, g._dtype,
+                  params.get("interpolation_mode", 0), nd)
+        if not x._dtype.is_floating_point or x._dtype.name == "bfloat16" and nd == 3:
+            kern = "grid_sampler_2d_cpu_kernel_impl" if nd == 2 else "grid_sampler3d_cpu"
+            raise NotImplementedError(f'"{kern}" not implemented for '
+                                      f"'{x._dtype.torch_name}'")
+        if g._dtype is not x._dtype:
+            raise RuntimeError(f"expected scalar type {x._dtype.torch_name} but found "
+                               f"{g._dtype.torch_name}")
+        return x._dtype
+
+    return rule
+
+
+def _gs_fwd(xp, x, grid, out=None, dt=None, interpolation_mode=0, padding_mode=0,
+            align_corners=False):
+    res = xp.zeros((x.shape[0],) + grid.shape[1:-1] + (x.shape[1],), dtype=x.dtype)
+    if res.size:
+        for pos, inb, w, _ in _gs_taps(xp, x.shape, grid, interpolation_mode, padding_mode,
+                                       align_corners):
+            res += _gather(xp, x, pos, inb) * w[..., None].astype(x.dtype)
+    return xp.ascontiguousarray(xp.moveaxis(res, -1, 1))
+
+
+def _gs_grad_fwd(xp, g, x, grid, out=None, dt=None, interpolation_mode=0, padding_mode=0,
+                 align_corners=False, need_input=True, need_grid=True):
+    """(grad input, grad grid): the taps' weights scatter the gradient back into the input; the
+    grid's gradient is the derivative of the weights times the values read."""
+    gl = xp.moveaxis(g, 1, -1)  # (N, *out, C)
+    gx = xp.zeros(x.shape[:1] + x.shape[2:] + x.shape[1:2], dtype=x.dtype)  # (N, *sp, C)
+    gg = xp.zeros(grid.shape, dtype=grid.dtype)
+    if gl.size:
+        nidx = xp.arange(x.shape[0]).reshape((-1,) + (1,) * (grid.ndim - 2))
+        nidx = xp.broadcast_to(nidx, grid.shape[:-1])
+        for pos, inb, w, dws in _gs_taps(xp, x.shape, grid, interpolation_mode, padding_mode,
+                                         align_corners):
+            if need_input:
+                vals = gl * (w * inb)[..., None].astype(x.dtype)
+                backend.add_at(xp, gx, (nidx,) + tuple(pos[::-1]), vals)
+            if need_grid and interpolation_mode != 1:
+                v = (_gather(xp, x, pos, inb) * gl).sum(-1)
+                for k, d in enumerate(dws):
+                    gg[..., k] += (v * d).astype(grid.dtype)
+    return xp.ascontiguousarray(xp.moveaxis(gx, -1, 1)), gg
+
+
+def _gs_bw(c, g):
+    need_x, need_g = c.needs_input_grad[0], c.needs_input_grad[1]
+    gx, gg = _gs_grad(g.contiguous(), c["self"], c["grid"],
+                      interpolation_mode=c["interpolation_mode"],
+                      padding_mode=c["padding_mode"], align_corners=c["align_corners"],
+                      need_input=need_x, need_grid=need_g)
+    return (gx if need_x else None, gg if need_g else None)
+
+
+_gs_grad_spec = register(OpSpec(
+    name="_grid_sampler_backward", forward=_gs_grad_fwd, args=("self", "input", "grid"),
+    params={"interpolation_mode": 0, "padding_mode": 0, "align_corners": False,
+            "need_input": True, "need_grid": True}, outputs=("grad_input", "grad_grid"),
+    dtype_rule="self", method=False, function=False, out=False))
+
+
+def _gs_grad(*a, **p):
+    return dispatch.call(_gs_grad_spec, a, p)
+
+
+_GS_PARAMS = {"interpolation_mode": 0, "padding_mode": 0, "align_corners": False}
+for _nd in (2, 3):
+    register(OpSpec(
+        name=f"grid_sampler_{_nd}d", forward=_gs_fwd, backward=_gs_bw, args=("self", "grid"),
+        params=dict(_GS_PARAMS), saves=("self", "grid"), dtype_rule=_gs_dtype(_nd),
+        method=False, out=False, nondiff=(), node_name=f"GridSampler{_nd}DBackward0",
+        doc=f"grid_sampler_{_nd}d(input, grid, interpolation_mode, padding_mode, "
+            "align_corners): input read at the grid's normalised points; saves both."))

@@ -19,4 +19,12 @@ def cases(C, R, idx):
         "_embedding_bag": lambda r: C(
             [r(6, 3), idx(1, 2, 4, 5, 4, 3, 2), idx(0, 3, 3), r(7)], eb,
             fn=lambda w, i, o, p: _first("_embedding_bag", eb)(w, i, o, p)),
+        "affine_grid_generator": lambda r: C([r(2, 2, 3)], {"size": (2, 1, 3, 4),
+                                                           "align_corners": False}),
+        "grid_sampler_2d": lambda r: C([r(1, 2, 3, 4), r(1, 2, 3, 2, lo=-0.8, hi=0.8)],
+                                       {"interpolation_mode": 2, "padding_mode": 1,
+                                        "align_corners": False}),
+        "grid_sampler_3d": lambda r: C([r(1, 2, 3, 3, 4), r(1, 2, 2, 1, 3, lo=-0.8, hi=0.8)],
+                                       {"interpolation_mode": 0, "padding_mode": 2,
+                                        "align_corners": True}),
     }

@@ -192,3 +192,103 @@ def test_embedding_bag_module():
                 m.weight[8].abs().sum(), sorted(m.state_dict())]
 
     _both(prog)
+
+
+# ---- affine_grid, grid_sample -------------------------------------------------------------------
+
+def _grid_prog(nd, mode, pad, ac, dtype=np.float64):
+    rng = np.random.default_rng(nd)
+    x = rng.standard_normal((2, 3) + (4, 5, 3)[:nd]).astype(dtype)
+    g = (rng.random((2,) + (3, 4, 2)[:nd] + (nd,)) * 3 - 1.5).astype(dtype)
+    up = rng.standard_normal((2, 3) + (3, 4, 2)[:nd]).astype(dtype)
+
+    def prog(lib):
+        xt, gt = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        y = lib.nn.functional.grid_sample(xt, gt, mode=mode, padding_mode=pad, align_corners=ac)
+        y.backward(lib.tensor(up))
+        return [y, xt.grad, gt.grad, _gname(y), tuple(y.stride())]
+
+    return prog
+
+
+@pytest.mark.parametrize("nd,mode", [(2, "bilinear"), (2, "nearest"), (2, "bicubic"),
+                                     (3, "bilinear"), (3, "nearest")])
+@pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("ac", [True, False])
+def test_grid_sample(nd, mode, pad, ac):
+    _both(_grid_prog(nd, mode, pad, ac), rtol=1e-7, atol=1e-9)
+
+
+def test_grid_sample_float32_and_grid_only():
+    _both(_grid_prog(2, "bilinear", "reflection", False, np.float32), rtol=1e-4, atol=1e-5)
+    _both(_grid_prog(2, "bicubic", "border", True, np.float32), rtol=1e-4, atol=1e-5)
+
+    def prog(lib):
+        x = lib.ones(1, 1, 3, 3)
+        g = lib.zeros(1, 2, 2, 3, 3, requires_grad=True)
+        y = lib.nn.functional.grid_sample(x[:, :, None].expand(1, 1, 2, 3, 3), g,
+                                          align_corners=True)
+        y.sum().backward()
+        nf = [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions]
+        return [y, g.grad, _gname(y), nf]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("ac", [True, False])
+def test_affine_grid(nd, ac):
+    rng = np.random.default_rng(3)
+    theta = rng.standard_normal((2, nd, nd + 1)).astype(np.float32)
+    size = [2, 3, 4, 5] if nd == 2 else [2, 3, 4, 1, 5]
+    up = rng.standard_normal([2] + size[2:] + [nd]).astype(np.float32)
+
+    def prog(lib):
+        t = lib.tensor(theta, requires_grad=True)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            y = lib.nn.functional.affine_grid(t, size, align_corners=ac)
+        y.backward(lib.tensor(up))
+        return [y, t.grad, _gname(y), tuple(y.stride()), [str(r.message) for r in rec]]
+
+    _both(prog, rtol=1e-5, atol=1e-5)
+
+
+def test_default_align_corners_warnings():
+    def prog(lib):
+        F = lib.nn.functional
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            grid = F.affine_grid(lib.eye(2, 3)[None], [1, 1, 3, 3])
+            y = F.grid_sample(lib.arange(9.0).view(1, 1, 3, 3), grid)
+        return [grid, y, [(r.category.__name__, str(r.message)) for r in rec]]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("case", [
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5), lib.rand(2, 6, 7, 2).double(),
+                                 align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5), lib.rand(1, 6, 7, 2), align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5), lib.rand(2, 6, 7, 3), align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(3, 4, 5), lib.rand(6, 7, 2), align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 0, 5), lib.rand(2, 6, 7, 2), align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5, 6), lib.rand(2, 3, 4, 5, 3),
+                                 mode="bicubic", align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5), lib.rand(2, 6, 7, 8, 2),
+                                 align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5, 5), lib.rand(2, 6, 7, 3),
+                                 align_corners=True),
+    lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5, dtype=lib.int32),
+                                 lib.ones(2, 6, 7, 2, dtype=lib.int32), align_corners=True),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5), lib.rand(2, 6, 7, 2), mode="foo"),
+    lambda F, lib: F.grid_sample(lib.randn(2, 3, 4, 5), lib.rand(2, 6, 7, 2), padding_mode="x"),
+    lambda F, lib: F.affine_grid(lib.ones(2, 2, 3, dtype=lib.int32), [2, 3, 4, 5], False),
+    lambda F, lib: F.affine_grid(lib.rand(2, 2, 3), [2, 3, 4, 5, 5], align_corners=False),
+    lambda F, lib: F.affine_grid(lib.rand(2, 3, 4), [2, 3, 4, 5], align_corners=False),
+    lambda F, lib: F.affine_grid(lib.rand(2, 2, 3), [2, 3, 4], align_corners=False),
+    lambda F, lib: F.affine_grid(lib.rand(2, 2, 3), [2, 3, 0, 5], align_corners=False),
+    lambda F, lib: F.affine_grid(lib.rand(2, 2, 3), [3, 3, 4, 5], align_corners=False),
+])
+def test_grid_errors(case):
+    _error(lambda lib: case(lib.nn.functional, lib))
