@@ -4,11 +4,17 @@ max pools, the legacy upsamplers, ``AdaptiveLogSoftmaxWithLoss``, ``CrossMapLRN2
 """
 from __future__ import annotations
 
-from .. import creation
+import sys
+
+from .. import creation, dtypes
+from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .conv_more import UninitializedParameter
+from .layers import BatchNorm1d, BatchNorm2d, Linear
 from .module import Module
 from .parameter import Parameter
+from .pool_norm import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
 __all__ = ["EmbeddingBag"]
 
@@ -85,3 +91,157 @@ class EmbeddingBag(Module):
                   padding_idx=padding_idx)
         bag.weight.requires_grad = not freeze
         return bag
+
+
+# ---- lazy Linear and norms ---------------------------------------------------------------------
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (a lazy norm's running statistics)."""
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        data = creation.empty(0, device=device, dtype=dtype)
+        t = cls._make(data._storage, data._shape, data._strides, data._offset, data._vc, None)
+        t._arr, t._pol = data._arr, data._pol
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+
+
+def _is_lazy(t) -> bool:
+    return isinstance(t, (UninitializedParameter, UninitializedBuffer))
+
+
+class _LazyMixin:
+    """torch's ``LazyModuleMixin``: parameters (and buffers) stay uninitialized until the first
+    call, which reads the missing size from the input (``_lazy_size``), makes them with the
+    factory's device and dtype, runs ``reset_parameters`` and turns the module into
+    ``cls_to_become`` (``LazyLinear`` -> ``Linear``)."""
+
+    cls_to_become = None
+
+    def has_uninitialized_params(self) -> bool:
+        return any(_is_lazy(t) for t in list(self._parameters.values()) +
+                   list(self._buffers.values()))
+
+    def initialize_parameters(self, input) -> None:
+        raise NotImplementedError
+
+    def _become(self):
+        become = self.cls_to_become
+        facade = type(self).__module__ == "inplace_lab.torch.nn"
+        if facade:  # (the facade's own class)
+            become = getattr(sys.modules["inplace_lab.torch.nn"], become.__name__)
+            for t in list(self._parameters.values()) + list(self._buffers.values()):
+                if t is not None:
+                    t._policy = "pytorch"
+        self.__dict__.pop("_lazy_factory", None)
+        self.__class__ = become
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's ``_lazy_load_hook``: an uninitialized parameter or buffer found in the state
+        dict takes its shape first (the module stays lazy until its first call)."""
+        fk = self.__dict__.get("_lazy_factory", {})
+        for name, t in list(self._parameters.items()):
+            if _is_lazy(t) and name in state_dict:
+                setattr(self, name, Parameter(creation.empty(*state_dict[name].shape, **fk)))
+        for name, t in list(self._buffers.items()):
+            if _is_lazy(t) and name in state_dict:
+                setattr(self, name, creation.empty(*state_dict[name].shape, **fk))
+        return Module.load_state_dict(self, state_dict, strict, assign)
+
+    def __call__(self, *args, **kwargs):
+        self.initialize_parameters(*args, **kwargs)  # (torch's _infer_parameters pre-hook)
+        if not self.has_uninitialized_params():
+            self._become()
+        return Module.__call__(self, *args, **kwargs)
+
+
+class LazyLinear(_LazyMixin, Linear):
+    """``Linear`` whose ``in_features`` is read from the first input's last dim."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Linear.__init__(self, 0, 0, False)
+        self.out_features = out_features
+        self._lazy_factory = {"device": device, "dtype": dtype}
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if self.has_uninitialized_params():
+            self.in_features = input.shape[-1]
+            fk = self._lazy_factory
+            self.weight = Parameter(creation.empty(self.out_features, self.in_features, **fk))
+            if self.bias is not None:
+                self.bias = Parameter(creation.empty(self.out_features, **fk))
+            self.reset_parameters()
+        if self.in_features == 0:
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is "
+                                     "not equal to in_features from self.weight: "
+                                     f"{self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
+
+
+class _LazyNormBase(_LazyMixin):
+    """torch's ``_LazyNormBase``: ``num_features`` from the first input's dim 1."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        self.cls_to_become.__init__(self, 0, eps, momentum, False, False, device, dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self._lazy_factory = {"device": device, "dtype": dtype}
+        if affine:
+            self.weight = UninitializedParameter()
+            self.bias = UninitializedParameter()
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = creation.tensor(0, dtype=dtypes.int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        fk = self._lazy_factory
+        if self.affine:
+            self.weight = Parameter(creation.empty(self.num_features, **fk))
+            self.bias = Parameter(creation.empty(self.num_features, **fk))
+        if self.track_running_stats:
+            self.running_mean = creation.empty(self.num_features, **fk)
+            self.running_var = creation.empty(self.num_features, **fk)
+        self.reset_parameters()
+
+
+def _lazy_norm(name, base):
+    return type(name, (_LazyNormBase, base), {
+        "cls_to_become": base, "__module__": __name__,
+        "__doc__": f"``{base.__name__}`` whose ``num_features`` is read from the first input."})
+
+
+LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d)
+LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d)
+LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d)
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d)
+
+__all__ += ["LazyLinear", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+            "UninitializedBuffer"]

@@ -292,3 +292,66 @@ def test_default_align_corners_warnings():
 ])
 def test_grid_errors(case):
     _error(lambda lib: case(lib.nn.functional, lib))
+
+
+# ---- lazy Linear and norms ----------------------------------------------------------------------
+
+def _shape(t):
+    return None if type(t).__name__.startswith("Uninitialized") else tuple(t.shape)
+
+
+def _lazy_facts(m):
+    return [type(m).__name__, repr(m), sorted(m.state_dict()),
+            [(n, type(p).__name__, _shape(p)) for n, p in m.named_parameters()],
+            [(n, type(b).__name__, _shape(b)) for n, b in m.named_buffers()],
+            m.has_uninitialized_params() if hasattr(m, "has_uninitialized_params") else None]
+
+
+@pytest.mark.parametrize("name,kw,shape", [
+    ("LazyLinear", {"out_features": 3}, (2, 5, 4)),
+    ("LazyLinear", {"out_features": 3, "bias": False}, (4,)),
+    ("LazyBatchNorm1d", {}, (4, 3)),
+    ("LazyBatchNorm1d", {"affine": False, "track_running_stats": False}, (4, 3, 2)),
+    ("LazyBatchNorm2d", {"momentum": None}, (2, 3, 4, 4)),
+    ("LazyBatchNorm3d", {"affine": False}, (2, 3, 2, 2, 2)),
+    ("LazyInstanceNorm1d", {}, (2, 3, 5)),
+    ("LazyInstanceNorm2d", {"affine": False, "track_running_stats": False}, (2, 3, 4, 4)),
+    ("LazyInstanceNorm3d", {"eps": 1e-3}, (2, 3, 2, 3, 2)),
+])
+def test_lazy_modules(name, kw, shape):
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+
+    def prog(lib):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, name)(**kw)
+        before = _lazy_facts(m)
+        xt = lib.tensor(x, requires_grad=True)
+        if name == "LazyLinear":  # materialise, then copy torch's weights in
+            m(xt)
+            with lib.no_grad():
+                m.weight.copy_(lib.ones_like(m.weight) * 0.1 * lib.arange(m.weight.numel()).view(
+                    m.weight.shape).float())
+            y = m(xt)
+        else:
+            y = m(xt)
+        y.sum().backward() if y.requires_grad else None
+        after = _lazy_facts(m)
+        grads = [p.grad for _, p in m.named_parameters()]
+        bufs = [b for _, b in m.named_buffers()]
+        return [before, after, isinstance(m, getattr(lib.nn, m.__class__.__name__)), xt.grad, y
+                if name != "LazyLinear" else y.shape] + grads + bufs
+
+    _both(prog, rtol=1e-4, atol=1e-5)
+
+
+def test_lazy_load_state_dict_and_errors():
+    def prog(lib):
+        m = lib.nn.LazyLinear(3)
+        m.load_state_dict({"weight": lib.ones(3, 2), "bias": lib.zeros(3)})
+        facts = _lazy_facts(m)
+        y = m(lib.ones(1, 2))
+        return [facts, _lazy_facts(m), y, m.in_features]
+
+    _both(prog)
+    _error(lambda lib: lib.nn.LazyLinear(3)(lib.tensor(1.0)))
+    _error(lambda lib: lib.nn.LazyBatchNorm2d()(lib.ones(2, 3)))
