@@ -245,3 +245,55 @@ LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d)
 __all__ += ["LazyLinear", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
             "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
             "UninitializedBuffer"]
+
+
+# ---- fractional max pooling ----------------------------------------------------------------------
+
+def _ntuple(v, n):
+    if isinstance(v, (tuple, list)):
+        return tuple(v)
+    return (v,) * n
+
+
+class _FractionalMaxPoolNd(Module):
+    nd = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        nd, name = self.nd, type(self).__name__
+        if nd == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, nd) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, nd) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name.split('_')[0]} requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self.nd == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max over pseudo-random windows (``F.fractional_max_pool2d``)."""
+
+    nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Max over pseudo-random 3-d windows (``F.fractional_max_pool3d``)."""
+
+    nd = 3
+
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -188,3 +188,63 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 __all__ += ["affine_grid", "grid_sample"]
+
+
+# ---- fractional max pooling ----------------------------------------------------------------------
+
+def _fractional(nd, input, kernel_size, output_size, output_ratio, _random_samples):
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2 and len(output_ratio) > 2:  # (a number fails here, TypeError, as torch)
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
+                             "of Ints.")
+        ratio = (output_ratio,) * nd if isinstance(output_ratio, (int, float)) else \
+            tuple(output_ratio)
+        if len(ratio) == 1:
+            ratio = ratio * nd
+        output_size = [int(input.size(-nd + i) * ratio[i]) for i in range(nd)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == nd + 1 else input.size(0)
+        if not input.is_floating_point():
+            raise NotImplementedError(_uniform_error(input))
+        _random_samples = _il.rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype,
+                                   device=input.device)
+    return _op(f"_fractional_max_pool{nd}d", input, _random_samples, kernel_size=kernel_size,
+               output_size=output_size)
+
+
+def _uniform_error(t):
+    return f"\"check_uniform_bounds\" not implemented for '{t._dtype.torch_name}'"
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """Max over pseudo-random windows (FractionalMaxPool2DBackward0) -> (output, indices);
+    ``_random_samples`` (N, C, 2) in [0, 1) fixes the windows."""
+    return tuple(_fractional(2, input, kernel_size, output_size, output_ratio, _random_samples))
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    r = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                           return_indices, _random_samples)
+    return r if return_indices else r[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """The 3-d fractional max pool (FractionalMaxPool3DBackward0): samples (N, C, 3)."""
+    return tuple(_fractional(3, input, kernel_size, output_size, output_ratio, _random_samples))
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    r = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                           return_indices, _random_samples)
+    return r if return_indices else r[0]
+
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]

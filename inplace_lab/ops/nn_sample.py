@@ -533,3 +533,128 @@ for _nd in (2, 3):
         method=False, out=False, nondiff=(), node_name=f"GridSampler{_nd}DBackward0",
         doc=f"grid_sampler_{_nd}d(input, grid, interpolation_mode, padding_mode, "
             "align_corners): input read at the grid's normalised points; saves both."))
+
+
+# ---- fractional max pooling ---------------------------------------------------------------------
+
+_FMP_DIMS = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def _fmp_intervals(xp, sample, n, o, k, dtype):
+    """ATen's ``generate_intervals`` in the input's dtype: window starts
+    ``int((i + u) * alpha) - int(u * alpha)`` with ``alpha = (n - k) / (o - 1)``; the last
+    window ends at the input's end. ``sample`` holds one u per plane: -> (..., o) int64."""
+    seq = xp.empty(sample.shape + (o,), dtype=xp.int64)
+    if o > 1:
+        alpha = dtype.type(n - k) / dtype.type(o - 1)
+        i = xp.arange(o - 1).astype(dtype)
+        a = ((i + sample[..., None]).astype(dtype) * alpha).astype(dtype)
+        b = (sample * alpha).astype(dtype)
+        seq[..., :-1] = xp.trunc(a).astype(xp.int64) - xp.trunc(b).astype(xp.int64)[..., None]
+    if o > 0:
+        seq[..., -1] = n - k
+    return seq
+
+
+def _fmp_check(nd, shape, kernel_size, output_size, samples_shape, dtype, sdtype):
+    name = f"fractional_max_pool{nd}d"
+    where = f"{name}()" if nd == 2 else f"{name}_out()"
+    k = (kernel_size,) * nd if isinstance(kernel_size, int) else tuple(kernel_size)
+    o = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
+    if len(k) == 1:
+        k = k * nd
+    if len(o) == 1:
+        o = o * nd
+    if len(k) != nd:
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of Ints")
+    if len(o) != nd:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or tuple of Ints")
+    if len(shape) not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{where}: Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                           f"{list(shape)}")
+    for i in range(1, len(shape)):
+        if shape[i] <= 0:
+            raise RuntimeError(f"{where}: Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got{list(shape)} with dimension {i} being "
+                               "empty.")
+    sp = shape[-nd:]
+    for word, n, kk, oo in zip(_FMP_DIMS[nd], sp, k, o):
+        if oo + kk - 1 > n:
+            raise RuntimeError(f"{where}: pool {word} {kk} too large relative to input {word} "
+                               f"{n}")
+    if sdtype is not dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    nb = shape[0] if len(shape) == nd + 2 else 1
+    if len(samples_shape) != 3:
+        raise RuntimeError(f"Expect _random_samples to be 3D tensor, got: {len(samples_shape)}D")
+    if samples_shape[0] < nb:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples_shape[1] != shape[-nd - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples_shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got "
+                           f"{samples_shape[2]}.")
+    return k, o
+
+
+def _fmp_dtype(nd):
+    def rule(spec, ins, params):
+        x, s = ins
+        _fmp_check(nd, tuple(x.shape), params["kernel_size"], params["output_size"],
+                   tuple(s.shape), x._dtype, s._dtype)
+        return x._dtype
+
+    return rule
+
+
+def _fmp_fwd(nd):
+    def fwd(xp, x, samples, out=None, dt=None, kernel_size=2, output_size=1):
+        k, o = _fmp_check(nd, x.shape, kernel_size, output_size, samples.shape, x.dtype,
+                          samples.dtype)
+        batched = x.ndim == nd + 2
+        xb = x if batched else x[None]
+        nb, c = xb.shape[:2]
+        sp = xb.shape[2:]
+        u = samples[:nb].astype(x.dtype)  # (N, C, nd)
+        order = (1, 0) if nd == 2 else (0, 1, 2)  # (2-d: W reads sample 0, H sample 1)
+        seqs = [_fmp_intervals(xp, u[..., order[d]], sp[d], o[d], k[d], x.dtype)
+                for d in range(nd)]
+        plane = xb.reshape(nb, c, -1)
+        strides = [math.prod(sp[d + 1:]) for d in range(nd)]
+        start = 0
+        for d in range(nd):
+            shape = (nb, c) + tuple(o[e] if e == d else 1 for e in range(nd))
+            start = start + (seqs[d] * strides[d]).reshape(shape)
+        start = xp.broadcast_to(start, (nb, c) + tuple(o))
+        best = xp.full(start.shape, -xp.inf if x.dtype.kind == "f" else 0, dtype=x.dtype)
+        idx = start.copy()
+        for offs in itertools.product(*(range(kk) for kk in k)):
+            flat = start + sum(a * s for a, s in zip(offs, strides))
+            v = xp.take_along_axis(plane, flat.reshape(nb, c, -1), 2).reshape(flat.shape)
+            m = v > best
+            if x.dtype.kind == "f":
+                m |= xp.isnan(v)
+            best = xp.where(m, v, best)
+            idx = xp.where(m, flat, idx)
+        if not batched:
+            best, idx = best[0], idx[0]
+        return xp.ascontiguousarray(best), xp.ascontiguousarray(idx.astype(xp.int64))
+
+    return fwd
+
+
+def _fmp_bw(nd):
+    from .nn_pool_more import _scatter_back
+
+    return lambda c, g: _scatter_back(c, g, nd) + (None,)
+
+
+for _nd in (2, 3):
+    register(OpSpec(
+        name=f"_fractional_max_pool{_nd}d", forward=_fmp_fwd(_nd), backward=_fmp_bw(_nd),
+        args=("self", "random_samples"), nondiff=("random_samples",),
+        params={"kernel_size": 2, "output_size": 1}, outputs=("output", "indices"),
+        saves=("self", "indices"), dtype_rule=_fmp_dtype(_nd), method=False, function=False,
+        out=False, node_name=f"FractionalMaxPool{_nd}DBackward0",
+        doc=f"fractional_max_pool{_nd}d(input, kernel_size, output_size, random_samples) -> "
+            "(output, indices): max over pseudo-random windows; saves input and indices."))

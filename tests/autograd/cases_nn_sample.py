@@ -24,6 +24,14 @@ def cases(C, R, idx):
         "grid_sampler_2d": lambda r: C([r(1, 2, 3, 4), r(1, 2, 3, 2, lo=-0.8, hi=0.8)],
                                        {"interpolation_mode": 2, "padding_mode": 1,
                                         "align_corners": False}),
+        "_fractional_max_pool2d": lambda r: C(
+            [r(1, 2, 5, 6), r(1, 2, 2, lo=0.0, hi=1.0, grad=False)],
+            fn=lambda x, u: _first("_fractional_max_pool2d",
+                                   {"kernel_size": 2, "output_size": (3, 4)})(x, u)),
+        "_fractional_max_pool3d": lambda r: C(
+            [r(1, 1, 4, 5, 4), r(1, 1, 3, lo=0.0, hi=1.0, grad=False)],
+            fn=lambda x, u: _first("_fractional_max_pool3d",
+                                   {"kernel_size": 2, "output_size": (2, 3, 2)})(x, u)),
         "grid_sampler_3d": lambda r: C([r(1, 2, 3, 3, 4), r(1, 2, 2, 1, 3, lo=-0.8, hi=0.8)],
                                        {"interpolation_mode": 0, "padding_mode": 2,
                                         "align_corners": True}),

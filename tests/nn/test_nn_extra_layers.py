@@ -355,3 +355,79 @@ def test_lazy_load_state_dict_and_errors():
     _both(prog)
     _error(lambda lib: lib.nn.LazyLinear(3)(lib.tensor(1.0)))
     _error(lambda lib: lib.nn.LazyBatchNorm2d()(lib.ones(2, 3)))
+
+
+# ---- fractional max pooling ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("nd,shape,kw", [
+    (2, (2, 3, 7, 8), {"kernel_size": 2, "output_size": (4, 5)}),
+    (2, (2, 3, 9, 9), {"kernel_size": (3, 2), "output_ratio": (0.5, 0.6)}),
+    (2, (3, 10, 7), {"kernel_size": 3, "output_size": 5}),
+    (2, (1, 2, 5, 5), {"kernel_size": 2, "output_size": 4}),
+    (2, (1, 2, 6, 6), {"kernel_size": 1, "output_size": 1}),
+    (3, (2, 2, 5, 6, 7), {"kernel_size": 2, "output_size": (3, 4, 2)}),
+    (3, (2, 6, 5, 7), {"kernel_size": (2, 1, 3), "output_ratio": (0.5, 0.7, 0.6)}),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fractional_max_pool(nd, shape, kw, dtype):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(shape).astype(dtype)
+    x[..., 0] = x[..., 1]  # (ties)
+    nb = shape[0] if len(shape) == nd + 2 else 1
+    u = rng.random((nb, shape[-nd - 1], nd)).astype(dtype)
+
+    def prog(lib):
+        xt = lib.tensor(x, requires_grad=True)
+        F = lib.nn.functional
+        fn = getattr(F, f"fractional_max_pool{nd}d")
+        y, i = fn(xt, return_indices=True, _random_samples=lib.tensor(u), **kw)
+        up = lib.tensor(np.arange(y.numel(), dtype=dtype).reshape(tuple(y.shape)))
+        y.backward(up)
+        y2 = getattr(F, f"fractional_max_pool{nd}d_with_indices")(xt, _random_samples=lib.tensor(u),
+                                                                 **kw)[0]
+        m = getattr(lib.nn, f"FractionalMaxPool{nd}d")(_random_samples=lib.tensor(u), **kw)
+        return [y, i, xt.grad, _gname(y), y2, m(xt), repr(m), sorted(m.state_dict())]
+
+    _both(prog)
+
+
+def test_fractional_max_pool_random_samples_shape():
+    def prog(lib):
+        x = lib.randn(2, 3, 7, 8)
+        y, i = lib.nn.functional.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.5),
+                                                       return_indices=True)
+        z = lib.nn.FractionalMaxPool3d(2, output_size=2)(lib.randn(3, 4, 5, 6))
+        return [tuple(y.shape), tuple(i.shape), i.dtype == lib.int64, tuple(z.shape),
+                bool((y == x.flatten(2).gather(2, i.flatten(2)).view_as(y)).all())]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("case", [
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_size=(7, 5), _random_samples=s),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_size=(4, 5), _random_samples=s[:1]),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_size=(4, 5),
+                                                 _random_samples=s[..., :1]),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_size=(4, 5),
+                                                 _random_samples=s[:, :2]),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_ratio=0.5),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.5, 0.5)),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, (2, 2, 2), output_size=3),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_size=(3, 4, 5)),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 9, output_size=3),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x.int(), 2, output_size=3),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x, 2, output_size=3, _random_samples=s.double()),
+    lambda F, lib, x, s: F.fractional_max_pool2d(x[0, 0, 0], 2, output_size=3),
+    lambda F, lib, x, s: F.fractional_max_pool3d(x, 2, output_size=3),
+    lambda F, lib, x, s: lib.nn.FractionalMaxPool2d(2),
+    lambda F, lib, x, s: lib.nn.FractionalMaxPool2d(2, output_ratio=1.5),
+    lambda F, lib, x, s: lib.nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5),
+    lambda F, lib, x, s: lib.nn.FractionalMaxPool3d(2, output_ratio=(0.5, 1.5, 0.5)),
+    lambda F, lib, x, s: lib.nn.FractionalMaxPool3d(0, output_size=2),
+    lambda F, lib, x, s: lib.nn.FractionalMaxPool3d(2),
+])
+def test_fractional_max_pool_errors(case):
+    x = np.random.default_rng(0).standard_normal((2, 3, 7, 8)).astype(np.float32)
+    s = np.random.default_rng(1).random((2, 3, 2)).astype(np.float32)
+    _error(lambda lib: case(lib.nn.functional, lib, lib.tensor(x), lib.tensor(s)))
