@@ -219,6 +219,7 @@ _PADDLE_NODE_BASE = {
     "amin": "Min", "mm": "Matmul", "mv": "Matmul", "neg": "Scale", "split_with_sizes": "Split",
     "fill": "Fill", "zero": "Fill", "index": "IndexElementwiseGet", "mean_all": "MeanAll",
     "squeeze_dim": "Squeeze", "squeeze_dims": "Squeeze"}
+_PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal"}
 # Arithmetic with a Python number runs Paddle's ``scale`` kernel.
 _PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Divide",
                   "rsub": "Subtract"}
@@ -228,6 +229,8 @@ def paddle_node_name(node) -> str:
     """The name Paddle 3.3.1 gives the grad node of the op an OpNode recorded
     (``x * y``: MultiplyGradNode, ``x * 2``: ScaleGradNode, ``x.clone()``: AssignGradNode)."""
     n = node.spec.name.strip("_")  # (in-place forms and internal overloads: the op's name)
+    if n in _PADDLE_NODE_FULL:  # (a few of Paddle's nodes are named otherwise: AddNGradNodeFinal)
+        return _PADDLE_NODE_FULL[n]
     params = node.params
     if n in _PADDLE_BINARY:
         base = ("DivScale" if n == "div" else "Scale") if "other" in params else \

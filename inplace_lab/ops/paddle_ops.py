@@ -417,3 +417,222 @@ register(OpSpec(name="embedding_renorm", forward=_embedding_renorm_fwd, args=("s
                 doc="torch.embedding_renorm_(weight, indices, max_norm, norm_type): rows used by "
                     "indices rescaled to max_norm; not differentiable (both frameworks run it "
                     "without grad)."))
+
+
+# ---- Paddle-only kernels: gather_nd, scatter_nd_add, index_sample, stanh, i0e, i1e, slices -----
+# (Paddle names their grad nodes after these specs: GatherNdGradNode, ScatterNdAddGradNode...
+# They are neither inplace_lab functions nor core Tensor methods: the paddle facade calls them.)
+
+def _nd_index(index, k):
+    return tuple(index[..., i] for i in range(k))
+
+
+def _gather_nd_fwd(xp, a, index, out=None, dt=None):
+    k = index.shape[-1] if index.ndim else 0
+    if k > a.ndim:
+        raise ValueError(
+            "(InvalidArgument) Input(Index).shape[-1] should be no greater than Input(X).rank"
+            f"\n  [Hint: Expected index_dims[index_dims_size - 1] <= x_dims_size, but received "
+            f"index_dims[index_dims_size - 1]:{k} > x_dims_size:{a.ndim}.] "
+            "(at /paddle/paddle/phi/infermeta/binary.cc:2177)\n")
+    r = a[_nd_index(index, k)] if k else xp.broadcast_to(a, index.shape[:-1] + a.shape).copy()
+    return r if out is None else _assign(out, r)
+
+
+def _assign(out, r):
+    out[...] = r
+    return out
+
+
+def _gather_nd_bw(c, g):
+    from .. import creation
+    from .dispatch import call
+
+    shape, dt, dev = c.input_meta[0]
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
+    return (call(OPS_PADDLE["scatter_nd_add"], (z, c["index"], g), {}), None)
+
+
+def _scatter_nd_add_fwd(xp, a, index, updates, out=None, dt=None):
+    k = index.shape[-1]
+    want = tuple(index.shape[:-1]) + tuple(a.shape[k:])
+    if tuple(updates.shape) != want:
+        raise ValueError(
+            "(InvalidArgument) Given updates dimension is not matched with the input and "
+            f"index dimension, it should be {list(want)}, but got {list(updates.shape)}.")
+    target = out if out is not None else a.copy()
+    if target is not a and out is not None:
+        target[...] = a
+    backend.add_at(xp, target, _nd_index(index, k), updates.astype(target.dtype, copy=False))
+    return target
+
+
+def _scatter_nd_add_bw(c, g):
+    from .dispatch import call
+
+    gx = g if c.needs_input_grad[0] else None
+    gu = call(OPS_PADDLE["gather_nd"], (g, c["index"]), {}) if c.needs_input_grad[2] else None
+    return (gx, None, gu)
+
+
+def _index_sample_fwd(xp, a, index, out=None, dt=None):
+    if a.ndim != 2 or index.ndim != 2:
+        raise ValueError(
+            "(InvalidArgument) Inputs(X) shape of IndexSample op should be 2-D, but got X's "
+            f"shape = {list(a.shape)}, please check X shape.")
+    if a.shape[0] != index.shape[0]:
+        raise ValueError(
+            "(InvalidArgument) Inputs(X)'s value of dimension 0 must same with Inputs(Index)'s "
+            f"value of dimension 0, but got {a.shape[0]} of Inputs(X), and got "
+            f"{index.shape[0]} of Inputs(Index), please check Inputs shape.")
+    r = xp.take_along_axis(a, index.astype(np.int64, copy=False), axis=1)
+    return r if out is None else _assign(out, r)
+
+
+def _index_sample_bw(c, g):
+    from .. import creation
+
+    shape, dt, dev = c.input_meta[0]
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
+    return (z.scatter_add(1, c["index"].long(), g), None)
+
+
+def _stanh_fwd(xp, a, out=None, dt=None, scale_a=0.67, scale_b=1.7159):
+    r = (scale_b * xp.tanh(scale_a * a.astype(dt.np, copy=False))).astype(dt.np, copy=False)
+    return r if out is None else _assign(out, r)
+
+
+def _stanh_bw(c, g):
+    a, b = c["scale_a"], c["scale_b"]
+    t = (c["self"] * a).tanh()
+    return (g * (a * b) * (1 - t * t),)
+
+
+def _sp_scaled(fname):
+    def fwd(xp, a, out=None, dt=None):
+        from ..backend import special_for
+
+        r = getattr(special_for(xp), fname)(xp.asarray(a, dtype=dt.np)).astype(dt.np, copy=False)
+        return r if out is None else _assign(out, r)
+
+    return fwd
+
+
+def _i0e_bw(c, g):
+    x = c["self"]
+    return (g * (_unary("i1e", x) - x.sign() * c["result"]),)
+
+
+def _i1e_bw(c, g):
+    x, r = c["self"], c["result"]
+    d = _unary("i0e", x) - r * (x.sign() + x.reciprocal())
+    return (g * d.where(x != 0, d * 0 + 0.5),)
+
+
+def _unary(name, x):
+    from .dispatch import call
+
+    return call(OPS_PADDLE[name], (x,), {})
+
+
+def _slices(shape, axes, starts, ends, strides):
+    idx = [slice(None)] * len(shape)
+    for ax, s, e, st in zip(axes, starts, ends, strides):
+        idx[ax] = slice(s, e, st)
+    return tuple(idx)
+
+
+def _strided_slice_fwd(xp, a, out=None, dt=None, axes=(), starts=(), ends=(), strides=()):
+    r = a[_slices(a.shape, axes, starts, ends, strides)].copy()
+    return r if out is None else _assign(out, r)
+
+
+def _strided_slice_bw(c, g):
+    from .. import creation
+
+    shape, dt, dev = c.input_meta[0]
+    n = layout.numel(shape)
+    cells = np.arange(n).reshape(shape)[_slices(shape, c["axes"], c["starts"], c["ends"],
+                                                c["strides"])].reshape(-1)
+    z = creation.zeros((n,), dtype=g._dtype, device=dev)
+    ix = creation.tensor(cells, dtype=_int64(), device=dev)
+    return (z.index_add(0, ix, g.reshape(-1)).reshape(shape),)
+
+
+def _int64():
+    from .. import dtypes
+
+    return dtypes.int64
+
+
+_FLOATS = "float"
+OPS_PADDLE = {
+    "gather_nd": OpSpec(name="gather_nd", forward=_gather_nd_fwd, backward=_gather_nd_bw,
+                        args=("self", "index"), saves=("index",), dtype_rule="self",
+                        method=False, function=False, out=False),
+    "scatter_nd_add": OpSpec(name="scatter_nd_add", forward=_scatter_nd_add_fwd,
+                             backward=_scatter_nd_add_bw, args=("self", "index", "updates"),
+                             saves=("index",), dtype_rule="self", method=False,
+                             function=False, out=False),
+    "index_sample": OpSpec(name="index_sample", forward=_index_sample_fwd,
+                           backward=_index_sample_bw, args=("self", "index"), saves=("index",),
+                           dtype_rule="self", method=False, function=False, out=False),
+    "stanh": OpSpec(name="stanh", forward=_stanh_fwd, backward=_stanh_bw,
+                    params={"scale_a": 0.67, "scale_b": 1.7159}, saves=("self",),
+                    dtype_rule=_FLOATS, method=False, function=False, out=False),
+    "i0e": OpSpec(name="i0e", forward=_sp_scaled("i0e"), backward=_i0e_bw,
+                  saves=("self", "result"), dtype_rule=_FLOATS, method=False, function=False,
+                  out=False),
+    "i1e": OpSpec(name="i1e", forward=_sp_scaled("i1e"), backward=_i1e_bw,
+                  saves=("self", "result"), dtype_rule=_FLOATS, method=False, function=False,
+                  out=False),
+    "strided_slice": OpSpec(name="strided_slice", forward=_strided_slice_fwd,
+                            backward=_strided_slice_bw,
+                            params={"axes": (), "starts": (), "ends": (), "strides": ()},
+                            dtype_rule="self", method=False, function=False, out=False),
+}
+OPS_PADDLE["crop"] = dataclasses.replace(OPS_PADDLE["strided_slice"], name="crop")
+for _s in OPS_PADDLE.values():
+    register(_s)
+
+
+# ---- add_n and multiplex, over their inputs stacked along a new first axis ----------------------
+
+def _add_n_fwd(xp, a, out=None, dt=None):
+    r = a.sum(axis=0, dtype=a.dtype)
+    return r if out is None else _assign(out, r)
+
+
+def _multiplex_fwd(xp, a, index, out=None, dt=None):
+    m, n = a.shape[0], a.shape[1]
+    rows = index.reshape(-1).astype(np.int64, copy=False)
+    if rows.shape[0] != n:
+        raise ValueError(
+            "(InvalidArgument) The 2nd-dim of input tensors and the 1st-dim of Ids must be "
+            f"the same, but received input tensor's 1st-dim={n}, Ids' 1st-dim={rows.shape[0]}")
+    if rows.size and (int(rows.min()) < 0 or int(rows.max()) >= m):
+        k = int(rows.max()) if int(rows.max()) >= m else int(rows.min())
+        raise ValueError(
+            f"(InvalidArgument) index exceeds the number of candidate tensors. The index "
+            f"should be less than {m}, but received {k}.")
+    r = a[rows, xp.arange(n)]
+    return r if out is None else _assign(out, r)
+
+
+def _multiplex_bw(c, g):
+    from .. import creation
+
+    shape, dt, dev = c.input_meta[0]
+    z = creation.zeros(shape, dtype=g._dtype, device=dev)
+    rows = c["index"].reshape([-1]).long()
+    n = shape[1]
+    z[rows, creation.arange(n, device=dev)] = g
+    return (z, None)
+
+
+OPS_PADDLE["add_n"] = register(OpSpec(
+    name="add_n", forward=_add_n_fwd, dtype_rule="self", method=False, function=False,
+    out=False, backward=lambda c, g: (g.unsqueeze(0).expand(c.input_meta[0][0]),)))
+OPS_PADDLE["multiplex"] = register(OpSpec(
+    name="multiplex", forward=_multiplex_fwd, backward=_multiplex_bw, args=("self", "index"),
+    saves=("index",), dtype_rule="self", method=False, function=False, out=False))

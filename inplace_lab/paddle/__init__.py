@@ -17,6 +17,7 @@ raises AttributeError, as only ``Tensor.add_`` exists in 3.3.1.
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 import sys as _sys
 
 from inplace_lab import autograd as _autograd
@@ -31,6 +32,7 @@ from inplace_lab.version import VersionCounter as _VersionCounter
 
 from . import api_names as _api
 from . import inplace as _inplace
+from . import more as _more
 from . import numeric as _numeric
 from . import selection as _selection
 from . import tensor as _tensor_mod
@@ -167,6 +169,10 @@ for _mod in (_selection, _numeric):
         _PADDLE_SEMANTICS[_n] = globals()[_n] = getattr(_mod, _n)
 for _n in _api.SEMANTICS_METHODS:  # (x.max(axis) is paddle.max(x, axis))
     setattr(Tensor, _n, _PADDLE_SEMANTICS[_n])
+for _n in _more.NAMES:  # (take_along_axis, gather_nd, ... : paddle/more.py)
+    globals()[_n] = getattr(_more, _n)
+for _n in _more.METHODS:
+    setattr(Tensor, _n, getattr(_more, _n))
 
 
 def _export():
@@ -285,5 +291,16 @@ from .tensor import honour_core_calls as _honour_core_calls  # noqa: E402
 _honour_core_calls()  # (after every Paddle-signature method above is in place)
 
 __version__ = "3.3.1+inplace_lab"
+
+# Paddle's constants and dtype aliases (last: ``float`` and ``int`` shadow the builtins here).
+e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = complex64
+cdouble = complex128
 
 __getattr__ = _facade.missing_attribute("paddle", _sys.modules[__name__])

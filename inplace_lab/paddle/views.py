@@ -17,6 +17,8 @@ Measured against paddle 3.3.1 (tests/paddle/test_sweep_regressions.py runs both)
 """
 from __future__ import annotations
 
+import dataclasses
+
 from inplace_lab import layout
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
@@ -192,7 +194,11 @@ def view(x, shape_or_dtype, name=None):
         raise _view_error()
     if layout.view_strides(x.shape, x.stride(), target) is None:
         raise _view_error()
-    return _Core.view(x, target)
+    return dispatch.call_view(VIEW_SHAPE, (x, target), {})
+
+
+# Paddle's view(shape) is its view_shape kernel (ViewShapeGradNode), PyTorch's view otherwise.
+VIEW_SHAPE = dataclasses.replace(OPS["view"], name="view_shape", select=None)
 
 
 def _view_error():

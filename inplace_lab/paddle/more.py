@@ -1,0 +1,671 @@
+"""More of Paddle 3.3.1's top-level names: take_along_axis, gather_nd, scatter_nd, add_n, ...
+
+Each is a thin function with Paddle's argument names, defaults, results and errors over
+the op table (Paddle-only kernels are in ``inplace_lab/ops/paddle_ops.py``, where their
+specs are named after Paddle's kernels: GatherNdGradNode, ScatterNdAddGradNode ...) or over
+the core's recorded ops. Random functions draw from inplace_lab's generator: their values
+are not Paddle's (shapes, dtypes and flags are).
+"""
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import math
+import numbers
+
+import numpy as np
+
+import inplace_lab as _il
+from inplace_lab import backend, creation as _creation, dtypes
+from inplace_lab.ops import dispatch as _dispatch
+from inplace_lab.ops.paddle_ops import OPS_PADDLE
+from inplace_lab.ops.table import OPS
+from inplace_lab.tensor import Tensor as _Core
+
+from . import creation as _pc
+from . import printing as _printing
+from . import views as _views
+
+NAMES = (
+    "take_along_axis", "rand_like", "randn_like", "randint_like", "shape", "rank", "tolist",
+    "is_empty", "is_floating_point", "is_integer", "is_complex", "logspace", "atleast_1d",
+    "atleast_2d", "atleast_3d", "broadcast_shape", "broadcast_shapes", "tril_indices",
+    "triu_indices", "manual_seed", "get_rng_state", "set_rng_state", "set_printoptions",
+    "get_default_device", "set_default_device", "finfo", "iinfo",
+    "gather_nd", "scatter_nd", "scatter_nd_add", "index_sample", "add_n", "reverse",
+    "strided_slice", "crop", "multiplex", "increment", "stanh", "i0e", "i1", "i1e",
+    "cartesian_prod", "combinations", "column_stack", "row_stack", "view_as", "reduce_as",
+    "matrix_transpose", "histogram_bin_edges", "pdist", "hann_window", "hamming_window",
+    "blackman_window", "bartlett_window", "kaiser_window",
+)
+# Of NAMES, those paddle.Tensor also has as methods (``x`` being the tensor).
+METHODS = (
+    "take_along_axis", "rank", "is_empty", "is_floating_point", "is_integer",
+    "is_complex", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shape",
+    "broadcast_shapes", "gather_nd", "scatter_nd", "scatter_nd_add", "index_sample", "add_n",
+    "reverse", "strided_slice", "multiplex", "increment", "stanh", "i0e", "i1", "i1e",
+    "combinations", "view_as", "reduce_as", "matrix_transpose", "histogram_bin_edges",
+)
+
+_RENAMED = {
+    "take_along_axis": dataclasses.replace(OPS["gather"], name="take_along_axis", select=None),
+    "i1": dataclasses.replace(OPS["special_i1"], name="i1", select=None),
+    "reduce_as": dataclasses.replace(OPS["sum_to_size"], name="reduce_as", select=None),
+}
+
+
+def _call(name, *args, **params):
+    spec = OPS_PADDLE.get(name) or _RENAMED[name]
+    return _dispatch.call(spec, args, params)
+
+
+def _tensor(x):
+    return x if isinstance(x, _Core) else _pc.to_tensor(x)
+
+
+def _non_negative(axis, nd):
+    return axis + nd if axis < 0 else axis
+
+
+# ---- 1: indexing, creation, queries -----------------------------------------------------------
+
+def take_along_axis(arr=None, indices=None, axis=None, broadcast=True, *, out=None, **alias):
+    """``paddle.take_along_axis``: with ``broadcast`` (the default) indices and arr are
+    broadcast against each other except along ``axis`` (Paddle's rule: any 0 wins, else the
+    larger size); without, indices may be smaller than arr (``torch.gather``). ``input``
+    and ``dim`` are accepted for ``arr`` and ``axis``."""
+    arr, axis = _aliases("take_along_axis", alias, arr, axis)
+    if len(arr.shape) != len(indices.shape):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions!")
+    axis = _non_negative(axis, arr.ndim)
+    if broadcast:
+        shp = [0 if indices.shape[i] == 0 or arr.shape[i] == 0
+               else builtins.max(arr.shape[i], indices.shape[i]) for i in range(arr.ndim)]
+        shp[axis] = indices.shape[axis]
+        if list(indices.shape) != shp:
+            indices = _views.broadcast_to(indices, shp)
+        shp[axis] = arr.shape[axis]
+        if list(arr.shape) != shp:
+            arr = _views.broadcast_to(arr, shp)
+    else:
+        for i in range(arr.ndim):
+            if i != axis and arr.shape[i] < indices.shape[i]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {indices.shape} to be "
+                    f"smaller than self {arr.shape} apart from dimension {axis}")
+    _check_index_dtype(indices, "take_along_axis")
+    r = _call("take_along_axis", arr, axis, indices)
+    if out is not None:
+        from .inplace import copy_
+
+        copy_(out, r)
+        out._vc.bump()
+        return out
+    return r
+
+
+def _aliases(fname, alias, arr, axis):
+    for k in alias:
+        if k not in ("input", "dim"):
+            raise TypeError(f"{fname}() got an unexpected keyword argument '{k}'")
+    return alias.get("input", arr), alias.get("dim", axis)
+
+
+def _check_index_dtype(index, op):
+    if index._dtype.name not in ("int32", "int64"):
+        raise TypeError(
+            f"(InvalidType) The data type of index of {op} must be int32 or int64, but "
+            f"received {index._dtype.name}.")
+
+
+def _like(x, dtype):
+    return _pc._dtype(dtype, x._dtype)
+
+
+def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
+    r = _pc._own(_creation.rand(tuple(input.shape), dtype=_like(input, dtype),
+                                device=input.device), not requires_grad)
+    return r
+
+
+def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
+    return _pc._own(_creation.randn(tuple(x.shape), dtype=_like(x, dtype), device=x.device),
+                    not requires_grad)
+
+
+def randint_like(x, low=0, high=None, dtype=None, name=None):
+    if high is None:
+        if low <= 0:
+            raise ValueError(
+                f"If high is None, low must be greater than 0, but received low = {low}.")
+        low, high = 0, low
+    if low >= high:
+        raise ValueError(
+            f"randint_like's low must less then high, but received low = {low}, high = {high}")
+    dt = _like(x, dtype)
+    a = _creation.randint(low, high, tuple(x.shape), dtype=dtypes.int64, device=x.device)
+    return _pc._own(a.to(dt) if dt is not dtypes.int64 else a)
+
+
+def shape(input):
+    """``paddle.shape``: the shape as a 1-D int64 tensor."""
+    return _pc._own(_creation.tensor(list(input.shape), dtype=dtypes.int64, device=input.device))
+
+
+def rank(input):
+    """``paddle.rank``: the number of dimensions, a 0-D int32 tensor."""
+    return _pc.to_tensor(np.array(len(input.shape), "int32"))
+
+
+def tolist(x):
+    return x.tolist()
+
+
+def is_empty(x, name=None):
+    return _pc._own(_creation.tensor(x.numel() == 0, dtype=dtypes.bool_, device=x.device))
+
+
+def is_floating_point(x):
+    return x._dtype.name in ("float16", "bfloat16", "float32", "float64")
+
+
+def is_integer(x):
+    return x._dtype.name in ("uint8", "int8", "int16", "int32", "int64")
+
+
+def is_complex(x):
+    return x._dtype.name in ("complex64", "complex128")
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, name=None):
+    """``paddle.logspace``: ``base ** linspace(start, stop, num)`` in ``dtype`` (default:
+    the default dtype), computed as Paddle's kernel does (powers in float64)."""
+    vals = [v.item() if isinstance(v, _Core) else v for v in (start, stop, num, base)]
+    start, stop, num, base = vals
+    dt = _pc._dtype(dtype, dtypes.get_default_dtype())
+    if num == 1:
+        a = np.array([base ** start], dtype=np.float64)
+    else:
+        step = (stop - start) / (num - 1)
+        half = num // 2
+        i = np.arange(num)
+        e = np.where(i < half, start + step * i, stop - step * (num - 1 - i))
+        a = np.power(float(base), e)
+    if dt.category < 2:
+        a = np.trunc(a)
+    return _pc._own(_creation.tensor(a.astype(dt.np), dtype=dt, device=_pc.current()))
+
+
+def _atleast(inputs, nd):
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)) and \
+            any(isinstance(t, _Core) for t in inputs[0]):
+        inputs = inputs[0]
+    from inplace_lab.paddle import unsqueeze
+
+    out = []
+    for t in inputs:
+        t = _tensor(t)
+        if t.ndim == 0:
+            r = _views.reshape(t, (1,) * nd) if nd > 1 else _views.reshape(t, [1])
+        elif t.ndim == 1 and nd == 2:
+            r = unsqueeze(t, 0)
+        elif t.ndim == 1 and nd == 3:
+            r = unsqueeze(t, [0, 2])
+        elif t.ndim == 2 and nd == 3:
+            r = unsqueeze(t, 2)
+        else:
+            r = t
+        out.append(r)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*inputs, name=None):
+    return _atleast(inputs, 1)
+
+
+def atleast_2d(*inputs, name=None):
+    return _atleast(inputs, 2)
+
+
+def atleast_3d(*inputs, name=None):
+    return _atleast(inputs, 3)
+
+
+def broadcast_shape(x_shape, y_shape):
+    """``paddle.broadcast_shape``: the broadcast shape of two shapes, a list; Paddle's
+    error where a size is neither equal nor 1."""
+    x, y = list(x_shape), list(y_shape)
+    n = builtins.max(len(x), len(y))
+    xa, ya = [1] * (n - len(x)) + x, [1] * (n - len(y)) + y
+    out = []
+    for i, (a, b) in enumerate(zip(xa, ya)):
+        if not (a == b or (a <= 1 and a != 0) or (b <= 1 and b != 0)):
+            raise ValueError(
+                "(InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast "
+                f"together with the shape of X = {x} and the shape of Y = {y}. Received [{a}] "
+                f"in X is not equal to [{b}] in Y at i:{i}.\n  [Hint: Expected x_dims_array[i] "
+                "== y_dims_array[i] || (x_dims_array[i] <= 1 && x_dims_array[i] != 0) || "
+                "(y_dims_array[i] <= 1 && y_dims_array[i] != 0) == true, but received "
+                "x_dims_array[i] == y_dims_array[i] || (x_dims_array[i] <= 1 && x_dims_array[i] "
+                "!= 0) || (y_dims_array[i] <= 1 && y_dims_array[i] != 0):0 != true:1.] (at "
+                "/paddle/paddle/phi/kernels/funcs/common_shape.h:72)\n")
+        out.append(b if a == 1 or (a == -1 and b != 1) else a)
+    return out
+
+
+def broadcast_shapes(*shapes):
+    out = list(shapes[0])
+    for s in shapes[1:]:
+        out = broadcast_shape(out, s)
+    return out
+
+
+def _tri_indices(row, col, offset, dtype, upper):
+    dt = _pc._dtype(dtype)
+    if dt.name not in ("int32", "int64"):
+        raise TypeError(f"The dtype of {'triu' if upper else 'tril'}_indices must be int32 or "
+                        f"int64, but received {dt.name}.")
+    r, c = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    a = np.stack([r, c]).astype(dt.np) if r.size else np.zeros((2, 0), dt.np)
+    return _pc._own(_creation.tensor(a, dtype=dt, device=_pc.current()))
+
+
+def tril_indices(row, col, offset=0, dtype="int64"):
+    if not isinstance(row, int) or row < 0:
+        raise TypeError("row should be a non-negative int")
+    if col is None:
+        col = row
+    return _tri_indices(row, col, offset, dtype, False)
+
+
+def triu_indices(row, col=None, offset=0, dtype="int64"):
+    if not isinstance(row, int) or row < 0:
+        raise TypeError("row should be a non-negative int")
+    return _tri_indices(row, row if col is None else col, offset, dtype, True)
+
+
+class Generator:
+    """What ``paddle.manual_seed`` returns (inplace_lab's generator, seeded)."""
+
+    def __init__(self, seed=0):
+        self._seed = seed
+
+    def manual_seed(self, seed):
+        _creation.manual_seed(seed)
+        self._seed = seed
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return get_rng_state()[0]
+
+    def set_state(self, state):
+        set_rng_state([state])
+
+
+def manual_seed(seed):
+    _creation.manual_seed(int(seed))
+    return Generator(int(seed))
+
+
+class GeneratorState:
+    """One device's generator state, as ``paddle.get_rng_state`` lists them."""
+
+    def __init__(self, state):
+        self._state = state
+
+
+def get_rng_state(device=None):
+    from inplace_lab.torch import more as _tmore
+
+    return [GeneratorState(_tmore.get_rng_state())]
+
+
+def set_rng_state(state_list, device=None):
+    from inplace_lab.torch import more as _tmore
+
+    for s in state_list:
+        _tmore.set_rng_state(s._state if isinstance(s, GeneratorState) else s)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,
+                     linewidth=None):
+    """``paddle.set_printoptions``: how paddle tensors print from now on."""
+    for value, name, kind in ((precision, "precision", int), (threshold, "threshold", int),
+                              (edgeitems, "edgeitems", int), (linewidth, "linewidth", int),
+                              (sci_mode, "sci_mode", bool)):
+        if value is not None and not isinstance(value, kind):  # (Paddle's check_type is
+            raise RuntimeError(  # off in dynamic mode: the C++ binding refuses the value)
+                f"Unable to cast Python instance of type {type(value)} to C++ type '?' (#define "
+                "PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for details)")
+        if value is not None:
+            setattr(_printing, name.upper(), value)
+
+
+def get_default_device():
+    from inplace_lab.paddle.device import get_device
+
+    dev = get_device()
+    return _Device(dev)
+
+
+class _Device(str):
+    """``paddle.get_default_device()``: prints as 'cpu' / 'gpu:0'."""
+
+    @property
+    def type(self):
+        return self.split(":")[0]
+
+
+def set_default_device(device):
+    from inplace_lab.paddle import set_device
+
+    if isinstance(device, int):
+        device = f"gpu:{device}"
+    set_device(str(device) if not hasattr(device, "_dev") else
+               ("cpu" if device._dev.type == "cpu" else f"gpu:{device._dev.index or 0}"))
+
+
+_FINFO = {"float16": 16, "float32": 32, "float64": 64, "bfloat16": 16,
+          "complex64": 32, "complex128": 64}
+
+
+def _dtype_name(d):
+    if isinstance(d, str):
+        return d.replace("paddle.", "")
+    return dtypes.from_any(d).name
+
+
+class finfo:
+    """``paddle.finfo(dtype)``: the limits of a floating dtype (Paddle's fields and repr)."""
+
+    def __init__(self, dtype):
+        name = _dtype_name(dtype)
+        if name not in _FINFO:
+            raise ValueError(
+                "(InvalidArgument) The argument of paddle.finfo can only be paddle.float32, "
+                "paddle.float64, paddle.float16, paddle.bfloat16, paddle.float8_e4m3fn, "
+                "paddle.float8_e5m2, paddle.complex64 or paddle.complex128 (at "
+                "/paddle/paddle/fluid/pybind/pybind.cc:572)\n")
+        real = {"complex64": "float32", "complex128": "float64"}.get(name, name)
+        fi = np.finfo(np.dtype(real))
+        self.bits = _FINFO[name]
+        self.dtype = real
+        self.eps = float(fi.eps)
+        self.max = float(fi.max)
+        self.min = float(fi.min)
+        self.resolution = float(fi.resolution)
+        self.smallest_normal = float(fi.smallest_normal)
+        self.tiny = float(fi.tiny)
+
+    def __repr__(self):
+        return (f"paddle.finfo(min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"resolution={self.resolution:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, bits={self.bits}, dtype={self.dtype})")
+
+    __str__ = __repr__
+
+
+class iinfo:
+    """``paddle.iinfo(dtype)``: the limits of an integer dtype."""
+
+    def __init__(self, dtype):
+        name = _dtype_name(dtype)
+        if name not in ("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"):
+            raise ValueError(
+                "(InvalidArgument) The argument of paddle.iinfo can only be paddle.int8, "
+                "paddle.int16, paddle.int32, paddle.int64, or paddle.uint8 (at "
+                "/paddle/paddle/fluid/pybind/pybind.cc:548)\n")
+        ii = np.iinfo(np.dtype(name))
+        self.bits, self.dtype, self.min, self.max = ii.bits, name, int(ii.min), int(ii.max)
+
+    def __repr__(self):
+        return (f"paddle.iinfo(min={self.min}, max={self.max}, bits={self.bits}, "
+                f"dtype={self.dtype})")
+
+    __str__ = __repr__
+
+
+# ---- 2: Paddle's own kernels -------------------------------------------------------------------
+
+def gather_nd(x, index, name=None):
+    """``paddle.gather_nd``: ``index[..., :k]`` picks slices of the first k axes of x."""
+    _check_index_dtype(index, "gather_nd")
+    return _call("gather_nd", x, index)
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    """``paddle.scatter_nd_add``: a copy of x with updates added at the slices index names
+    (repeated indices accumulate)."""
+    return _call("scatter_nd_add", x, index, updates)
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """``paddle.scatter_nd``: ``scatter_nd_add`` into zeros of ``shape``."""
+    z = _pc._own(_creation.zeros(tuple(int(s) for s in shape), dtype=updates._dtype,
+                                 device=updates.device))
+    return _call("scatter_nd_add", z, index, updates)
+
+
+def index_sample(x, index):
+    """``paddle.index_sample``: ``out[i, j] = x[i, index[i, j]]`` (both 2-D)."""
+    if index._dtype.name not in ("int32", "int64"):
+        raise TypeError(
+            "The data type of index of index_sample must be int32 or int64, but received "
+            f"{index._dtype.name}")
+    return _call("index_sample", x, index)
+
+
+def add_n(inputs, name=None):
+    """``paddle.add_n``: the sum of a tensor or list of tensors of one shape and dtype."""
+    if isinstance(inputs, _Core):
+        inputs = [inputs]
+    return _call("add_n", _il.stack(list(inputs)))
+
+
+def reverse(x, axis, name=None):
+    from inplace_lab.paddle import flip
+
+    return flip(x, axis)
+
+
+def _slice_params(x, axes, starts, ends, strides):
+    def ints(v):
+        if isinstance(v, _Core):
+            v = v.tolist()
+        return [int(i.item()) if isinstance(i, _Core) else int(i) for i in v]
+
+    axes, starts, ends = ints(axes), ints(starts), ints(ends)
+    strides = ints(strides) if strides is not None else [1] * len(axes)
+    return {"axes": tuple(_non_negative(a, x.ndim) for a in axes), "starts": tuple(starts),
+            "ends": tuple(ends), "strides": tuple(strides)}
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    """``paddle.strided_slice``: a copy of x sliced along ``axes`` with steps ``strides``."""
+    return _dispatch.call(OPS_PADDLE["strided_slice"], (x,),
+                          _slice_params(x, axes, starts, ends, strides))
+
+
+def crop(x, shape=None, offsets=None, name=None):
+    """``paddle.crop``: the block of ``shape`` (-1: to the end) at ``offsets`` (default 0)."""
+    if isinstance(shape, _Core):
+        shape = shape.shape if shape.ndim == len(x.shape) and shape.ndim > 1 else shape.tolist()
+    shape = list(x.shape) if shape is None else [int(s) for s in shape]
+    offsets = [0] * x.ndim if offsets is None else (
+        offsets.tolist() if isinstance(offsets, _Core) else [int(o) for o in offsets])
+    ends = [x.shape[i] if s == -1 else o + s for i, (o, s) in enumerate(zip(offsets, shape))]
+    return _dispatch.call(OPS_PADDLE["crop"], (x,), {
+        "axes": tuple(range(x.ndim)), "starts": tuple(offsets), "ends": tuple(ends),
+        "strides": (1,) * x.ndim})
+
+
+def multiplex(inputs, index, name=None):
+    """``paddle.multiplex``: row i of the result is row i of ``inputs[index[i]]``."""
+    if len(inputs) < 2:
+        raise ValueError("inputs should be a list object with at least 2 elements.")
+    return _call("multiplex", _il.stack(list(inputs)), index)
+
+
+def increment(x, value=1.0, name=None):
+    """``paddle.increment``: x (one element) += value in place, unrecorded; x back."""
+    if x.numel() != 1:
+        raise ValueError(
+            "(InvalidArgument) The number of elements in Input(X) should be 1.Now the number "
+            f"is {x.numel()}.\n  [Hint: Expected product(x.dims()) == 1UL, but received "
+            f"product(x.dims()):{x.numel()} != 1UL:1.] (at "
+            "/paddle/paddle/phi/infermeta/unary.cc:2378)\n")
+    x._a[...] = x._a + np.asarray(value).astype(x._dtype.np)
+    x._vc.bump()
+    return x
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    return _call("stanh", x, scale_a=scale_a, scale_b=scale_b)
+
+
+def i0e(x, name=None):
+    return _call("i0e", x)
+
+
+def i1(x, name=None):
+    return _call("i1", x)
+
+
+def i1e(x, name=None):
+    return _call("i1e", x)
+
+
+# ---- composites over the core's ops (grad nodes as Paddle's composites) ------------------------
+
+def cartesian_prod(x, name=None):
+    """``paddle.cartesian_prod``: every combination of the 1-D inputs' elements as rows."""
+    from inplace_lab.paddle import meshgrid, stack
+
+    if len(x) == 1:
+        return x[0]
+    grids = meshgrid(*x)
+    return _views.reshape(stack(grids, axis=-1), [-1, len(x)])
+
+
+def combinations(x, r=2, with_replacement=False, name=None):
+    """``paddle.combinations``: the r-length combinations of a 1-D x's elements as rows."""
+    import itertools
+
+    from inplace_lab.paddle import index_select, stack
+
+    if x.ndim != 1:
+        raise TypeError(f"Expect a 1-D vector, but got x shape {x.shape}")
+    if not isinstance(r, int) or r < 0:
+        raise ValueError(f"Expect a non-negative int, but got r={r}")
+    if r == 0:
+        return _pc._own(_creation.empty((0,), dtype=x._dtype, device=x.device))
+    n = x.shape[0]
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = list(pick(range(n), r))
+    if not rows:
+        return _pc._own(_creation.empty((0, r), dtype=x._dtype, device=x.device))
+    cols = np.array(rows, dtype=np.int64).T
+    return stack([index_select(x, _pc.to_tensor(c), axis=0) for c in cols], axis=1)
+
+
+def column_stack(x, name=None):
+    from inplace_lab.paddle import concat
+
+    cols = [_views.reshape(t, [-1, 1]) if t.ndim < 2 else t for t in x]
+    return concat(cols, axis=1)
+
+
+def row_stack(x, name=None):
+    from inplace_lab.paddle import vstack
+
+    return vstack(x)
+
+
+def view_as(x, other, name=None):
+    """``paddle.view_as``: a view of x in other's shape (ViewShapeGradNode)."""
+    return _views.view(x, list(other.shape))
+
+
+def reduce_as(x, target, name=None):
+    """``paddle.reduce_as``: x summed down to target's shape (ReduceAsGradNode)."""
+    return _call("reduce_as", x, list(target.shape))
+
+
+def matrix_transpose(x, name=None):
+    from inplace_lab.paddle import transpose
+
+    if x.ndim < 2:
+        raise ValueError(f"Tensor.ndim({x.ndim}) is required to be greater than or equal to 2.")
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return transpose(x, perm)
+
+
+def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
+    """``paddle.histogram_bin_edges``: bins+1 evenly spaced edges over [min, max] (the
+    data's range when both are 0), in x's floating dtype."""
+    a = backend.to_numpy(input._a)
+    lo, hi = float(min), float(max)
+    if lo == 0 and hi == 0:
+        if a.size:
+            lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    dt = input._dtype if input._dtype.category >= 2 else dtypes.float32
+    e = np.linspace(lo, hi, bins + 1, dtype=np.float64).astype(dt.np)
+    return _pc._own(_creation.tensor(e, dtype=dt, device=input.device))
+
+
+def pdist(x, p=2.0, name=None):
+    """``paddle.pdist``: the distances between the rows of a 2-D x (upper triangle, row
+    order), as Paddle's composite: cdist, then the triangle's mask (MaskedSelectGradNode)."""
+    from inplace_lab.paddle import cdist, masked_select
+
+    if x.ndim != 2:
+        raise AssertionError(f"The x must be 2-dimensional, but got {x.ndim}")
+    n = x.shape[0]
+    d = cdist(x, x, p=p) if hasattr(_il, "cdist") else None
+    mask = _pc.to_tensor(np.triu(np.ones((n, n), bool), 1))
+    return masked_select(d, mask)
+
+
+# ---- windows (paddle.hann_window ...: torch's formulas, Paddle's arguments and dtype) -----------
+
+def _window(name, window_length, periodic, dtype, requires_grad, **kw):
+    from inplace_lab.torch import more as _tmore
+
+    dt = _pc._dtype(dtype)
+    w = getattr(_tmore, name)(window_length, periodic, dtype=dt, **kw)
+    w = w.detach()
+    return _pc._own(_creation.tensor(backend.to_numpy(w._a), dtype=dt, device=_pc.current()),
+                    not requires_grad)
+
+
+def hann_window(window_length, periodic=True, *, dtype="float32", layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    return _window("hann_window", window_length, periodic, dtype, requires_grad)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype="float32",
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad,
+                   alpha=alpha, beta=beta)
+
+
+def blackman_window(window_length, periodic=True, *, dtype="float32", layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    return _window("blackman_window", window_length, periodic, dtype, requires_grad)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype="float32", layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    return _window("bartlett_window", window_length, periodic, dtype, requires_grad)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad, beta=beta)

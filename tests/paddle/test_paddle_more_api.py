@@ -1,0 +1,266 @@
+"""paddle 3.3.1 names added in inplace_lab/paddle/more.py, run on paddle and the facade.
+
+Each case is a program ``f(L, *inputs)`` run on real Paddle and on ``inplace_lab.paddle``;
+compared: the result's structure, dtypes, shapes, values, ``stop_gradient``, the grad node
+name of each output, and the gradients of ``sum(out * w)`` w.r.t. every float input.
+Error cases compare the exception type and message.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+paddle = pytest.importorskip("paddle")
+warnings.filterwarnings("ignore")
+
+import inplace_lab.paddle as lab  # noqa: E402
+
+rng = np.random.default_rng(11)
+
+
+def r(*shape):
+    return (rng.permutation(np.arange(int(np.prod(shape)))) * 0.37 - 1.3).reshape(shape).astype(
+        np.float32) + rng.uniform(0, 0.01, shape).astype(np.float32)
+
+
+A = r(3, 4)
+B = r(3, 4)
+C = r(4, 3, 2)
+V = r(5)
+V3 = r(3)
+POS = np.abs(r(3, 4)) + 0.1
+I_ROW = np.array([[0], [3], [1]], np.int64)
+I_COL = np.array([[2, 0, 1, 1]], np.int64)
+I_ND = np.array([[0, 1], [2, 3], [0, 1]], np.int64)
+I_ND1 = np.array([[1], [0], [1]], np.int64)
+I_SAMPLE = np.array([[0, 3], [1, 1], [2, 0]], np.int64)
+I_MUX = np.array([[1], [0], [1]], np.int32)
+
+CASES = {
+    # take_along_axis: broadcast (default) and not, Tensor method, dim/input aliases
+    "take_along_axis": (lambda L, x, i: L.take_along_axis(x, i, 1), A, I_ROW),
+    "take_along_axis_bcast_rows": (lambda L, x, i: L.take_along_axis(x, i, 0), A, I_COL),
+    "take_along_axis_neg_axis": (lambda L, x, i: x.take_along_axis(i, -1), A, I_ROW),
+    "take_along_axis_nobcast": (lambda L, x, i: L.take_along_axis(x, i[:2], 1, broadcast=False),
+                                A, I_ROW),
+    "take_along_axis_int32": (lambda L, x, i: L.take_along_axis(x, i.astype("int32"), 1),
+                              A, I_ROW),
+    "take_along_dim_alias": (lambda L, x, i: L.take_along_axis(input=x, indices=i, dim=1),
+                             A, I_ROW),
+    # queries and creation
+    "shape": (lambda L, x: L.shape(x), C),
+    "rank": (lambda L, x: L.rank(x), C),
+    "rank_method": (lambda L, x: x.rank(), A),
+    "is_empty": (lambda L, x: L.is_empty(x), A),
+    "is_empty_true": (lambda L, x: L.is_empty(x[:0]), A),
+    "logspace": (lambda L: L.logspace(0, 2, 5),),
+    "logspace_base_dtype": (lambda L: L.logspace(1, 3, 4, base=2, dtype="float64"),),
+    "logspace_int": (lambda L: L.logspace(0, 3, 4, dtype="int64"),),
+    "logspace_one": (lambda L: L.logspace(2, 5, 1),),
+    "atleast_1d_0d": (lambda L, v: L.atleast_1d(v.sum()), V),
+    "atleast_1d_many": (lambda L, x, v: L.atleast_1d(x, v.sum()), A, V),
+    "atleast_2d_1d": (lambda L, v: L.atleast_2d(v), V),
+    "atleast_2d_list": (lambda L, v, x: L.atleast_2d([v, x]), V, A),
+    "atleast_3d_1d": (lambda L, v: L.atleast_3d(v), V),
+    "atleast_3d_2d": (lambda L, x: L.atleast_3d(x), A),
+    "atleast_3d_0d": (lambda L, v: L.atleast_3d(v.sum()), V),
+    "atleast_3d_3d": (lambda L, c: L.atleast_3d(c), C),
+    "tril_indices": (lambda L: L.tril_indices(4, 3, -1),),
+    "tril_indices_int32": (lambda L: L.tril_indices(3, 5, 1, "int32"),),
+    "triu_indices": (lambda L: L.triu_indices(3, None, 1),),
+    "triu_indices_wide": (lambda L: L.triu_indices(3, 5, -1),),
+    # Paddle's kernels
+    "gather_nd": (lambda L, x, i: L.gather_nd(x, i), A, I_ND),
+    "gather_nd_rows": (lambda L, x, i: L.gather_nd(x, i), A, I_ND1),
+    "gather_nd_3d": (lambda L, c, i: c.gather_nd(i), C, I_ND[:, :1] % 3),
+    "scatter_nd": (lambda L, i, u: L.scatter_nd(i, u, [3, 4]), I_ND1, A),
+    "scatter_nd_add": (lambda L, x, i, u: L.scatter_nd_add(x, i, u), A, I_ND, V3),
+    "scatter_nd_add_rows": (lambda L, x, i, u: x.scatter_nd_add(i, u), A, I_ND1, B),
+    "index_sample": (lambda L, x, i: L.index_sample(x, i), A, I_SAMPLE),
+    "add_n": (lambda L, x, y: L.add_n([x, y, x]), A, B),
+    "add_n_one": (lambda L, x: L.add_n(x), A),
+    "reverse": (lambda L, x: L.reverse(x, 0), A),
+    "reverse_list": (lambda L, x: L.reverse(x, [0, 1]), A),
+    "strided_slice": (lambda L, x: L.strided_slice(x, [1], [0], [4], [2]), A),
+    "strided_slice_2": (lambda L, x: L.strided_slice(x, [0, 1], [2, 3], [0, 0], [-1, -2]), A),
+    "strided_slice_unit": (lambda L, x: L.strided_slice(x, [0], [1], [3], [1]), A),
+    "crop": (lambda L, x: L.crop(x, [2, 2], [1, 1]), A),
+    "crop_minus1": (lambda L, x: L.crop(x, [-1, 2], [1, 0]), A),
+    "multiplex": (lambda L, x, y, i: L.multiplex([x, y], i), A, B, I_MUX),
+    "stanh": (lambda L, x: L.stanh(x), A),
+    "stanh_scales": (lambda L, x: x.stanh(0.5, 2.0), A),
+    "i0e": (lambda L, x: L.i0e(x), A),
+    "i1": (lambda L, x: L.i1(x), A),
+    "i1e": (lambda L, x: x.i1e(), A),
+    # composites
+    "cartesian_prod": (lambda L, a, b: L.cartesian_prod([a, b]), V3, V),
+    "combinations": (lambda L, v: L.combinations(v), V),
+    "combinations_r3_repl": (lambda L, v: v.combinations(3, True), V3),
+    "column_stack": (lambda L, v, x: L.column_stack([v[:3], x]), V, A),
+    "row_stack": (lambda L, x, y: L.row_stack([x, y]), A, B),
+    "view_as": (lambda L, x, c: L.view_as(x, c[:, :, 0].t()), A, C),
+    "reduce_as": (lambda L, x, t: L.reduce_as(x, t[:1]), A, B),
+    "reduce_as_rank": (lambda L, c, t: c.reduce_as(t[0]), C, C),
+    "matrix_transpose": (lambda L, c: L.matrix_transpose(c), C),
+    "histogram_bin_edges": (lambda L, x: L.histogram_bin_edges(x, 4), A),
+    "histogram_bin_edges_range": (lambda L, x: x.histogram_bin_edges(5, -1.0, 2.0), A),
+    "pdist": (lambda L, x: L.pdist(x), A),
+    "pdist_p1": (lambda L, x: L.pdist(x, p=1.0), A),
+    "hann_window": (lambda L: L.hann_window(6),),
+    "hann_window_symmetric": (lambda L: L.hann_window(5, False, dtype="float64"),),
+    "hamming_window": (lambda L: L.hamming_window(7),),
+    "blackman_window": (lambda L: L.blackman_window(8, False),),
+    "bartlett_window": (lambda L: L.bartlett_window(7),),
+    "kaiser_window": (lambda L: L.kaiser_window(6, beta=5.0),),
+}
+
+WINDOWS = {"hann_window", "hann_window_symmetric", "hamming_window", "blackman_window",
+           "bartlett_window", "kaiser_window"}
+
+
+def _run(L, fn, arrays):
+    ins = [L.to_tensor(a.copy(), stop_gradient=not np.issubdtype(a.dtype, np.floating))
+           for a in arrays]
+    return ins, fn(L, *ins)
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return type(out).__name__, list(out)
+    return "Tensor", [out]
+
+
+def _node(t):
+    fn = getattr(t, "grad_fn", None)
+    return None if fn is None or t.stop_gradient else fn.name()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_matches_paddle(case):
+    fn, *arrays = CASES[case]
+    p_in, p_out = _run(paddle, fn, arrays)
+    l_in, l_out = _run(lab, fn, arrays)
+    pk, pl = _flat(p_out)
+    lk, ll = _flat(l_out)
+    assert pk == lk and len(pl) == len(ll)
+    for p, q in zip(pl, ll):
+        assert str(p.dtype) == str(q.dtype)
+        assert list(p.shape) == list(q.shape)
+        assert p.stop_gradient == q.stop_gradient
+        np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=2e-5, atol=1e-6)
+        if case not in WINDOWS and not any(q is t for t in l_in):
+            assert _node(q) == _node(p)  # (a leaf's own node: the facade's business)
+    diff = [i for i, t in enumerate(p_in) if not t.stop_gradient]
+    outs = [i for i, t in enumerate(pl) if not t.stop_gradient]
+    if not diff or not outs:
+        return
+    for L, ins, res in ((paddle, p_in, pl), (lab, l_in, ll)):
+        loss = sum((res[i] * L.to_tensor(np.linspace(0.5, 1.5, int(np.prod(res[i].shape)))
+                                         .reshape(res[i].shape).astype("float32"))).sum()
+                   for i in outs)
+        loss.backward()
+    for i in diff:
+        pg, lg = p_in[i].grad, l_in[i].grad
+        assert (pg is None) == (lg is None), i
+        if pg is not None:
+            np.testing.assert_allclose(lg.numpy(), pg.numpy(), rtol=2e-5, atol=1e-5)
+
+
+PLAIN = {
+    "tolist": lambda L: L.tolist(L.to_tensor(A)),
+    "tolist_method_int": lambda L: L.to_tensor(I_ND).tolist(),
+    "is_floating_point": lambda L: [L.is_floating_point(L.to_tensor(A)),
+                                    L.is_floating_point(L.to_tensor(I_ND))],
+    "is_integer": lambda L: [L.is_integer(L.to_tensor(A)), L.is_integer(L.to_tensor(I_MUX)),
+                             L.to_tensor(I_ND).is_integer()],
+    "is_complex": lambda L: [L.is_complex(L.to_tensor(A)), L.to_tensor(A).is_complex()],
+    "constants": lambda L: [L.e, L.pi, L.inf, L.newaxis, np.isnan(L.nan)],
+    "dtype_aliases": lambda L: [str(getattr(L, n)) for n in
+                                ("float", "double", "half", "long", "int", "short", "cfloat",
+                                 "cdouble")],
+    "dtype_alias_use": lambda L: str(L.to_tensor([1, 2], dtype=L.long).astype(L.double).dtype),
+    "broadcast_shape": lambda L: [L.broadcast_shape([2, 1, 3], [4, 1]),
+                                  L.broadcast_shape([], [3]), L.broadcast_shape([1, 0], [5, 1])],
+    "broadcast_shapes": lambda L: L.broadcast_shapes([2, 1], [3], [1, 1, 1]),
+    "finfo": lambda L: [repr(L.finfo(L.float32)), repr(L.finfo("float64")),
+                        L.finfo(L.float16).eps, L.finfo(L.float32).dtype,
+                        L.finfo(L.complex64).bits],
+    "iinfo": lambda L: [repr(L.iinfo(L.int32)), L.iinfo(L.uint8).max, L.iinfo("int64").min,
+                        L.iinfo(L.int16).dtype],
+    "rand_like": lambda L: [(str(t.dtype), list(t.shape), t.stop_gradient) for t in (
+        L.rand_like(L.to_tensor(A)), L.randn_like(L.to_tensor(A), dtype="float64"),
+        L.randint_like(L.to_tensor(A), 5), L.randint_like(L.to_tensor(A), 2, 5, dtype="int32"),
+        L.rand_like(L.to_tensor(A), requires_grad=True))],
+    "randint_like_range": lambda L: bool(((L.randint_like(L.to_tensor(r(50)), 2, 5) >= 2) &
+                                          (L.randint_like(L.to_tensor(r(50)), 2, 5) < 5)).all()),
+    "increment": lambda L: _increment(L),
+    "default_device": lambda L: str(L.get_default_device()),
+}
+
+
+def _increment(L):
+    v = L.to_tensor([1.5])
+    y = L.increment(v, 2.0)
+    w = L.to_tensor([3], dtype="int64")
+    L.increment(w)
+    return [y is v, v.tolist(), v.inplace_version, w.tolist(), w.inplace_version]
+
+
+@pytest.mark.parametrize("case", sorted(PLAIN))
+def test_plain_values_match_paddle(case):
+    assert PLAIN[case](lab) == PLAIN[case](paddle)
+
+
+ERRORS = {
+    "take_along_axis_rank": lambda L: L.take_along_axis(L.to_tensor(A), L.to_tensor(I_ND[0]), 1),
+    "take_along_axis_nobcast_big": lambda L: L.take_along_axis(
+        L.to_tensor(A[:1]), L.to_tensor(I_ROW), 1, broadcast=False),
+    "broadcast_shape": lambda L: L.broadcast_shape([2, 3], [4]),
+    "finfo_int": lambda L: L.finfo(L.int32),
+    "increment_many": lambda L: L.increment(L.to_tensor([1.0, 2.0])),
+    "rank_list": lambda L: L.rank([1, 2]),
+    "set_printoptions_type": lambda L: L.set_printoptions(precision=2.5),
+    "randint_like_low": lambda L: L.randint_like(L.to_tensor(A), 5, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_match_paddle(case):
+    with pytest.raises(Exception) as want:
+        ERRORS[case](paddle)
+    with pytest.raises(Exception) as got:
+        ERRORS[case](lab)
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
+
+
+def test_set_printoptions_changes_repr_as_paddle():
+    x = np.array([[1.123456789, -2.5, 3.0], [4.25, 5.0, 1e-3]], np.float32)
+    big = np.arange(30, dtype=np.float32).reshape(6, 5)
+    try:
+        for L in (paddle, lab):
+            L.set_printoptions(precision=3)
+        assert str(lab.to_tensor(x)) == str(paddle.to_tensor(x))
+        for L in (paddle, lab):
+            L.set_printoptions(threshold=10, edgeitems=2)
+        assert str(lab.to_tensor(big)) == str(paddle.to_tensor(big))
+        for L in (paddle, lab):
+            L.set_printoptions(sci_mode=True)
+        assert str(lab.to_tensor(x)) == str(paddle.to_tensor(x))
+    finally:
+        for L in (paddle, lab):
+            L.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False,
+                               linewidth=80)
+
+
+def test_rng_state_roundtrip():
+    s = lab.get_rng_state()
+    assert isinstance(s, list) and len(s) == 1
+    a = lab.rand([4])
+    lab.set_rng_state(s)
+    b = lab.rand([4])
+    assert a.tolist() == b.tolist()
+    lab.manual_seed(5)
+    c = lab.rand([3])
+    lab.manual_seed(5)
+    assert lab.rand([3]).tolist() == c.tolist()
