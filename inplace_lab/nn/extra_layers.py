@@ -4,17 +4,23 @@ max pools, the legacy upsamplers, ``AdaptiveLogSoftmaxWithLoss``, ``CrossMapLRN2
 """
 from __future__ import annotations
 
+import itertools
 import sys
+from collections import namedtuple
+
+import inplace_lab as _il
 
 from .. import creation, dtypes
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .conv_more import UninitializedParameter
-from .layers import BatchNorm1d, BatchNorm2d, Linear
+from ..autograd.function import Function
+from .layers import BatchNorm1d, BatchNorm2d, Linear, ModuleList, Sequential
 from .module import Module
 from .parameter import Parameter
 from .pool_norm import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .upsampling import Upsample
 
 __all__ = ["EmbeddingBag"]
 
@@ -297,3 +303,254 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 
 
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+
+
+# ---- legacy upsamplers ---------------------------------------------------------------------------
+
+class UpsamplingNearest2d(Upsample):
+    """``Upsample(mode='nearest')`` (torch's legacy name)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """``Upsample(mode='bilinear', align_corners=True)`` (torch's legacy name)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ += ["UpsamplingNearest2d", "UpsamplingBilinear2d"]
+
+
+# ---- Buffer ----------------------------------------------------------------------------------------
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and bool(instance.__dict__.get("_is_buffer"))
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """torch >= 2.5's ``nn.Buffer``: ``Buffer(data)`` is ``data.detach()`` marked as a buffer
+    (``persistent`` kept on it); assigning it to a module attribute registers it as a buffer
+    (persistent or not), as ``register_buffer`` does."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = creation.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+__all__ += ["Buffer"]
+
+
+# ---- CrossMapLRN2d ----------------------------------------------------------------------------------
+
+class _CrossMapLRN2dFn(Function):
+    """torch's ``nn.modules._functions.CrossMapLRN2d``: the same running window over the
+    channels (its ``c > pre_pad`` keeps one extra channel in), the same backward loops."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha=1e-4, beta=0.75, k=1):
+        ctx.size, ctx.alpha, ctx.beta, ctx.k = size, alpha, beta, k
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             "instead.")
+        channels = input.size(1)
+        input_square = input.pow(2)
+        scale = _il.zeros_like(input)
+        pre_pad = int((size - 1) / 2 + 1)
+        scale_first = scale.select(1, 0)
+        for c in range(min(pre_pad, channels)):
+            scale_first.add_(input_square.select(1, c))
+        for c in range(1, channels):
+            cur = scale.select(1, c)
+            cur.copy_(scale.select(1, c - 1))
+            if c < channels - pre_pad + 1:
+                cur.add_(input_square.select(1, c + pre_pad - 1), alpha=1)
+            if c > pre_pad:
+                cur.add_(input_square.select(1, c - pre_pad), alpha=-1)
+        scale.mul_(alpha / size).add_(k)
+        ctx.scale = scale
+        output = scale.pow(-beta).mul_(input)
+        ctx.save_for_backward(input, output)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output = ctx.saved_tensors
+        n_batch, channels, h, w = input.shape
+        padded = _il.zeros(channels + ctx.size - 1, h, w, dtype=input.dtype,
+                           device=input.device)
+        cache = 2 * ctx.alpha * ctx.beta / ctx.size
+        inverse_pre_pad = int(ctx.size - (ctx.size - 1) / 2)
+        grad_input = ctx.scale.pow(-ctx.beta).mul_(grad_output)
+        center = padded.narrow(0, inverse_pre_pad, channels)
+        for n in range(n_batch):
+            center.copy_(grad_output[n] * output[n])
+            center.div_(ctx.scale[n])
+            accum = padded.narrow(0, 0, ctx.size - 1).sum(0)
+            for c in range(channels):
+                accum.add_(padded[c + ctx.size - 1])
+                grad_input[n][c].addcmul_(input[n][c], accum, value=-cache)
+                accum.add_(padded[c], alpha=-1)
+        return grad_input, None, None, None, None
+
+
+_CrossMapLRN2dFn.__name__ = _CrossMapLRN2dFn.__qualname__ = "CrossMapLRN2d"
+_CrossMapLRN2dFn._backward_cls.__name__ = "CrossMapLRN2dBackward"
+_CrossMapLRN2dFn._backward_cls.__qualname__ = "CrossMapLRN2dBackward"
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalisation across channels (torch's legacy ``CrossMapLRN2d``; its
+    custom autograd function, ``CrossMapLRN2dBackward``)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return _CrossMapLRN2dFn.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+__all__ += ["CrossMapLRN2d"]
+
+
+# ---- AdaptiveLogSoftmaxWithLoss -----------------------------------------------------------------
+
+_ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
+
+
+class AdaptiveLogSoftmaxWithLoss(Module):
+    """Efficient softmax for many classes (Grave et al.): a head over the shortlist and one
+    cluster per tail, each a two-layer projection; torch's code, op for op."""
+
+    def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False,
+                 device=None, dtype=None):
+        fk = {"device": device, "dtype": dtype}
+        super().__init__()
+        cutoffs = list(cutoffs)
+        if len(cutoffs) == 0:
+            raise ValueError("cutoffs should be a sequence of length larger than 0")
+        if (cutoffs != sorted(cutoffs)) or (min(cutoffs) <= 0) or \
+                (max(cutoffs) > (n_classes - 1)) or (len(set(cutoffs)) != len(cutoffs)) or \
+                any(int(c) != c for c in cutoffs):
+            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted in "
+                             "an increasing order, where each value is between 1 and "
+                             "n_classes-1")
+        self.in_features, self.n_classes = in_features, n_classes
+        self.cutoffs = cutoffs + [n_classes]
+        self.div_value, self.head_bias = div_value, head_bias
+        self.shortlist_size = self.cutoffs[0]
+        self.n_clusters = len(self.cutoffs) - 1
+        self.head_size = self.shortlist_size + self.n_clusters
+        self.head = Linear(self.in_features, self.head_size, bias=self.head_bias, **fk)
+        self.tail = ModuleList()
+        for i in range(self.n_clusters):
+            hsz = int(self.in_features // (self.div_value ** (i + 1)))
+            osz = self.cutoffs[i + 1] - self.cutoffs[i]
+            self.tail.append(Sequential(Linear(self.in_features, hsz, bias=False, **fk),
+                                        Linear(hsz, osz, bias=False, **fk)))
+
+    def reset_parameters(self) -> None:
+        self.head.reset_parameters()
+        for i2h, h2o in self.tail:
+            i2h.reset_parameters()
+            h2o.reset_parameters()
+
+    def forward(self, input_, target_):
+        targ_dim = target_.dim()
+        if targ_dim == 1:
+            if input_.size(0) != target_.size(0):
+                raise RuntimeError("Input and target should have the same size in the batch "
+                                   "dimension.")
+            if input_.dim() != 2:
+                raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs "
+                                   f"with size {input_.size()}")
+        elif targ_dim == 0:
+            if input_.dim() != 1:
+                raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs "
+                                   f"with size {input_.size()}")
+        else:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        is_batched = targ_dim > 0
+        input = input_ if is_batched else input_.unsqueeze(0)
+        target = target_ if is_batched else target_.unsqueeze(0)
+        used_rows = 0
+        batch_size = target.size(0)
+        output = input.new_zeros(batch_size)
+        gather_inds = target.new_empty(batch_size)
+        cutoff_values = [0] + self.cutoffs
+        for i in range(len(cutoff_values) - 1):
+            low_idx, high_idx = cutoff_values[i], cutoff_values[i + 1]
+            target_mask = (target >= low_idx) & (target < high_idx)
+            row_indices = target_mask.nonzero().squeeze()
+            if row_indices.numel() == 0:
+                continue
+            if i == 0:
+                gather_inds.index_copy_(0, row_indices, target[target_mask])
+            else:
+                relative_target = target[target_mask] - low_idx
+                input_subset = input.index_select(0, row_indices)
+                cluster_output = self.tail[i - 1](input_subset)
+                cluster_index = self.shortlist_size + i - 1
+                gather_inds.index_fill_(0, row_indices, cluster_index)
+                cluster_logprob = F.log_softmax(cluster_output, dim=1)
+                local_logprob = cluster_logprob.gather(1, relative_target.unsqueeze(1))
+                output.index_copy_(0, row_indices, local_logprob.squeeze(1))
+            used_rows += row_indices.numel()
+        if used_rows != batch_size:
+            raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but values "
+                               f"in range [{target.min().item()}, {target.max().item()}] were "
+                               "found. ")
+        head_output = self.head(input)
+        head_logprob = F.log_softmax(head_output, dim=1)
+        output += head_logprob.gather(1, gather_inds.unsqueeze(1)).squeeze()
+        loss = (-output).mean()
+        if not is_batched:
+            output = output.squeeze(0)
+        return _ASMoutput(output, loss)
+
+    def _get_full_log_prob(self, input, head_output):
+        out = input.new_empty((head_output.size(0), self.n_classes))
+        head_logprob = F.log_softmax(head_output, dim=1)
+        out[:, : self.shortlist_size] = head_logprob[:, : self.shortlist_size]
+        for i, (start_idx, stop_idx) in enumerate(itertools.pairwise(self.cutoffs)):
+            cluster_output = self.tail[i](input)
+            cluster_logprob = F.log_softmax(cluster_output, dim=1)
+            output_logprob = cluster_logprob + head_logprob[:, self.shortlist_size + i].unsqueeze(1)
+            out[:, start_idx:stop_idx] = output_logprob
+        return out
+
+    def log_prob(self, input):
+        head_output = self.head(input)
+        return self._get_full_log_prob(input, head_output)
+
+    def predict(self, input):
+        head_output = self.head(input)
+        output = _il.argmax(head_output, dim=1)
+        not_in_shortlist = output >= self.shortlist_size
+        all_in_shortlist = not (not_in_shortlist.any())
+        if all_in_shortlist:
+            return output
+        elif not_in_shortlist.all():
+            log_prob = self._get_full_log_prob(input, head_output)
+            return _il.argmax(log_prob, dim=1)
+        else:
+            log_prob = self._get_full_log_prob(input[not_in_shortlist],
+                                               head_output[not_in_shortlist])
+            output[not_in_shortlist] = _il.argmax(log_prob, dim=1)
+            return output
+
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

@@ -248,3 +248,30 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 
 __all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
             "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
+
+
+# ---- torch.feature_dropout ---------------------------------------------------------------------
+
+def _aten_p(p):
+    if p < 0 or p > 1:  # (ATen's check: a RuntimeError, where F's is a ValueError)
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def feature_dropout(input, p, train):
+    """``torch.feature_dropout``: one Bernoulli draw per (sample, channel), scaled by 1/(1-p)."""
+    from .functional_more import _dropout_impl
+
+    _aten_p(p)
+    return _dropout_impl(input, p, train, False, feature=True, alpha=False)
+
+
+def feature_dropout_(input, p, train):
+    """``torch.feature_dropout_``: the same, in place."""
+    from .functional_more import _dropout_impl
+
+    _aten_p(p)
+    return _dropout_impl(input, p, train, True, feature=True, alpha=False)
+
+
+_top_level(feature_dropout)
+_top_level(feature_dropout_)

@@ -83,6 +83,8 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             d["_modules"][name] = None
+        elif isinstance(value, Tensor) and value.__dict__.get("_is_buffer"):  # (nn.Buffer)
+            self.register_buffer(name, value, value.__dict__.get("persistent", True))
         elif name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "

@@ -431,3 +431,110 @@ def test_fractional_max_pool_errors(case):
     x = np.random.default_rng(0).standard_normal((2, 3, 7, 8)).astype(np.float32)
     s = np.random.default_rng(1).random((2, 3, 2)).astype(np.float32)
     _error(lambda lib: case(lib.nn.functional, lib, lib.tensor(x), lib.tensor(s)))
+
+
+# ---- upsamplers, Buffer, CrossMapLRN2d, AdaptiveLogSoftmaxWithLoss, feature_dropout --------------
+
+def test_legacy_upsamplers():
+    x = np.random.default_rng(4).standard_normal((2, 3, 4, 5)).astype(np.float32)
+
+    def prog(lib):
+        xt = lib.tensor(x, requires_grad=True)
+        a = lib.nn.UpsamplingNearest2d(scale_factor=2)
+        b = lib.nn.UpsamplingBilinear2d(size=(7, 9))
+        y = a(xt).sum() + (b(xt) * b(xt)).sum()
+        y.backward()
+        return [a(xt), b(xt), xt.grad, repr(a), repr(b)]  # (interpolate's grad_fn: not here)
+
+    _both(prog)
+
+
+def test_buffer():
+    def prog(lib):
+        m = lib.nn.Module()
+        src = lib.ones(2, requires_grad=True)
+        b = lib.nn.Buffer(src, persistent=False)
+        m.x = b
+        m.y = lib.nn.Buffer(lib.arange(3.0))
+        m.z = lib.zeros(1)
+        facts = [isinstance(b, lib.nn.Buffer), isinstance(lib.ones(1), lib.nn.Buffer),
+                 b.persistent, b.requires_grad, b.grad_fn is None, m.x is b,
+                 sorted(dict(m.named_buffers())), sorted(m.state_dict()),
+                 sorted(m._non_persistent_buffers_set), tuple(lib.nn.Buffer().shape)]
+        m.y = lib.zeros(3)  # (still a persistent buffer)
+        return facts + [sorted(m.state_dict()), m.y]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("size,shape", [(3, (2, 5, 3, 3)), (2, (1, 4, 2, 3)), (5, (2, 3, 2, 2))])
+def test_cross_map_lrn2d(size, shape):
+    x = np.random.default_rng(5).standard_normal(shape)
+    up = np.random.default_rng(6).standard_normal(shape)
+
+    def prog(lib):
+        xt = lib.tensor(x, requires_grad=True)
+        m = lib.nn.CrossMapLRN2d(size, alpha=0.1, beta=0.6, k=2)
+        y = m(xt)
+        y.backward(lib.tensor(up))
+        return [y, xt.grad, _gname(y), repr(m)]
+
+    _both(prog)
+    _error(lambda lib: lib.nn.CrossMapLRN2d(3)(lib.ones(2, 3, 4)))
+
+
+def _asm(lib, seed=0):
+    m = lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+    rng = np.random.default_rng(seed)
+    with lib.no_grad():
+        for p in m.parameters():
+            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32)))
+    return m
+
+
+def test_adaptive_log_softmax_with_loss():
+    x = np.random.default_rng(8).standard_normal((6, 8)).astype(np.float32)
+
+    def prog(lib):
+        m = _asm(lib)
+        xt = lib.tensor(x, requires_grad=True)
+        out = m(xt, lib.tensor([0, 9, 4, 2, 6, 7]))
+        out.loss.backward()
+        one = m(xt[0], lib.tensor(5))
+        grads = [p.grad for p in m.parameters()]
+        return [out.output, out.loss, xt.grad, type(out).__name__, list(out._fields), one.output,
+                one.loss, m.log_prob(xt), m.predict(xt), m.predict(xt[:1] * 0), repr(m),
+                sorted(m.state_dict()), _gname(out.loss)] + grads
+
+    _both(prog, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, []),
+    lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3]),
+    lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 10]),
+    lambda lib: _asm(lib)(lib.ones(3, 8), lib.tensor([0, 1])),
+    lambda lib: _asm(lib)(lib.ones(3, 8, 1), lib.tensor([0, 1, 2])),
+    lambda lib: _asm(lib)(lib.ones(3, 8), lib.tensor(1)),
+    lambda lib: _asm(lib)(lib.ones(3, 8), lib.tensor([[1]])),
+    lambda lib: _asm(lib)(lib.ones(2, 8), lib.tensor([1, 12])),
+])
+def test_adaptive_log_softmax_errors(case):
+    _error(case)
+
+
+def test_feature_dropout():
+    def prog(lib):
+        x = lib.ones(4, 6, 3, requires_grad=True)
+        y = lib.feature_dropout(x, 0.5, True)
+        kept = (y != 0).all(-1) | (y == 0).all(-1)
+        y.sum().backward()
+        z = lib.ones(3, 4)
+        w = lib.feature_dropout_(z, 1.0, True)
+        return [bool(kept.all()), sorted(set(y.detach().flatten().tolist())), _gname(y),
+                lib.feature_dropout(x, 0.5, False) is x, w is z, z, z._version,
+                sorted(set(x.grad.flatten().tolist()))]
+
+    _both(prog)
+    _error(lambda lib: lib.feature_dropout(lib.ones(3), 0.5, True))
+    _error(lambda lib: lib.feature_dropout(lib.ones(3, 2), 1.5, True))
