@@ -131,6 +131,10 @@ class RNNBase(Module):
             raise RuntimeError(msg.format(expected, list(hx.shape)))
 
     def forward(self, input, hx=None):
+        from .utils.rnn import PackedSequence
+
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         name = type(self).__name__
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
@@ -176,7 +180,86 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return (output, (h_n, c_n)) if lstm else (output, h_n)
 
-    def _run(self, x, hs):
+    def _forward_packed(self, packed, hx):
+        """torch's packed path: the hidden state is permuted into the packed (sorted) order,
+        each step runs only the sequences still going, and ``h_n`` holds every sequence's
+        last valid step, permuted back by ``unsorted_indices``."""
+        from .utils.rnn import PackedSequence
+
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        lstm = self.mode == "LSTM"
+        bs = [int(b) for b in batch_sizes.tolist()]
+        ndir = 2 if self.bidirectional else 1
+        expected = (self.num_layers * ndir, bs[0], self.hidden_size)
+        if hx is None:
+            zeros = creation.zeros(*expected, dtype=data.dtype, device=data.device)
+            zeros._policy = data._policy
+            hs = (zeros, zeros) if lstm else (zeros,)
+        else:
+            hs = tuple(hx) if lstm else (hx,)
+            if sorted_indices is not None:
+                hs = tuple(h.index_select(1, sorted_indices) for h in hs)
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {data.shape[-1]}")
+        if lstm:
+            self._check_hidden(hs[0], expected, "Expected hidden[0] size {}, got {}")
+            self._check_hidden(hs[1], expected, "Expected hidden[1] size {}, got {}")
+        else:
+            self._check_hidden(hs[0], expected)
+        output, h_n, c_n = self._run(data, hs, bs)
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = c_n.index_select(1, unsorted_indices) if lstm else None
+        out = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return (out, (h_n, c_n)) if lstm else (out, h_n)
+
+    @staticmethod
+    def _packed_direction(step, xw, h0, c0, w_hh, b_hh, bs, reverse):
+        """ATen's packed layer (one direction) over ``xw`` ([sum(bs), gates*H]): forwards,
+        the batch shrinks and each finished sequence's state is put aside; backwards, it
+        starts with the shortest batch and grows, taking the new sequences' initial states."""
+        lstm = c0 is not None
+        offsets = [0]
+        for b in bs:
+            offsets.append(offsets[-1] + b)
+        outs = [None] * len(bs)
+        if not reverse:
+            h, c, last = h0, c0, bs[0]
+            done_h, done_c = [], []
+            for t, b in enumerate(bs):
+                if b < last:
+                    done_h.append(h.narrow(0, b, last - b))
+                    h = h.narrow(0, 0, b)
+                    if lstm:
+                        done_c.append(c.narrow(0, b, last - b))
+                        c = c.narrow(0, 0, b)
+                h, c = step(xw.narrow(0, offsets[t], b), h, c, w_hh, b_hh)
+                outs[t] = h
+                last = b
+            done_h.append(h)
+            h = _il.cat(done_h[::-1], 0) if len(done_h) > 1 else h
+            if lstm:
+                done_c.append(c)
+                c = _il.cat(done_c[::-1], 0) if len(done_c) > 1 else c
+        else:
+            last = bs[-1]
+            h = h0.narrow(0, 0, last)
+            c = c0.narrow(0, 0, last) if lstm else None
+            for t in range(len(bs) - 1, -1, -1):
+                b = bs[t]
+                if b > last:
+                    h = _il.cat([h, h0.narrow(0, last, b - last)], 0)
+                    if lstm:
+                        c = _il.cat([c, c0.narrow(0, last, b - last)], 0)
+                h, c = step(xw.narrow(0, offsets[t], b), h, c, w_hh, b_hh)
+                outs[t] = h
+                last = b
+        return _il.cat(outs, 0), h, c
+
+    def _run(self, x, hs, batch_sizes=None):
         """Layer by layer, direction by direction, step by step (``x`` is [T, B, in])."""
         step, lstm = _step_fn(self.mode), self.mode == "LSTM"
         sfxs = ("", "_reverse")[:2 if self.bidirectional else 1]
@@ -187,6 +270,13 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, sfx)
                 k = layer * len(sfxs) + d
                 h, c = hs[0][k], (hs[1][k] if lstm else None)
+                if batch_sizes is not None:  # x is a PackedSequence's data
+                    y, h, c = self._packed_direction(step, F.linear(x, w_ih, b_ih), h, c, w_hh,
+                                                     b_hh, batch_sizes, bool(d))
+                    outs.append(y)
+                    h_out.append(h)
+                    c_out.append(c)
+                    continue
                 xw = F.linear(x, w_ih, b_ih).unbind(0)
                 order = range(len(xw) - 1, -1, -1) if d else range(len(xw))
                 ys = [None] * len(xw)

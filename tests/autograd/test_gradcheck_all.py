@@ -413,13 +413,15 @@ SKIP: dict[str, str] = {
     "poisson": "not reparameterised: PoissonBackward0's zero gradient (as PyTorch's)",
     "binomial": "not reparameterised: BinomialBackward0's zero gradient (as PyTorch's)",
     "_unique2": "no derivative: its backward raises NotImplementedError, as PyTorch's _unique2",
+    "heaviside": "no derivative: PyTorch's NotImplemented node, whose backward raises "
+                 "(tests/differential/test_sweep_regressions_wide.py)",
     "bincount": "no derivative: weights that require grad give PyTorch's NotImplemented node, "
                 "whose backward raises (tests/ops/test_faithfulness_probes.py)",
 }
 
 # Cases of later modules, one file each: tests/autograd/cases_<part>.py defines
 # ``cases(C, R, idx) -> {name: builder}`` and may define a ``SKIP`` dict of its own.
-for _part in ("linalg_solve", "nn_sample", "tensor_misc", "paddle_more"):
+for _part in ("linalg_solve", "nn_sample", "tensor_misc", "paddle_more", "nn_packing"):
     _cases_module = importlib.import_module(f"tests.autograd.cases_{_part}")
     CASES.update(_cases_module.cases(C, R, idx))
     SKIP.update(getattr(_cases_module, "SKIP", {}))

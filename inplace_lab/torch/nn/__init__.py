@@ -15,6 +15,9 @@ from . import functional  # noqa: F401
 from inplace_lab.nn import utils  # noqa: E402,F401  (torch.nn.utils: clipping, vectors)
 
 _sys.modules[__name__ + ".utils"] = utils  # `import torch.nn.utils` finds the same module
+for _sub in __import__("pkgutil").iter_modules(utils.__path__):  # `from torch.nn.utils.rnn
+    _sys.modules[f"{__name__}.utils.{_sub.name}"] = importlib.import_module(  # import ...` too
+        f"{utils.__name__}.{_sub.name}")
 
 _POLICY = "pytorch"
 _by_core: dict = {}  # core class -> its facade class

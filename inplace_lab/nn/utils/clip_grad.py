@@ -1,4 +1,4 @@
-"""``torch.nn.utils``: gradient clipping and parameter <-> vector conversion, PyTorch 2.13's way.
+"""``torch.nn.utils.clip_grad``: gradient clipping, PyTorch 2.13's way.
 
 Clipping writes the gradients *in place*, so the version counters move exactly as torch's
 do on CPU: ``clip_grad_norm_`` is one ``mul_`` per gradient (even when the coefficient
@@ -10,8 +10,8 @@ from __future__ import annotations
 import types
 import warnings
 
-from ..autograd import no_grad
-from ..tensor import Tensor
+from ...autograd import no_grad
+from ...tensor import Tensor
 
 
 def _as_list(parameters):
@@ -21,7 +21,7 @@ def _as_list(parameters):
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The norm of the per-tensor norms (as if all tensors were one vector), a 0-dim tensor."""
     import inplace_lab as il
-    from ..ops.linalg_norm import vector_norm
+    from ...ops.linalg_norm import vector_norm
 
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
@@ -89,34 +89,3 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             else:
                 g.clamp_min_(-clip_value)
                 g.clamp_max_(clip_value)
-
-
-def _check_param_device(param, old):
-    dev = param.device.index if param.device.type == "cuda" else -1
-    if old is not None and dev != old:
-        raise TypeError("Found two parameters on different devices, this is currently not "
-                        "supported.")
-    return dev
-
-
-def parameters_to_vector(parameters):
-    """One flat vector of all parameters (``cat`` of their views: differentiable)."""
-    import inplace_lab as il
-
-    dev, vec = None, []
-    for p in parameters:
-        dev = _check_param_device(p, dev)
-        vec.append(p.view(-1))
-    return il.cat(vec)
-
-
-def vector_to_parameters(vec, parameters):
-    """Point each parameter's ``.data`` at its slice of ``vec`` (they share ``vec``'s storage)."""
-    if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
-    dev, pointer = None, 0
-    for p in parameters:
-        dev = _check_param_device(p, dev)
-        n = p.numel()
-        p.data = vec[pointer:pointer + n].view_as(p).data
-        pointer += n

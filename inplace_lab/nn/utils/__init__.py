@@ -1,0 +1,13 @@
+"""``torch.nn.utils``: gradient clipping, parameter vectors, packed sequences, parametrizations,
+weight and spectral norm, conv/linear + batch-norm fusion, ``skip_init`` and ``functional_call``.
+
+One submodule per idea, with torch's own module names (``torch.nn.utils.rnn``,
+``.parametrize``, ``.parametrizations``, ``.stateless``, ``.fusion`` ...), so an
+``import torch.nn.utils.rnn`` in a user's program finds the same file here.
+"""
+from __future__ import annotations
+
+from . import rnn  # noqa: F401
+from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # noqa: F401
+                        clip_grads_with_norm_, get_total_norm)
+from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
