@@ -158,3 +158,81 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
         tmp = tensor.new_empty(tuple(tensor.shape)).uniform_(2 * lo - 1, 2 * hi - 1)
         tmp.erfinv_().mul_(std * math.sqrt(2.0)).add_(mean).clamp_(a, b)
         return tensor.copy_(tmp)
+
+
+def eye_(tensor):
+    """The identity in a 2-D tensor: torch's ``eye(*shape, out=tensor)``, one write."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from .. import creation
+
+    with no_grad():
+        tensor.copy_(creation.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+    return tensor
+
+
+def dirac_(tensor, groups: int = 1):
+    """The Dirac delta of a 3/4/5-d conv weight (identity through the conv): ``zero_``, then one
+    write per preserved channel (as torch, so ``_version`` counts them)."""
+    dimensions = tensor.ndimension()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.size()
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    with no_grad():
+        tensor.zero_()
+        centre = tuple(s // 2 for s in sizes[2:])
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * out_chans_per_grp + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor, sparsity, std: float = 0.01, generator=None):
+    """Normal(0, std) with ``ceil(sparsity * rows)`` random zeros in each column (one
+    ``randperm`` and one write per column, as torch)."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    import inplace_lab as _il
+
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std)
+        for col_idx in range(cols):
+            zero_indices = _il.randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
+def _make_deprecate(meth):
+    """torch's deprecated name without the underscore: a FutureWarning, then the new one."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        import warnings
+
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated in favor of ``nn.init.{new_name}``."
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

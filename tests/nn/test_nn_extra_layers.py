@@ -538,3 +538,57 @@ def test_feature_dropout():
     _both(prog)
     _error(lambda lib: lib.feature_dropout(lib.ones(3), 0.5, True))
     _error(lambda lib: lib.feature_dropout(lib.ones(3, 2), 1.5, True))
+
+
+# ---- nn.init: eye_, dirac_, sparse_ and the deprecated names ------------------------------------
+
+@pytest.mark.parametrize("shape,groups", [((4, 2, 3), 1), ((6, 2, 3, 3), 2), ((2, 4, 3, 2, 3), 1),
+                                          ((4, 4, 1, 1), 4)])
+def test_init_dirac(shape, groups):
+    def prog(lib):
+        t = lib.nn.Parameter(lib.empty(shape))
+        r = lib.nn.init.dirac_(t, groups)
+        return [t, r is t, t._version, t.requires_grad]
+
+    _both(prog)
+
+
+def test_init_eye_sparse():
+    def prog(lib):
+        p = lib.nn.Parameter(lib.empty(3, 5))
+        lib.nn.init.eye_(p)
+        q = lib.empty(6, 4)
+        lib.nn.init.sparse_(q, 0.4, std=0.1)
+        zeros_per_col = (q == 0).sum(0).tolist()
+        return [p, p._version, p.requires_grad, q._version, zeros_per_col,
+                bool(q.abs().max() < 1.0)]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("uniform", (0.0, 1.0)), ("normal", ()), ("constant", (0.5,)), ("xavier_uniform", ()),
+    ("xavier_normal", ()), ("kaiming_uniform", ()), ("kaiming_normal", ()), ("orthogonal", ()),
+    ("sparse", (0.5,)), ("eye", ()), ("dirac", ()),
+])
+def test_init_deprecated_names(name, args):
+    def prog(lib):
+        t = lib.empty(4, 2, 3) if name == "dirac" else lib.empty(4, 3)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            r = getattr(lib.nn.init, name)(t, *args)
+        return [r is t, t._version > 0, getattr(lib.nn.init, name).__name__,
+                [(w.category.__name__, str(w.message)) for w in rec],
+                t if name in ("constant", "eye", "dirac") else None]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.init.eye_(lib.empty(2, 2, 2)),
+    lambda lib: lib.nn.init.dirac_(lib.empty(2, 2)),
+    lambda lib: lib.nn.init.dirac_(lib.empty(3, 2, 3), groups=2),
+    lambda lib: lib.nn.init.sparse_(lib.empty(3), 0.5),
+])
+def test_init_errors(case):
+    _error(case)
