@@ -219,7 +219,9 @@ _PADDLE_NODE_BASE = {
     "amin": "Min", "mm": "Matmul", "mv": "Matmul", "neg": "Scale", "split_with_sizes": "Split",
     "fill": "Fill", "zero": "Fill", "index": "IndexElementwiseGet", "mean_all": "MeanAll",
     "squeeze_dim": "Squeeze", "squeeze_dims": "Squeeze"}
-_PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal"}
+_PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal", "norm": "PNormGradNode", "sum_dim": "SumGradNode",
+                     "mean_dim": "MeanGradNode", "prod_dim": "ProdGradNode",
+                     "nansum": "SumGradNode"}
 # Arithmetic with a Python number runs Paddle's ``scale`` kernel.
 _PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Divide",
                   "rsub": "Subtract"}

@@ -173,6 +173,8 @@ for _n in _more.NAMES:  # (take_along_axis, gather_nd, ... : paddle/more.py)
     globals()[_n] = getattr(_more, _n)
 for _n in _more.METHODS:
     setattr(Tensor, _n, getattr(_more, _n))
+for _n, _m in _more.TENSOR_METHODS.items():
+    setattr(Tensor, _n, _m)
 
 
 def _export():

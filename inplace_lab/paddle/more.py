@@ -669,3 +669,283 @@ def bartlett_window(window_length, periodic=True, *, dtype="float32", layout=Non
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", layout=None,
                   device=None, pin_memory=False, requires_grad=False):
     return _window("kaiser_window", window_length, periodic, dtype, requires_grad, beta=beta)
+
+
+# ---- Tensor methods of module functions, conversions, modes -----------------------------------
+
+def _method_of(fname):
+    def method(self, *args, **kwargs):
+        import inplace_lab.paddle as _p
+
+        return getattr(_p, fname)(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fname
+    return method
+
+
+TENSOR_METHODS = {n: _method_of(n) for n in ("tensordot", "cdist", "block_diag",
+                                             "broadcast_tensors", "vander")}
+
+
+def _converter(dname):
+    def convert(self):
+        """``x.float32()`` ...: x cast to the dtype (x itself when it has it)."""
+        if self._dtype.name == dname:
+            return self
+        return self.astype(dname)
+
+    convert.__name__ = convert.__qualname__ = dname
+    return convert
+
+
+for _d in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"):
+    TENSOR_METHODS[_d] = _converter(_d)
+
+
+def _is_same_shape(self, y):
+    return list(self.shape) == list(y.shape)
+
+
+TENSOR_METHODS.update(is_same_shape=_is_same_shape, is_tensor=lambda self: True,
+                      is_dense=lambda self: True)
+
+NAMES += ("in_dynamic_mode", "is_compiled_with_cuda", "is_compiled_with_xpu",
+          "is_compiled_with_rocm", "is_compiled_with_ipu", "is_compiled_with_cinn",
+          "is_compiled_with_custom_device", "is_compiled_with_distribute", "disable_static",
+          "enable_static", "as_tensor", "asarray", "standard_normal", "isreal", "vecdot")
+
+
+def in_dynamic_mode():
+    return True
+
+
+def is_compiled_with_cuda():
+    """True where a GPU (cupy, or the simulated one) can be used: ``set_device('gpu')``."""
+    return backend.gpu_count() > 0
+
+
+def _false(*args):
+    return False
+
+
+is_compiled_with_xpu = is_compiled_with_rocm = is_compiled_with_ipu = _false
+is_compiled_with_cinn = is_compiled_with_distribute = _false
+
+
+def is_compiled_with_custom_device(device_type):
+    return False
+
+
+def disable_static(place=None):
+    """Dynamic mode is the only mode here: nothing to do (``place`` sets the device)."""
+    if place is not None:
+        set_default_device(place)
+
+
+def enable_static():
+    raise NotImplementedError("inplace_lab.paddle runs in dynamic (eager) mode only: "
+                              "paddle.enable_static() and static graphs are not supported")
+
+
+def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, _Core) and (dtype is None or _pc._dtype(dtype) is data._dtype):
+        return data
+    return _pc.to_tensor(data, dtype=dtype, place=device, stop_gradient=not requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    return as_tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def standard_normal(shape, dtype=None, name=None, *, out=None, device=None,
+                    requires_grad=False):
+    return _pc._own(_pc.randn(shape, dtype), not requires_grad)
+
+
+def isreal(x, name=None):
+    if x._dtype.name in ("complex64", "complex128"):
+        return _il.imag(x) == 0
+    return _pc._own(_creation.ones(tuple(x.shape), dtype=dtypes.bool_, device=x.device))
+
+
+def vecdot(x, y, axis=-1, name=None):
+    return (x * y).sum(axis)
+
+
+# ---- Paddle's own composites for names the op table answers with PyTorch's ---------------------
+
+NAMES += ("block_diag", "cdist", "vander", "broadcast_tensors")
+
+
+def block_diag(inputs, name=None):
+    """``paddle.block_diag``: Paddle's composite (zero blocks concatenated: ConcatGradNode)."""
+    from inplace_lab.paddle import concat, zeros
+
+    def to_2d(a):
+        if a.ndim == 0:
+            return a.unsqueeze(axis=0).unsqueeze(axis=0)
+        if a.ndim == 1:
+            return a.unsqueeze(axis=0)
+        if a.ndim == 2:
+            return a
+        raise ValueError("For 'block_diag', the dimension of each elements in 'inputs' must be "
+                         f"0, 1, or 2, but got {a.ndim}")
+
+    arys = [to_2d(a) for a in inputs]
+    cols = [concat([a if j == i else zeros([b.shape[0], a.shape[1]], dtype=a.dtype)
+                    for j, b in enumerate(arys)], axis=0) for i, a in enumerate(arys)]
+    return concat(cols, axis=1)
+
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
+    """``paddle.cdist``: Paddle's composite (the p-norm of the pairwise differences,
+    PNormGradNode; for p=2 with more than 25 rows, the matmul expansion)."""
+    from inplace_lab.paddle import clip, empty, matmul, norm, transpose, zeros
+
+    for t, n in ((x, "x"), (y, "y")):
+        if t._dtype.name not in ("float32", "float64"):
+            raise TypeError(f"The data type of '{n}' in cdist must be ['float32', 'float64'], "
+                            f"but received {t._dtype.name}. ")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(
+            "The compute_mode should be 'use_mm_for_euclid_dist_if_necessary', "
+            "'use_mm_for_euclid_dist' or 'donot_use_mm_for_euclid_dist', "
+            f"but received compute_mode is {compute_mode}.")
+    mode = _CDIST_MODES.index(compute_mode)
+    xs, ys = list(x.shape), list(y.shape)
+    assert len(xs) >= 2, ("The x must be at least 2-dimensional, "
+                          f"But received Input x's dimensional is {len(xs)}.\n")
+    assert len(ys) >= 2, ("The y must be at least 2-dimensional, "
+                          f"But received Input y's dimensional is {len(ys)}.\n")
+    assert xs[-1] == ys[-1], (
+        "The x and y must have same last dimension, "
+        f"But received Input x's last dimension is {xs[-1]}, "
+        f"Input y's last dimension is {ys[-1]}.\n")
+    assert p >= 0, f"The p must be greater than or equal to 0, But received p is {p}.\n"
+    r1, r2, c1 = xs[-2], ys[-2], xs[-1]
+    p = builtins.float(p)
+    if r1 == 0 or r2 == 0:
+        return empty((r1, r2), dtype=x.dtype)
+    if c1 == 0:
+        return zeros((r1, r2), dtype=x.dtype)
+    if p == 2.0 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        x_norm = (x.pow(2)).sum(axis=-1, keepdim=True)
+        y_norm = (y.pow(2)).sum(axis=-1, keepdim=True)
+        yt = transpose(y, [*range(y.ndim - 2), y.ndim - 1, y.ndim - 2])
+        ynt = transpose(y_norm, [*range(y_norm.ndim - 2), y_norm.ndim - 1, y_norm.ndim - 2])
+        res = matmul(x, yt) * -2 + ynt + x_norm
+        return clip(res, min=0.0).sqrt()
+    return norm(x.unsqueeze(-2) - y.unsqueeze(-3), p=p, axis=-1)
+
+
+def vander(x, n=None, increasing=False, name=None):
+    """``paddle.vander``: columns ``x ** i`` (decreasing unless ``increasing``); the
+    decreasing form is a reversed strided slice (StridedSliceGradNode), as Paddle's."""
+    from inplace_lab.paddle import ones, stack
+
+    if x._dtype.name not in ("complex64", "complex128", "float32", "float64", "int32", "int64"):
+        raise TypeError("The data type of 'x' in vander must be ['complex64', 'complex128', "
+                        f"'float32', 'float64', 'int32', 'int64'], but received "
+                        f"{x._dtype.name}. ")
+    if x.ndim != 1:
+        raise ValueError("The input of x is expected to be a 1-D Tensor."
+                         f"But now the dims of Input(X) is {x.ndim}.")
+    if n is None:
+        n = x.shape[0]
+    if n < 0:
+        raise ValueError("N must be non-negative.")
+    if n == 0:
+        return _pc._own(_creation.empty((x.shape[0], 0), dtype=x._dtype, device=x.device))
+    cols = [ones([x.shape[0]], dtype=x.dtype)] + [x if i == 1 else x ** i for i in range(1, n)]
+    res = stack(cols, axis=1)
+    if increasing:
+        return res
+    return strided_slice(res, [1], [n - 1], [-n - 1], [-1])
+
+
+def broadcast_tensors(input, name=None):
+    """``paddle.broadcast_tensors``: new tensors (not views) of the common shape, each with
+    a BroadcastTensorsGradNode."""
+    shp = broadcast_shapes(*[list(t.shape) for t in input])
+    return [_dispatch.call(_BROADCAST, (t,), {"size": tuple(shp)}) for t in input]
+
+
+def _broadcast_fwd(xp, a, out=None, dt=None, size=()):
+    r = xp.broadcast_to(a, size).copy()
+    return r if out is None else r
+
+
+_BROADCAST = dataclasses.replace(
+    OPS["expand"], name="broadcast_tensors", kind="normal", forward=_broadcast_fwd,
+    backward=lambda c, g: (g.sum_to_size(c.input_meta[0][0]),), args=("self",),
+    params={"size": ()}, saves=(), select=None, variadic=False, perm_of=None, out=False,
+    function=False, method=False, dtype_rule="self", backward_array=None)
+
+
+NAMES += ("tensordot",)
+
+
+def tensordot(x, y, axes=2, name=None):
+    """``paddle.tensordot``: Paddle's composite (size-1 contracted axes summed first, then
+    transpose, reshape, one matmul, reshape)."""
+    for t, n in ((x, "x"), (y, "y")):
+        if t._dtype.name not in ("float16", "float32", "float64"):
+            raise TypeError(f"The data type of '{n}' in tensordot must be ['float16', "
+                            f"'float32', 'float64'], but received {t._dtype.name}. ")
+    if isinstance(axes, _Core):
+        axes = axes.tolist()
+    axes_x, axes_y = [], []
+    if np.issubdtype(type(axes), np.integer):
+        assert axes >= 0, ("The 'axes' in tensordot should not be negative, but received "
+                           f"axes={axes}.")
+        axes_x, axes_y = range(x.ndim - axes, x.ndim), range(axes)
+    elif not axes or np.issubdtype(type(axes[0]), np.integer):
+        axes_x = axes
+    else:
+        axes_x = axes[0]
+        if len(axes) > 1:
+            axes_y = axes[1]
+    axes_x = axes_x.tolist() if isinstance(axes_x, _Core) else list(axes_x)
+    axes_y = axes_y.tolist() if isinstance(axes_y, _Core) else list(axes_y)
+    if len(axes_x) < len(axes_y):
+        axes_x.extend(axes_y[len(axes_x):])
+    elif len(axes_y) < len(axes_x):
+        axes_y.extend(axes_x[len(axes_y):])
+    shape_x, shape_y = list(x.shape), list(y.shape)
+    need_x, need_y = np.zeros(x.ndim, dtype=bool), np.zeros(y.ndim, dtype=bool)
+    contraction = 1
+    for dim_x, dim_y in zip(axes_x, axes_y):
+        sx, sy = shape_x[dim_x], shape_y[dim_y]
+        if sx == 1:
+            shape_y[dim_y] = 1
+            y = y.sum(dim_y, dtype=y.dtype).reshape(shape_y)
+        elif sy == 1:
+            shape_x[dim_x] = 1
+            x = x.sum(dim_x, dtype=x.dtype).reshape(shape_x)
+        else:
+            assert sx == sy, (
+                "The dimensional size for 'x' and 'y' in tensordot should match each other, "
+                f"but 'x' has size {sx} in dim {dim_x} while 'y' has size {sy} in dim {dim_y}.")
+        need_x[dim_x] = need_y[dim_y] = True
+        contraction *= shape_x[dim_x]
+    perm_x, perm_y, shape_out = [], [], []
+    nx = ny = 1
+    for i in range(x.ndim):
+        if not need_x[i]:
+            perm_x.append(i)
+            shape_out.append(shape_x[i])
+            nx *= shape_x[i]
+    perm_x.extend(axes_x)
+    perm_y.extend(axes_y)
+    for i in range(y.ndim):
+        if not need_y[i]:
+            perm_y.append(i)
+            shape_out.append(shape_y[i])
+            ny *= shape_y[i]
+    x = x.transpose(perm=perm_x).reshape([nx, contraction])
+    y = y.transpose(perm=perm_y).reshape([contraction, ny])
+    return x.matmul(y).reshape(shape_out)

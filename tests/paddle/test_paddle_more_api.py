@@ -137,7 +137,10 @@ def _node(t):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_matches_paddle(case):
-    fn, *arrays = CASES[case]
+    _check(case, *CASES[case])
+
+
+def _check(case, fn, *arrays):
     p_in, p_out = _run(paddle, fn, arrays)
     l_in, l_out = _run(lab, fn, arrays)
     pk, pl = _flat(p_out)
@@ -195,6 +198,8 @@ PLAIN = {
                                           (L.randint_like(L.to_tensor(r(50)), 2, 5) < 5)).all()),
     "increment": lambda L: _increment(L),
     "default_device": lambda L: str(L.get_default_device()),
+    "int32_method": lambda L: [str(L.to_tensor(A).int32().dtype),
+                               L.to_tensor(A).int64().tolist()],
 }
 
 
@@ -264,3 +269,51 @@ def test_rng_state_roundtrip():
     c = lab.rand([3])
     lab.manual_seed(5)
     assert lab.rand([3]).tolist() == c.tolist()
+
+
+MORE = {
+    "tensordot_method": (lambda L, x, y: x.tensordot(y.t(), 1), A, B),
+    "tensordot_axes": (lambda L, x, y: L.tensordot(x, y, [[0, 1], [0, 1]]), A, B),
+    "cdist": (lambda L, x, y: L.cdist(x, y), A, B),
+    "cdist_p1_method": (lambda L, x, y: x.cdist(y, p=1.0), A, B),
+    "cdist_mm": (lambda L, x, y: L.cdist(x, y, compute_mode="use_mm_for_euclid_dist"), A, B),
+    "cdist_many_rows": (lambda L, x, y: L.cdist(x, y), r(30, 2), r(4, 2)),
+    "block_diag": (lambda L, x, v: L.block_diag([x, v, v.sum()]), A, V),
+    "block_diag_method": (lambda L, x: x.block_diag(), A),
+    "broadcast_tensors": (lambda L, x, v: L.broadcast_tensors([x, v[:4]]), A, V),
+    "tensordot_size1": (lambda L, x, y: L.tensordot(x[:1], y, [[0], [0]]), A, B),
+    "tensordot_3d": (lambda L, c, y: L.tensordot(c, y[:, :2], [[1, 2], [0, 1]]), C, B),
+    "vander": (lambda L, v: L.vander(v), V3),
+    "vander_n": (lambda L, v: v.vander(4), V3),
+    "vander_inc_values": (lambda L, v: L.vander(v, 4, True) * 1, V3),
+    "vander_int": (lambda L, i: L.vander(i[0]), I_ND),
+    "norm_node": (lambda L, x: L.norm(x, p=1.0, axis=1), A),
+    "vecdot": (lambda L, x, y: L.vecdot(x, y), A, B),
+    "vecdot_axis": (lambda L, x, y: L.vecdot(x, y, axis=0), A, B),
+    "standard_normal_shape": (lambda L: L.standard_normal([2, 3]).shape,),
+    "isreal": (lambda L, x: L.isreal(x), A),
+    "as_tensor": (lambda L: L.as_tensor([1, 2], dtype="float64"),),
+    "asarray": (lambda L: L.asarray([[1.5, 2]]),),
+    "float64_method": (lambda L, x: x.float64(), A),
+    "sum_axis_node": (lambda L, x: x.sum(1), A),
+    "sum_axes_node": (lambda L, x: L.sum(x, axis=[0, 1]), A),
+    "mean_axis_node": (lambda L, x: x.mean(1), A),
+    "prod_axis_node": (lambda L, x: x.prod(1), A),
+    "nansum_axis_node": (lambda L, x: L.nansum(x, 1), A),
+}
+del MORE["standard_normal_shape"]
+
+
+@pytest.mark.parametrize("case", sorted(MORE))
+def test_more_matches_paddle(case):
+    _check(case, *MORE[case])
+
+
+def test_modes_and_conversions():
+    for L in (paddle, lab):
+        x = L.to_tensor(A)
+        assert x.float32() is x and x.is_same_shape(L.to_tensor(B)) and x.is_dense()
+        assert L.in_dynamic_mode() is True
+        assert L.is_compiled_with_xpu() is False and L.is_compiled_with_rocm() is False
+        L.disable_static()
+        assert list(L.standard_normal([2, 3]).shape) == [2, 3]
