@@ -592,3 +592,62 @@ def test_init_deprecated_names(name, args):
 ])
 def test_init_errors(case):
     _error(case)
+
+
+# ---- the same kernels on cuda (the simulated GPU where there is none) ---------------------------
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+_GPU_CASES = {
+    "embedding_bag mean padding": (
+        [_x(10, 3)], lambda F, d, w: F.embedding_bag(
+            ilt.tensor(_IDX, device=d), w, ilt.tensor([0, 3, 3], device=d), padding_idx=4)),
+    "embedding_bag max": (
+        [_x(10, 3)], lambda F, d, w: F.embedding_bag(ilt.tensor(_IDX, device=d).view(2, 4), w,
+                                                     mode="max")),
+    "embedding_bag sum psw freq": (
+        [_x(10, 3), _x(8, seed=1)], lambda F, d, w, p: F.embedding_bag(
+            ilt.tensor(_IDX, device=d), w, ilt.tensor([0, 5], device=d), mode="sum",
+            per_sample_weights=p, scale_grad_by_freq=True)),
+    "affine_grid": ([_x(2, 2, 3)], lambda F, d, t: F.affine_grid(t, [2, 1, 3, 4], False)),
+    "grid_sample bilinear reflection": (
+        [_x(2, 3, 4, 5), _x(2, 3, 2, 2, seed=1)],
+        lambda F, d, x, g: F.grid_sample(x, g, padding_mode="reflection", align_corners=False)),
+    "grid_sample bicubic border": (
+        [_x(1, 2, 4, 5), _x(1, 3, 2, 2, seed=1)],
+        lambda F, d, x, g: F.grid_sample(x, g, mode="bicubic", padding_mode="border",
+                                         align_corners=True)),
+    "grid_sample 3d nearest": (
+        [_x(1, 2, 3, 4, 5), _x(1, 2, 2, 3, 3, seed=1)],
+        lambda F, d, x, g: F.grid_sample(x, g, mode="nearest", align_corners=True)),
+    "fractional_max_pool2d": (
+        [_x(2, 3, 7, 8)], lambda F, d, x: F.fractional_max_pool2d(
+            x, 2, output_size=(4, 5), _random_samples=ilt.tensor(
+                np.random.default_rng(3).random((2, 3, 2)).astype(np.float32), device=d))),
+    "fractional_max_pool3d": (
+        [_x(1, 2, 5, 6, 5)], lambda F, d, x: F.fractional_max_pool3d(
+            x, 2, output_size=(3, 4, 2), _random_samples=ilt.tensor(
+                np.random.default_rng(3).random((1, 2, 3)).astype(np.float32), device=d))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GPU_CASES))
+def test_kernels_on_cuda_match_the_cpu(name):
+    from tests.differential.cupy_like import any_gpu
+
+    arrays, fn = _GPU_CASES[name]
+
+    def run(dev):
+        xs = [ilt.tensor(a, device=dev, requires_grad=True) for a in arrays]
+        y = fn(ilt.nn.functional, dev, *xs)
+        up = np.random.default_rng(9).standard_normal(tuple(y.shape)).astype(np.float32)
+        y.backward(ilt.tensor(up, device=dev))
+        return [y.detach().cpu().numpy()] + [x.grad.cpu().numpy() for x in xs]
+
+    ref = run("cpu")
+    with any_gpu():
+        got = run("cuda")
+    for a, b in zip(ref, got):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
