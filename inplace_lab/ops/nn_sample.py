@@ -578,8 +578,10 @@ def _fmp_check(nd, shape, kernel_size, output_size, samples_shape, dtype, sdtype
                                f"dimensions, but got{list(shape)} with dimension {i} being "
                                "empty.")
     sp = shape[-nd:]
-    for word, n, kk, oo in zip(_FMP_DIMS[nd], sp, k, o):
-        if oo + kk - 1 > n:
+    order = (0, 1) if nd == 2 else (0, 2, 1)  # (ATen checks the 3-d width before the height)
+    for d in order:
+        word, n, kk, oo = _FMP_DIMS[nd][d], sp[d], k[d], o[d]
+        if oo + kk - 1 > n - (nd == 3):  # (ATen's 3-d check is strict: < input size)
             raise RuntimeError(f"{where}: pool {word} {kk} too large relative to input {word} "
                                f"{n}")
     if sdtype is not dtype:
