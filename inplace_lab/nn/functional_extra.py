@@ -114,7 +114,8 @@ def embedding_bag_aten(weight, input, offsets, scale_grad_by_freq=False, mode=0,
                include_last_offset=include_last_offset, padding_idx=padding_idx)
 
 
-_top_level(embedding_bag_aten, "embedding_bag")
+embedding_bag_aten.__name__ = embedding_bag_aten.__qualname__ = "embedding_bag"
+_top_level(embedding_bag_aten)
 
 
 # ---- affine_grid, grid_sample ------------------------------------------------------------------

@@ -7,7 +7,8 @@ arrays, as ATen's ``*_backward`` kernels are.
   to ``padding_idx`` are left out of a bag (and of its size). The weight's gradient copies
   ATen's CPU kernel, including how it scales by frequency: the divisor of the k-th distinct index
   (in sorted order) is the count of ``sorted_indices[k]``, not of that index (ATen indexes its
-  count table with the group number).
+  count table with the group number). ``sparse=True`` gives the same gradient, dense (there
+  are no sparse tensors here).
 - ``_affine_grid`` (AffineGridGeneratorBackward0): ``base_grid @ theta^T``.
 - ``_grid_sampler_2d`` / ``_grid_sampler_3d`` (GridSampler2DBackward0, GridSampler3DBackward0):
   ATen's source index maths (unnormalise, clip or reflect, then bilinear, nearest or bicubic
@@ -111,9 +112,6 @@ def _offset2bag(xp, n, starts):
 
 def _eb_fwd(xp, w, idx, offsets, psw, out=None, dt=None, scale_grad_by_freq=False, mode=1,
             sparse=False, include_last_offset=False, padding_idx=-1):
-    if sparse:
-        raise NotImplementedError("embedding_bag(sparse=True) is not supported here: the "
-                                  "gradient would be a sparse tensor")
     if psw is not None and mode != 0:
         raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
     if psw is not None and (psw.ndim != 1 or psw.shape[0] != idx.shape[0]):

@@ -655,3 +655,15 @@ def test_kernels_on_cuda_match_the_cpu(name):
         got = run("cuda")
     for a, b in zip(ref, got):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_bag_sparse_forward():
+    """sparse=True: the same output (the gradient is dense here: no sparse tensors)."""
+    def prog(lib):
+        w = lib.tensor(_W, requires_grad=True)
+        y = lib.nn.functional.embedding_bag(lib.tensor(_IDX), w, lib.tensor([0, 4]), sparse=True)
+        y.sum().backward()
+        g = w.grad.to_dense() if getattr(w.grad, "is_sparse", False) else w.grad
+        return [y, g, lib.embedding_bag.__name__]
+
+    _both(prog)
