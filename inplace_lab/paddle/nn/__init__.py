@@ -22,3 +22,8 @@ from .vision import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from . import utils  # noqa: E402,F401  (paddle.nn.utils)
+from .aliases import CTCLoss, Module, PairwiseDistance, Parameter  # noqa: E402,F401
+from . import aliases as _aliases  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_aliases.install(_sys.modules[__name__])  # (Conv2d is Conv2D, ZeroPad2d is ZeroPad2D ...)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "label_smooth", "sequence_mask",
-           "bilinear", "unfold", "fold", "scaled_dot_product_attention"]
+           "bilinear", "unfold", "fold", "scaled_dot_product_attention", "ctc_loss"]
 
 
 def _pd():
@@ -196,3 +196,34 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         weights = dropout(weights, dropout_p, training=training, mode="upscale_in_train")
     out = pd.matmul(weights, v).transpose([0, 2, 1, 3])
     return out if batched else out.squeeze(0)
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean",
+             norm_by_times=False, zero_infinity=False):
+    """``paddle.nn.functional.ctc_loss``: Paddle's warpctc takes *unscaled* [T, N, C] logits
+    (it applies the log-softmax itself) and padded [N, S] labels; each loss is then squeezed
+    from [N, 1], infinities zeroed on request, and 'mean' divides by the label lengths
+    (unclamped) before the mean. The CTC recursion is the op table's ``_ctc_loss``."""
+    from inplace_lab.ops.dispatch import call
+    from inplace_lab.ops.table import OPS
+
+    pd = _pd()
+    if log_probs._dtype.name not in ("float32", "float64"):
+        raise TypeError("The data type of 'Logits' in warpctc must be ['float32', 'float64'], "
+                        f"but received {log_probs._dtype.name}. ")
+    lp = pd.nn.functional.log_softmax(log_probs, axis=-1)
+    il = input_lengths.astype("int64").reshape([-1])
+    ll = label_lengths.astype("int64").reshape([-1])
+    loss = call(OPS["_ctc_loss"], (lp, labels.astype("int64"), il, ll),
+                {"blank": blank, "zero_infinity": False})
+    loss = loss if isinstance(loss, pd.Tensor.__mro__[1]) else loss[0]
+    loss = pd.squeeze(pd.unsqueeze(loss, -1), [-1])
+    if zero_infinity:
+        loss = pd.where(pd.isinf(loss), pd.zeros_like(loss), loss)
+    if reduction not in ("mean", "sum", "none"):
+        raise AssertionError()
+    if reduction == "mean":
+        return pd.mean(loss / label_lengths.astype(loss.dtype))
+    if reduction == "sum":
+        return pd.sum(loss)
+    return loss

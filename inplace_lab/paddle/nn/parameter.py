@@ -80,6 +80,44 @@ class EagerParamBase(Tensor):
 
     __slots__ = ()
 
+    def __init__(self, *args, **kwargs):
+        """``paddle.nn.Parameter(data, requires_grad=True)`` (``EagerParamBase``): a parameter
+        sharing data's storage; ``Parameter(shape, dtype)``: an uninitialised one (zeros)."""
+        if (args and isinstance(args[0], list)) or "shape" in kwargs:
+            self._init_by_shape(*args, **kwargs)
+        else:
+            self._init_by_tensor(*args, **kwargs)
+
+    def _init_by_shape(self, shape, dtype, **kwargs):
+        from inplace_lab import creation, dtypes
+
+        if shape is None:
+            raise ValueError("The shape of Parameter should not be None")
+        if dtype is None:
+            raise ValueError("The dtype of Parameter should not be None")
+        t = creation.zeros(tuple(int(s) for s in shape),
+                           dtype=dtypes.from_any(str(dtype).replace("paddle.", "")))
+        self._adopt(t, kwargs.get("name"), not kwargs.get("stop_gradient", False), kwargs)
+
+    def _init_by_tensor(self, data=None, requires_grad=True, **kwargs):
+        from inplace_lab.paddle import to_tensor
+
+        if data is None:
+            data = to_tensor([])
+        if not isinstance(data, Tensor.__mro__[1]):
+            raise TypeError(f"EagerParamBase.__init_by_shape__() missing 1 required positional "
+                            "argument: 'dtype'")
+        self._adopt(data, kwargs.get("name"), requires_grad, kwargs)
+
+    def _adopt(self, t, name, requires_grad, kwargs):
+        core = Tensor.__mro__[1]
+        core._init_from(self, t._storage, t._shape, t._strides, t._offset)
+        self._policy = "paddle"
+        self._is_param = True
+        self.name = name if name is not None else unique_name("_eager_param_base")
+        self.stop_gradient = not requires_grad
+        self.optimize_attr = kwargs.get("optimize_attr", {"learning_rate": 1.0})
+
     @property
     def trainable(self) -> bool:
         return not self.stop_gradient
