@@ -16,6 +16,7 @@ import itertools
 import weakref
 
 from . import grad_mode
+from .. import layout
 from ..policy import core_calls as _core_calls, is_paddle as _is_paddle, \
     paddle_node_name as _paddle_node_name
 
@@ -356,6 +357,9 @@ class OpNode(Node):
                 cc[0] -= 1
         if not isinstance(out, tuple):
             out = (out,)
+        gl = self.spec.grad_layout
+        if gl and out[0] is not None and len(out[0]._shape) > 1 and not grad_mode.state.enabled:
+            out = (_laid_out(self, gl, grads[0], out[0]),) + out[1:]
         keep = self.edge_args  # backward formulas answer per argument; edges skip some
         if len(keep) != len(out):
             out = tuple(out[i] if i < len(out) else None for i in keep)
@@ -365,6 +369,29 @@ class OpNode(Node):
                 if g is not None:
                     g._vc.bump(k)
         return out
+
+
+def _laid_out(node, order, g, r):
+    """``r`` (the input gradient) with the strides ATen's TensorIterator gives a pointwise
+    backward kernel over the operands ``order`` names (OpSpec.grad_layout); a fresh copy
+    only where the formula's ops laid it out otherwise."""
+    if order[0] == "contiguous":
+        want = layout.contiguous_strides(r._shape)
+    else:
+        ops = []
+        for name in order:  # (an in-place overload saves its result instead: EluBackward1)
+            t = g if name == "grad" else node[name if name in node.saved else "result"]
+            ops.append((t._shape, t._strides))
+        want = layout.iterator_strides(r._shape, ops)
+    if want == r._strides or not layout.is_dense(r._shape, want):
+        return r
+    from ..storage import Storage
+    from ..tensor import Tensor
+
+    out = Tensor._make(Storage.allocate(r.numel(), r._dtype, r.device), r._shape, want, 0)
+    out._policy = r._policy
+    out._a[...] = r._a
+    return out
 
 
 def _check_saved(node) -> None:

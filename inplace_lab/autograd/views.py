@@ -301,11 +301,11 @@ class AsStridedBackward0(Node):
         self.view_geo = view_geo
 
     def apply(self, grads):
-        from ..ops.shape import scatter_to_geometry
+        from ..ops.shape import as_strided_grad_view, scatter_to_geometry
 
         g = scatter_to_geometry(grads[0], self.base_geo, self.view_geo)
         if not grad_mode.state.enabled:  # torch's as_strided_backward writes into it once,
-            g._vc.bump()  # and returns a view of that buffer: the engine adds no second
-            g = g.view(g._shape)  # gradient into it in place (GradBuffers._sole)
-        return (g,)
+            g = as_strided_grad_view(g, self.base_geo, self.view_geo)  # and returns a view of
+            g._vc.bump()  # that buffer with the base's geometry: the engine adds no second
+        return (g,)  # gradient into it in place (GradBuffers._sole)
 

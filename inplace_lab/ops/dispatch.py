@@ -570,6 +570,10 @@ def result_layout(spec, xp, res, ins, params):
     a Scalar overload is a unary kernel ("ti1", "pow": ``x.pow(2)``, ``x.clamp(0, 1)``).
     """
     rule, shape = spec.layout, res.shape
+    if rule == "suggest":  # (ATen's suggest_memory_format of self: batch norm's empty_like)
+        x = ins[0]
+        rule = "channels_last" if len(shape) == 4 and isinstance(x, Tensor) and \
+            layout.suggests_channels_last(x._shape, x._strides) else "contiguous"
     if rule == "roll":  # (ATen's roll returns an empty input's clone, empty_like's strides;
         rule = "preserve" if not res.size and params["dims"] else "contiguous"  # flat: a view)
     if rule == "contiguous" or rule == "cat" and not _all_channels_last(ins) or \
@@ -597,7 +601,7 @@ def result_layout(spec, xp, res, ins, params):
             return res, None
     elif rule == "nonzero":  # (n, ndim) written column by column: strides (1, n)
         strides = (1, shape[0])
-    else:  # "cat" of channels-last inputs
+    else:  # "cat" of channels-last inputs, "suggest" of a channels-last self
         n, c, h, w = shape
         strides = (h * w * c, 1, w * c, c)
     return _strided_like(xp, res, strides), strides

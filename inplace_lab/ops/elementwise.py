@@ -646,7 +646,17 @@ def _heaviside_fwd(xp, a, b, out=None, dt=None):
     return assign(xp, out, xp.where(a == 0, b, a > 0).astype(dt.np, copy=False))
 
 
-binary("heaviside", _heaviside_fwd, None, dtype_rule=_heaviside_dtype, p=False)
+def _no_heaviside_derivative(op):
+    def backward(c, *grads):  # (PyTorch's NotImplemented node: it raises when backward runs)
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    return backward
+
+
+HEAVISIDE = binary("heaviside", _heaviside_fwd, _no_heaviside_derivative("heaviside"),
+                   dtype_rule=_heaviside_dtype, p=False, node_name="torch::autograd::NotImplemented")
+HEAVISIDE.inplace_spec = overload(HEAVISIDE, HEAVISIDE.node_name,
+                                  backward=_no_heaviside_derivative("heaviside_"))
 binary("nextafter", "nextafter", None, dtype_rule=not_implemented_for("nextafter_cpu", ("int", "bool")))
 binary("gcd", "gcd", None, dtype_rule=not_implemented_for("gcd_cpu", ("float", "bool")), p=True)
 binary("lcm", "lcm", None, dtype_rule=not_implemented_for("lcm_cpu", ("float", "bool")), p=True)

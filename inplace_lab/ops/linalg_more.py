@@ -888,7 +888,7 @@ def _sample_bw(c, g):
 BERN = register(OpSpec(
     name="_bernoulli_tensor", forward=_bern_fwd, backward=_sample_bw,
     dtype_rule=lambda s, ins, p: _float_probs("bernoulli_tensor_cpu_self_", ins[0]),
-    node_name="BernoulliBackward0", method=False, function=False, layout="preserve",
+    node_name="BernoulliBackward0", method=False, function=False, layout="contiguous",
     doc="draws 1 with probability input, elementwise."))
 
 
@@ -899,7 +899,7 @@ def _poisson_fwd(xp, rate, out=None, dt=None):
 POISSON = register(OpSpec(
     name="poisson", forward=_poisson_fwd, backward=_sample_bw, out=False,
     dtype_rule=lambda s, ins, p: _float_probs("poisson_cpu", ins[0]), method=False,
-    layout="preserve", doc="torch.poisson(rates): Poisson draws with the given rates."))
+    layout="contiguous", doc="torch.poisson(rates): Poisson draws with the given rates."))
 
 
 def _binom_fwd(xp, count, prob, out=None, dt=None):
@@ -910,7 +910,7 @@ def _binom_fwd(xp, count, prob, out=None, dt=None):
 BINOMIAL = register(OpSpec(
     name="binomial", forward=_binom_fwd, backward=_sample_bw, args=("count", "prob"), out=False,
     dtype_rule=lambda s, ins, p: _float_probs("binomial_cpu", ins[0]), method=False,
-    layout="preserve",
+    layout="contiguous",
     doc="torch.binomial(count, prob): binomial draws (count trials of probability prob)."))
 
 

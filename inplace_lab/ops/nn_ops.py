@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..autograd import grad_mode
 from . import dispatch
 from .table import OPS, OpSpec, register
 
@@ -569,9 +570,15 @@ def _bce_bw(c, g):
     pw = c["pos_weight"] if "pos_weight" in c.saved else None
     s = x.sigmoid()
     d = s - y if pw is None else (pw * y + 1 - y) * s - pw * y
+    gx = d * g  # ATen's order (and the input's layout: x.sigmoid() comes first)
     if w is not None:
-        d = d * w
-    gx = _expand_grad(c, g, x.shape) * d
+        gx = gx * w
+    if c["reduction"] == "mean":
+        gx = gx / x.numel()
+    if not grad_mode.state.enabled:  # ATen's formula works in place: sigmoid().sub_(target)
+        # .mul_(grad), then .mul_(weight) and .div_(numel) for 'mean' (with pos_weight:
+        # add(1).sub_(target).mul_(sigmoid).sub_(t) first)
+        gx._vc.bump((2 if pw is None else 4) + (w is not None) + (c["reduction"] == "mean"))
     gy = None
     if c.needs_input_grad[1]:
         gy = -x if pw is None else (pw - 1) * -(x.sigmoid().log()) - x

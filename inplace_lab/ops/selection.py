@@ -178,17 +178,19 @@ def _median_select(full, with_dim):
     return select
 
 
+# (ATen names median's kernel in the refusal, nanmedian's too: "median_cpu" for the whole
+# tensor, "median_out" along a dim)
 _MEDIAN_DT = _refuse(("bool", "complex"), _not_implemented("median_cpu"))
-_NANMEDIAN_DT = _refuse(("bool", "complex"), _not_implemented("nanmedian_cpu"))
+_MEDIAN_DIM_DT = _refuse(("bool", "complex"), _not_implemented("median_out"))
 _MEDIANS = {}
-for _n, _node, _ign, _dt in (("median", "Median", False, _MEDIAN_DT),
-                             ("nanmedian", "Nanmedian", True, _NANMEDIAN_DT)):
+for _n, _node, _ign in (("median", "Median", False), ("nanmedian", "Nanmedian", True)):
     _MEDIANS[_n] = (
-        register(OpSpec(name=_n, forward=_median_all(_ign), backward=_evenly_bw, dtype_rule=_dt,
-                        saves=("self", "result"), node_name=f"{_node}Backward0", out=False,
-                        method=False, function=False, grad_writes=1)),
+        register(OpSpec(name=_n, forward=_median_all(_ign), backward=_evenly_bw,
+                        dtype_rule=_MEDIAN_DT, saves=("self", "result"),
+                        node_name=f"{_node}Backward0", out=False, method=False, function=False,
+                        grad_writes=1)),
         _multi(f"_{_n}_dim", _median_dim(_n, _ign), {"dim": None, "keepdim": False},
-               f"{_node}Backward1", dtype_rule=_dt, public=_n))
+               f"{_node}Backward1", dtype_rule=_MEDIAN_DIM_DT, public=_n))
 
 
 # ---- mode -------------------------------------------------------------------------------------

@@ -377,7 +377,29 @@ def _as_strided_geo(t, size, stride, storage_offset=None):
 def _as_strided_back(c, g):
     """torch's as_strided_backward: written once (grad_writes) and a view of that buffer."""
     r = scatter_to_geometry(g, c.op_meta["in_geo"], c.op_meta["geometry"])
-    return (r if grad_mode.state.enabled else r.view(r._shape),)
+    return (r if grad_mode.state.enabled else
+            as_strided_grad_view(r, c.op_meta["in_geo"], c.op_meta["geometry"]),)
+
+
+def as_strided_grad_view(r, in_geo, view_geo):
+    """What ATen's as_strided_backward returns for the gradient ``r`` (laid out contiguously
+    here): its zeroed buffer, spanning the input's and the view's cells from the lower of
+    their offsets, viewed with the *input's* geometry. So the gradient of a transposed input
+    comes out transposed (and the leaf behind it steals it), and it is a view: the engine adds
+    no second gradient into it in place."""
+    shape, strides, off = in_geo
+    if layout.is_contiguous(shape, strides) or not layout.numel(shape):
+        return r.view(r._shape)
+    from .. import creation
+
+    shared = min(off, view_geo[2])
+    size = max(layout.storage_size_needed(shape, strides, off - shared),
+               layout.storage_size_needed(view_geo[0], view_geo[1], view_geo[2] - shared))
+    buf = creation.zeros(size, dtype=r._dtype, device=r.device)
+    buf._policy = r._policy
+    out = buf.as_strided(shape, strides, off - shared)
+    out._a[...] = r._a
+    return out
 
 
 view_op("as_strided", _as_strided_geo, params={"size": (), "stride": (), "storage_offset": None},

@@ -87,6 +87,12 @@ class OpSpec:
     # with strides (1, n)); "" keeps numpy's. Default: RESULT_LAYOUTS by name, else "ti" for
     # elementwise ops (ufunc ops and those of _ELEMENTWISE_MODULES).
     layout: str = ""
+    # How the input gradient of a pointwise op is laid out (GRAD_LAYOUTS): ATen's backward
+    # kernel is a TensorIterator over ("grad", saved input) in this order (elu_backward,
+    # hardtanh_backward ...: the gradient's layout wins), or over (saved input, "grad")
+    # (erf's ``exp(-x*x) * grad``: the input's), or ("contiguous",). () keeps what the
+    # formula's ops give.
+    grad_layout: tuple = ()
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
     node_cls: Optional[type] = field(default=None, init=False, repr=False)
@@ -96,6 +102,8 @@ class OpSpec:
             self.node_name = "".join(p.capitalize() for p in self.name.split("_")) + "Backward0"
         if not self.ufunc:
             self.ufunc = getattr(self.forward, "ufunc", "")
+        if not self.grad_layout:
+            self.grad_layout = GRAD_LAYOUTS.get(self.name, ())
         if not self.layout:
             self.layout = RESULT_LAYOUTS.get(self.name, "ti" if self.ufunc or getattr(
                 self.forward, "__module__", "") in _ELEMENTWISE_MODULES else "")
@@ -161,14 +169,30 @@ RESULT_LAYOUTS = {
         "sum", "_sum_dim", "mean", "_mean_dim", "prod", "_prod_dim", "max", "amax", "argmax",
         "min", "amin", "argmin", "var", "std", "norm", "all", "any", "count_nonzero",
         "logsumexp", "nansum", "_std_mean", "_var_mean", "median", "nanmedian",
-        "_log_sigmoid", "_rrelu_with_noise"), "contiguous"),
+        "_log_sigmoid", "_rrelu_with_noise", "renorm", "_bernoulli_tensor"), "contiguous"),
     "cat": "cat",
-    **dict.fromkeys(("clone", "_to_copy", "flip", "sort", "argsort", "msort",
+    "_batch_norm": "suggest",
+    "_layer_norm": "contiguous",
+    # the pointwise losses (reduction="none") run TensorIterator over input and target
+    **dict.fromkeys(("_mse_loss", "_binary_cross_entropy", "_smooth_l1_loss", "_huber_loss"),
+                    "ti"),
+    **dict.fromkeys(("clone", "_to_copy", "flip", "sort", "argsort", "msort", "put",
                      # (elementwise through an ``empty_like(self)`` output, not TensorIterator's)
                      "hardtanh", "relu6", "nan_to_num", "deg2rad", "rad2deg", "_prelu"),
                     "preserve"),
     "rot90": "rot90",
     **dict.fromkeys(("nonzero", "argwhere"), "nonzero"),
+}
+
+
+# OpSpec.grad_layout by op name, measured against torch 2.13 with a transposed input.
+GRAD_LAYOUTS = {
+    **dict.fromkeys(("elu", "celu", "selu", "hardshrink", "softshrink", "hardsigmoid",
+                     "hardswish", "hardtanh", "relu6", "logit", "_log_sigmoid"), ("grad", "self")),
+    **dict.fromkeys(("erf", "erfc", "erfinv", "sinc", "_prelu"), ("self", "grad")),
+    # (the legacy loss backwards write into ``zeros_like(self, LEGACY_CONTIGUOUS)``)
+    **dict.fromkeys(("_mse_loss", "_smooth_l1_loss", "_huber_loss", "_soft_margin_loss"),
+                    ("contiguous",)),
 }
 
 

@@ -260,9 +260,12 @@ def _round_fwd(xp, a, out=None, dt=None, decimals=0):
         return xp.round(a, decimals, out=out)
 
 
-ROUND = unary("round", _round_fwd, lambda c, g: zeros_grad(g), dtype_rule=_keep_dtype("round_cpu"),
+_ROUND_VML, _ROUND_DECIMALS = _keep_dtype("round_vml_cpu"), _keep_dtype("round_cpu")
+ROUND = unary("round", _round_fwd, lambda c, g: zeros_grad(g), dtype_rule=_ROUND_VML,
               params={"decimals": 0}, p=True)
-_ROUND1 = overload(ROUND, "RoundBackward1")
+_ROUND1 = overload(ROUND, "RoundBackward1", dtype_rule=lambda spec, ins, params: (
+    _ROUND_DECIMALS if params.get("decimals") else _ROUND_VML)(spec, ins, params))  # (ATen's
+# round.decimals runs round_stub for decimals=0, round_decimals_stub ("round_cpu") otherwise)
 ROUND.select = lambda args, kw: _ROUND1 if len(args) > 1 or "decimals" in kw else None
 
 

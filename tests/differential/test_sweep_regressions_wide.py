@@ -895,3 +895,65 @@ def test_column_major_matrix_gradients_are_views_of_the_product():
             out[k] = (w.grad.clone(), w.grad._version, w.grad.stride(), w.grad._base is None)
         return out
     compare_torch(prog)
+
+
+def test_as_strided_backward_lays_the_gradient_out_as_the_input():
+    """ATen's as_strided_backward returns its buffer viewed with the input's geometry: through
+    a transposed input (or a view rebuilt as AsStridedBackward0 after its base was transposed
+    in place, seed 27503) the leaf's gradient keeps the leaf's layout and version."""
+    def prog(T):
+        out = {}
+        x = T.arange(8.0).reshape(4, 2).requires_grad_()
+        y = x.t()
+        seen = []
+        z = y.as_strided((2, 2), (1, 2), 1)
+        z.grad_fn.register_hook(lambda gi, go: seen.append((gi[0].stride(), gi[0]._version,
+                                                              gi[0]._base is None)))
+        (z * T.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        out["as_strided"] = (x.grad, x.grad.stride(), x.grad._version, seen)
+        t2 = T.tensor([[-1.84, -1.35], [-1.92, -1.57], [-0.18, 1.9], [-0.44, -1.97]],
+                      dtype=T.float64, requires_grad=True)
+        t3 = t2 * 1
+        t6 = t3.t()
+        t3.transpose_(0, 1)
+        t6.backward(T.arange(8.0, dtype=T.float64).reshape(2, 4))
+        out["rebuilt"] = (t2.grad, t2.grad.stride(), t2.grad._version, type(t6.grad_fn).__name__)
+        return out
+    compare_torch(prog)
+
+
+def test_bool_median_and_round_name_atens_kernels():
+    """The refusals name the kernel ATen dispatches to: median/nanmedian of the whole tensor
+    "median_cpu", along a dim "median_out" (seed 27134); round "round_vml_cpu", round with
+    decimals != 0 "round_cpu" (seed 28447)."""
+    def prog(T):
+        b = T.zeros(2, 3).eq(0)
+        out = {}
+        for k, f in enumerate([lambda: b.median(), lambda: b.median(0), lambda: b.nanmedian(),
+                               lambda: b.nanmedian(1, keepdim=True), lambda: b.round(),
+                               lambda: b.clone().round_(), lambda: b.round(decimals=0),
+                               lambda: b.round(decimals=2), lambda: b.clone().round_(decimals=1),
+                               lambda: T.round(b, out=T.empty(2, 3, dtype=T.bool))]):
+            try:
+                f()
+                out[k] = "ok"
+            except RuntimeError as e:
+                out[k] = str(e)
+        return out
+    compare_torch(prog)
+
+
+def test_heaviside_has_no_derivative():
+    """heaviside of a tensor that requires grad records PyTorch's NotImplemented node, which
+    raises only when backward reaches it (in place: aten::heaviside_)."""
+    def prog(T):
+        x = T.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        r = x.heaviside(T.tensor(0.5))
+        out = {"r": r.detach(), "node": type(r.grad_fn).__name__, "rg": r.requires_grad}
+        for k, y in (("out", r), ("inplace", x.clone().heaviside_(T.tensor(0.5)))):
+            try:
+                y.sum().backward()
+            except RuntimeError as e:
+                out[k] = str(e)
+        return out
+    compare_torch(prog)

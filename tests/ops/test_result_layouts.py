@@ -58,6 +58,19 @@ CASES = [
     "T.nonzero(xt)", "T.nonzero(T.zeros(2, 3))", "T.argwhere(xp > 0.5)",
     # cat keeps channels-last when every input is
     "T.cat([x4, x4])", "T.cat([x4, x4.contiguous()])", "T.cat([x4.contiguous(), x4])",
+    # put clones its input (preserve); renorm and the samplers allocate contiguous results
+    "xt.put(T.tensor([0]), T.tensor([5.]))", "xp.put(T.tensor([1, 2]), T.tensor([5., 6.]))",
+    "xt.renorm(2, 0, 1.0)", "T.bernoulli(xt * 0)", "T.poisson(xt * 0)", "T.binomial(xt * 0, xt)",
+    # the pointwise losses (reduction='none') run TensorIterator over input and target
+    "T.nn.functional.mse_loss(xt, xc, reduction='none')",
+    "T.nn.functional.binary_cross_entropy(xt, xc, reduction='none')",
+    "T.nn.functional.smooth_l1_loss(xt, xc, reduction='none')",
+    "T.nn.functional.huber_loss(xc, xt, reduction='none')",
+    # batch norm: channels-last in, channels-last out; any other layout: contiguous
+    "T.nn.functional.batch_norm(x4, None, None, training=True)",
+    "T.nn.functional.batch_norm(xp.unsqueeze(0), None, None, training=True)",
+    "T.nn.functional.batch_norm(xp.unsqueeze(0), T.zeros(4), T.ones(4))",
+    "T.nn.functional.layer_norm(x4, (4,))", "T.nn.functional.layer_norm(xp, (3,))",
 ]
 
 
@@ -188,3 +201,61 @@ def test_reductions_of_any_layout_come_back_contiguous(src):
                       t.median(d, keepdim=kd).values.stride()]
         got.append(r)
     assert got[0] == got[1]
+
+
+GRAD_CASES = [  # (expr of x, a (4, 3) transposed view of a contiguous leaf)
+    # ATen's *_backward kernels: TensorIterator over (grad, input): the gradient's layout wins
+    "F.elu(x)", "F.celu(x)", "F.selu(x)", "F.hardshrink(x, 0.3)", "F.softshrink(x, 0.3)",
+    "F.hardsigmoid(x)", "F.hardswish(x)", "F.hardtanh(x)", "F.relu6(x)", "x.logit()",
+    "F.logsigmoid(x)", "F.elu(x.clone(), inplace=True)",
+    # formulas ``f(x) * grad``: the input's layout wins
+    "x.erf()", "x.erfc()", "x.erfinv()", "x.sinc()", "F.prelu(x, T.tensor([0.25]))",
+    # the legacy loss backwards write into a contiguous zeros_like
+    "F.mse_loss(x, T.zeros(4, 3), reduction='none')", "F.smooth_l1_loss(x, T.zeros(4, 3))",
+    "F.huber_loss(x, T.zeros(4, 3), reduction='sum')", "F.soft_margin_loss(x, T.ones(4, 3))",
+    # binary_cross_entropy_with_logits_backward works in place (version 2, +weight, +mean)
+    "F.binary_cross_entropy_with_logits(x, T.zeros(4, 3), reduction='none')",
+    "F.binary_cross_entropy_with_logits(x, T.zeros(4, 3), weight=T.ones(3))",
+    "F.binary_cross_entropy_with_logits(x, T.zeros(4, 3), pos_weight=T.ones(3) * 2)",
+    # already right before: the array lane and TensorIterator formulas
+    "x.tanh()", "x.sigmoid()", "x.relu()", "x * T.ones(4, 3)", "x.exp()", "F.gelu(x)",
+]
+
+
+@pytest.mark.parametrize("expr", GRAD_CASES)
+def test_input_gradient_layout_and_version_match_torch(expr):
+    """The layout a backward kernel gives its input gradient decides whether the leaf behind a
+    transposed view steals it (version 0) or copies it (version 1): strides, versions and
+    values of the leaf's gradient, and of the gradient the op's node hands on, as torch's."""
+    got = []
+    for T in (torch, ilt):
+        leaf = (T.arange(12.).reshape(3, 4) / 12 * 0.8 + 0.1).requires_grad_()
+        r = eval(expr, {"T": T, "F": T.nn.functional, "x": leaf.t()})  # noqa: S307
+        seen = []
+        r.grad_fn.register_hook(lambda gi, go: seen.append((gi[0].stride(), gi[0]._version)))
+        (r * T.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        got.append((leaf.grad.stride(), leaf.grad._version, seen, leaf.grad.detach().numpy()))
+    import numpy as np
+
+    assert got[0][:3] == got[1][:3]
+    np.testing.assert_allclose(got[1][3], got[0][3], rtol=1e-5)  # (libm's last bits)
+
+
+def test_batch_norm_output_follows_suggest_memory_format_on_every_permutation():
+    """batch_norm's output is ``empty_like(input, input.suggest_memory_format())``: every
+    permutation of every (N, C, H, W) in {1, 2, 3}^4, strides as torch's (size-1 dims make
+    a tensor both contiguous and channels-last: contiguous wins)."""
+    import itertools
+
+    bad = []
+    for shape in itertools.product([1, 2, 3], repeat=4):
+        for perm in itertools.permutations(range(4)):
+            src = tuple(shape[p] for p in perm)
+            back = [perm.index(i) for i in range(4)]
+            got = []
+            for T in (torch, ilt):
+                x = T.arange(float(src[0] * src[1] * src[2] * src[3])).reshape(src).permute(*back)
+                got.append(T.nn.functional.batch_norm(x, T.zeros(shape[1]), T.ones(shape[1])).stride())
+            if got[0] != got[1]:
+                bad.append((shape, perm, got))
+    assert not bad, bad[:5]
