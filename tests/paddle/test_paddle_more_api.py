@@ -391,3 +391,94 @@ def test_parameter_shares_data_and_trains():
         layer = L.nn.Linear(2, 2)
         layer.extra = L.nn.Parameter(L.zeros([2]))
         assert "extra" in [n for n, _ in layer.named_parameters()]
+
+
+# ---- paddle.optimizer.ASGD / Rprop / LBFGS, step by step against paddle ------------------------
+
+W0 = rng.normal(size=(2, 3)).astype(np.float32)
+B0 = rng.normal(size=(3,)).astype(np.float32)
+XS = [rng.normal(size=(4, 2)).astype(np.float32) for _ in range(6)]
+
+
+def _train(L, make_opt, steps=6, scheduler=False):
+    lin = L.nn.Linear(2, 3)
+    lin.weight.set_value(W0)
+    lin.bias.set_value(B0)
+    opt = make_opt(L, lin.parameters())
+    hist = []
+    for k in range(steps):
+        x = L.to_tensor(XS[k])
+        loss = (lin(x) ** 2).mean() + (lin(x) * 0.3).sum()
+        loss.backward()
+        if k % 2:
+            opt.step()
+        else:
+            opt.minimize(loss)
+        opt.clear_grad()
+        if scheduler:
+            opt._learning_rate.step()
+        hist.append((lin.weight.numpy().copy(), lin.bias.numpy().copy(),
+                     lin.weight.inplace_version))
+    state = {k: (v.numpy().copy(), str(v.dtype)) if hasattr(v, "numpy") else v
+             for k, v in opt.state_dict().items()}
+    return hist, state
+
+
+OPTIMIZERS = {
+    "asgd": lambda L, ps: L.optimizer.ASGD(learning_rate=0.05, parameters=ps),
+    "asgd_batches_decay": lambda L, ps: L.optimizer.ASGD(learning_rate=0.05, batch_num=3,
+                                                         parameters=ps, weight_decay=0.01),
+    "asgd_clip_l1": lambda L, ps: L.optimizer.ASGD(
+        learning_rate=0.05, batch_num=2, parameters=ps,
+        weight_decay=L.regularizer.L1Decay(0.02), grad_clip=L.nn.ClipGradByGlobalNorm(0.5)),
+    "rprop": lambda L, ps: L.optimizer.Rprop(learning_rate=0.01, parameters=ps),
+    "rprop_range_etas": lambda L, ps: L.optimizer.Rprop(
+        learning_rate=0.02, learning_rate_range=(0.005, 0.03), etas=(0.3, 1.5), parameters=ps),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPTIMIZERS))
+def test_optimizer_steps_match_paddle(case):
+    p_hist, p_state = _train(paddle, OPTIMIZERS[case])
+    l_hist, l_state = _train(lab, OPTIMIZERS[case])
+    for (pw, pb, pv), (lw, lb, lv) in zip(p_hist, l_hist):
+        np.testing.assert_allclose(lw, pw, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(lb, pb, rtol=1e-5, atol=1e-6)
+        assert lv == pv
+    assert [k.split(".")[-1] for k in l_state] == [k.split(".")[-1] for k in p_state]
+    for (lv, ld), (pv, pd) in zip(l_state.values(), p_state.values()):
+        assert ld == pd
+        np.testing.assert_allclose(lv, pv, rtol=1e-5, atol=1e-6)
+
+
+def test_asgd_with_scheduler_matches_paddle():
+    make = lambda L, ps: L.optimizer.ASGD(  # noqa: E731
+        learning_rate=L.optimizer.lr.StepDecay(0.1, step_size=2, gamma=0.5), batch_num=2,
+        parameters=ps)
+    p_hist, _ = _train(paddle, make, scheduler=True)
+    l_hist, _ = _train(lab, make, scheduler=True)
+    for (pw, pb, _), (lw, lb, _) in zip(p_hist, l_hist):
+        np.testing.assert_allclose(lw, pw, rtol=1e-5, atol=1e-6)
+
+
+OPT_ERRORS = {
+    "asgd_batch0": lambda L: L.optimizer.ASGD(batch_num=0, parameters=[L.ones([1])]),
+    "rprop_range": lambda L: L.optimizer.Rprop(learning_rate=1.0,
+                                               learning_rate_range=(0.1, 0.5),
+                                               parameters=[L.ones([1])]),
+    "rprop_etas": lambda L: L.optimizer.Rprop(etas=(1.5, 1.2), parameters=[L.ones([1])]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPT_ERRORS))
+def test_optimizer_errors_match_paddle(case):
+    _same_error(OPT_ERRORS[case])
+
+
+def _same_error(f):
+    with pytest.raises(Exception) as want:
+        f(paddle)
+    with pytest.raises(Exception) as got:
+        f(lab)
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
