@@ -554,3 +554,50 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
+
+# ---- LinearCrossEntropyLoss (torch 2.13) -----------------------------------------------------------
+
+from .functional_extra import LinearCrossEntropyOptions  # noqa: E402
+from .loss import _WeightedLoss  # noqa: E402
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A ``Linear`` layer and ``cross_entropy`` as one loss (``F.linear_cross_entropy``)."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        import math
+
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features,
+                                                    self.linear.in_features))
+        linear_bias = self.linear.bias.reshape((self.num_classes, *self.out_features)) \
+            if self.linear.bias is not None else None
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias,
+                                      weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

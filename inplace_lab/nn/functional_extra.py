@@ -276,3 +276,161 @@ def feature_dropout_(input, p, train):
 
 _top_level(feature_dropout)
 _top_level(feature_dropout_)
+
+
+# ---- linear_cross_entropy (torch 2.13) ---------------------------------------------------------------
+
+class LinearCrossEntropyOptions:
+    """torch's ``nn.LinearCrossEntropyOptions`` (a frozen dataclass): the chunking and
+    accumulation settings of the chunked path, checked as torch checks them."""
+
+    __slots__ = ("allow_retain_graph", "batch_chunk_size", "chunking_method", "acc_policy",
+                 "acc_dtype")
+
+    def __init__(self, allow_retain_graph=False, batch_chunk_size=None, chunking_method="auto",
+                 acc_policy="auto", acc_dtype=None):
+        for k, v in (("allow_retain_graph", allow_retain_graph),
+                     ("batch_chunk_size", batch_chunk_size),
+                     ("chunking_method", chunking_method), ("acc_policy", acc_policy),
+                     ("acc_dtype", acc_dtype)):
+            object.__setattr__(self, k, v)
+        if acc_policy not in {"auto", "accurate", "balanced", "compact"}:
+            raise ValueError(f"invalid acc_policy: {acc_policy!r}")
+        if chunking_method is not None and chunking_method != "auto":
+            name, sep, factor = chunking_method.partition(":")
+            if not sep:
+                factor = "1"
+            if not (name == "aspect_ratio" and factor.isdigit() and int(factor) > 0):
+                raise ValueError(f"invalid chunking_method: {chunking_method!r}")
+        if not (batch_chunk_size is None or (isinstance(batch_chunk_size, int) and
+                                             batch_chunk_size > 0)):
+            raise ValueError(f"batch_chunk_size must be positive int or None, got "
+                             f"{batch_chunk_size!r}")
+        if acc_dtype is not None and getattr(acc_dtype, "name", None) not in (
+                "float16", "bfloat16", "float32", "float64"):
+            raise ValueError("acc_dtype must be one of {None, torch.float16, torch.bfloat16, "
+                             f"torch.float32, torch.float64}}, got {acc_dtype!r}. Pass "
+                             "acc_dtype=None to let the op pick automatically.")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field '{name}'")  # (frozen)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, k) for k in self.__slots__))
+
+    def __repr__(self):
+        return "LinearCrossEntropyOptions(" + ", ".join(
+            f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
+
+
+def _chunked_function(no_reduction):
+    """torch's chunked path is one custom autograd function (its node
+    ``GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_[no_reduction_]default
+    Backward``); here its forward is the plain ``linear`` + ``cross_entropy`` maths and its
+    backward differentiates that again (the same values and gradients)."""
+    from ..autograd import enable_grad, grad as _grad
+    from ..autograd.function import Function
+    from .functional import cross_entropy, linear
+
+    def plain(x, w, t, b, weight, reduction, ignore_index):
+        return cross_entropy(linear(x, w, b), t, weight=weight, reduction=reduction,
+                             ignore_index=ignore_index)
+
+    class _Chunked(Function):
+        @staticmethod
+        def forward(ctx, x, w, t, b, weight, reduction, ignore_index):
+            ctx.args = (x, w, t, b, weight, reduction, ignore_index)
+            return plain(x, w, t, b, weight, reduction, ignore_index)
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w, t, b, weight, reduction, ignore_index = ctx.args
+            leaves = [v.detach().requires_grad_(True) if v is not None else None
+                      for v in (x, w, b)]
+            with enable_grad():
+                out = plain(leaves[0], leaves[1], t, leaves[2], weight, reduction, ignore_index)
+                need = [v for v in leaves if v is not None]
+                grads = list(_grad(out, need, g))
+            gx, gw = grads[0], grads[1]
+            gb = grads[2] if b is not None else None
+            return gx, gw, None, gb, None, None, None
+
+    name = ("GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_"
+            + ("no_reduction_" if no_reduction else "") + "default")
+    _Chunked.__name__ = _Chunked.__qualname__ = name
+    _Chunked._backward_cls.__name__ = _Chunked._backward_cls.__qualname__ = name + "Backward"
+    return _Chunked
+
+
+_CHUNKED: dict = {}
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` with torch 2.13's
+    checks; ``linear_weight`` of shape (classes, *out_features, in_features) gives a
+    K-dimensional loss. With ``options`` (the chunked path) the result is one custom-function
+    node, as torch's."""
+    import math
+
+    from .functional import cross_entropy, linear
+
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if len(out_features) > 0 and len(num_batches) == 0:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    target_contains_probabilities = tuple(target.shape) == logits_shape
+    if target_contains_probabilities and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    chunked = reduction in {"mean", "sum", "none"} and label_smoothing == 0.0 and \
+        target.dtype == _il.int64 and not out_features
+    if options is not None and not chunked:
+        warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+                      "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
+                      f"out_features == (). Got reduction={reduction!r}, label_smoothing="
+                      f"{label_smoothing}, target.dtype={target.dtype}, out_features="
+                      f"{tuple(out_features)}, tracing=False, linear_bias.shape="
+                      f"{tuple(linear_bias.shape) if linear_bias is not None else None}.",
+                      stacklevel=2)
+    if options is not None and chunked:
+        batched = input.dim() == 2
+        if not batched:
+            input, target = input.unsqueeze(0), target.unsqueeze(0)
+        key = reduction == "none"
+        fn = _CHUNKED.get(key) or _CHUNKED.setdefault(key, _chunked_function(key))
+        result = fn.apply(input, linear_weight, target, linear_bias, weight, reduction,
+                          ignore_index)
+        return result if batched else result.squeeze(0)
+    if out_features:
+        n = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape((n, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(n)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+__all__ += ["linear_cross_entropy"]

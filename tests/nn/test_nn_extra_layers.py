@@ -667,3 +667,83 @@ def test_embedding_bag_sparse_forward():
         return [y, g, lib.embedding_bag.__name__]
 
     _both(prog)
+
+
+# ---- linear_cross_entropy, LinearCrossEntropyLoss (torch 2.13) -------------------------------------
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"reduction": "none"},
+                                {"label_smoothing": 0.2}, {"ignore_index": 2},
+                                {"weight": True}, {"bias": True}, {"options": True},
+                                {"options": True, "reduction": "none", "bias": True},
+                                {"options": True, "label_smoothing": 0.1},
+                                {"options": True, "unbatched": True},
+                                {"probs": True}])
+def test_linear_cross_entropy(kw):
+    rng = np.random.default_rng(12)
+    x, w = rng.standard_normal((5, 4)), rng.standard_normal((3, 4))
+    b, cw = rng.standard_normal(3), rng.random(3)
+    t = np.array([0, 2, 1, 2, 0])
+    probs = rng.random((5, 3))
+
+    def prog(lib):
+        kw2 = dict(kw)
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        bt = lib.tensor(b, requires_grad=True) if kw2.pop("bias", False) else None
+        if kw2.pop("weight", False):
+            kw2["weight"] = lib.tensor(cw)
+        if kw2.pop("options", False):
+            kw2["options"] = lib.nn.LinearCrossEntropyOptions()
+        tt = lib.tensor(probs) if kw2.pop("probs", False) else lib.tensor(t)
+        if kw2.pop("unbatched", False):
+            xt_, tt = xt[0], tt[0]
+        else:
+            xt_ = xt
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            y = lib.nn.functional.linear_cross_entropy(xt_, wt, tt, linear_bias=bt, **kw2)
+        y.sum().backward()
+        return [y, xt.grad, wt.grad, None if bt is None else bt.grad, _gname(y),
+                [str(r.message) for r in rec]]
+
+    _both(prog)
+
+
+def test_linear_cross_entropy_module_k_dim():
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    t = rng.integers(0, 3, (4, 2))
+
+    def prog(lib):
+        m = lib.nn.LinearCrossEntropyLoss(5, 3, out_features=(2,), bias=True,
+                                          label_smoothing=0.1)
+        with lib.no_grad():
+            for i, p in enumerate(m.parameters()):
+                p.copy_(lib.tensor(np.random.default_rng(i).standard_normal(tuple(p.shape))
+                                   .astype(np.float32)))
+        xt = lib.tensor(x, requires_grad=True)
+        y = m(xt, lib.tensor(t))
+        y.backward()
+        return [y, xt.grad, m.linear.weight.grad, m.linear.bias.grad, repr(m),
+                sorted(m.state_dict()), repr(lib.nn.LinearCrossEntropyOptions(batch_chunk_size=4))]
+
+    _both(prog, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, F: F.linear_cross_entropy(lib.ones(2, 2, 3), lib.ones(4, 3), lib.tensor([0, 1])),
+    lambda lib, F: F.linear_cross_entropy(lib.ones(2, 3), lib.ones(4), lib.tensor([0, 1])),
+    lambda lib, F: F.linear_cross_entropy(lib.ones(2, 3), lib.ones(4, 2), lib.tensor([0, 1])),
+    lambda lib, F: F.linear_cross_entropy(lib.ones(2, 3), lib.ones(4, 3), lib.tensor([0, 1]),
+                                          linear_bias=lib.ones(3)),
+    lambda lib, F: F.linear_cross_entropy(lib.ones(3), lib.ones(4, 2, 3), lib.tensor(0)),
+    lambda lib, F: F.linear_cross_entropy(lib.ones(2, 3), lib.ones(4, 3), lib.ones(2, 4),
+                                          ignore_index=1),
+    lambda lib, F: lib.nn.LinearCrossEntropyLoss(3, 4, weight=lib.ones(3)),
+    lambda lib, F: lib.nn.LinearCrossEntropyLoss(3, 4, label_smoothing=1.5),
+    lambda lib, F: lib.nn.LinearCrossEntropyOptions(acc_policy="x"),
+    lambda lib, F: lib.nn.LinearCrossEntropyOptions(chunking_method="y:2"),
+    lambda lib, F: lib.nn.LinearCrossEntropyOptions(batch_chunk_size=0),
+    lambda lib, F: lib.nn.LinearCrossEntropyOptions(acc_dtype=lib.int32),
+])
+def test_linear_cross_entropy_errors(case):
+    _error(lambda lib: case(lib, lib.nn.functional))
