@@ -242,3 +242,287 @@ def test_rnn_packed_input_errors():
         return m(R.PackedSequence(lib.zeros(4, 3, 3), lib.tensor([2, 2])))
     for case in range(3):
         same_error(lambda lib: run(lib, case))
+
+
+# ---------------------------------------------------------------- parametrize
+class _Sym:
+    """Symmetric(): forward and right_inverse, built on either library's nn.Module."""
+
+    @staticmethod
+    def make(lib):
+        class Symmetric(lib.nn.Module):
+            def forward(self, X):
+                return X.triu() + X.triu(1).transpose(-1, -2)
+
+            def right_inverse(self, A):
+                return A.triu()
+        return Symmetric()
+
+
+def _split(lib):
+    class Split(lib.nn.Module):
+        def forward(self, a, b):
+            return a + 2 * b
+
+        def right_inverse(self, w):
+            return (w * 0.5, w * 0.25)
+    return Split()
+
+
+def _linear(lib, n_in=3, n_out=3, seed=0):
+    m = lib.nn.Linear(n_in, n_out)
+    with lib.no_grad():
+        m.weight.copy_(lib.tensor(arr(seed, n_out, n_in)))
+        m.bias.copy_(lib.tensor(arr(seed + 1, n_out)))
+    return m
+
+
+def test_register_parametrization_swaps_class_and_moves_original():
+    def run(lib):
+        P = lib.nn.utils.parametrize
+        m = _linear(lib)
+        w0 = m.weight
+        P.register_parametrization(m, "weight", _Sym.make(lib))
+        y = m(lib.ones(2, 3))
+        (y * y).sum().backward()
+        return (m, w0, type(m).__name__, P.type_before_parametrizations(m).__name__,
+                [n for n, _ in m.named_parameters()], list(m.state_dict()),
+                m.parametrizations.weight.original is w0, w0._version,
+                P.is_parametrized(m), P.is_parametrized(m, "bias"), y)
+    t, i = both(run)
+    assert i[2:10] == t[2:10]
+    assert i[2] == "ParametrizedLinear" and i[3] == "Linear"
+    close(t[0].weight, i[0].weight)
+    assert gname(i[0].weight) == gname(t[0].weight)
+    close(t[10], i[10])
+    close(t[1].grad, i[1].grad)
+    assert repr(i[0]) == repr(t[0])
+
+
+def test_parametrized_assignment_runs_right_inverse_in_place():
+    def run(lib):
+        P = lib.nn.utils.parametrize
+        m = _linear(lib)
+        P.register_parametrization(m, "weight", _Sym.make(lib))
+        orig = m.parametrizations.weight.original
+        v0 = orig._version
+        m.weight = lib.tensor(arr(5, 3, 3))
+        with P.cached():
+            same = m.weight is m.weight
+        return orig, v0, orig._version, same, m.weight is m.weight, m.weight
+    t, i = both(run)
+    close(t[0], i[0])
+    close(t[5], i[5])
+    assert i[1:5] == t[1:5]
+
+
+@pytest.mark.parametrize("leave", [True, False])
+def test_remove_parametrizations_restores_class(leave):
+    def run(lib):
+        P = lib.nn.utils.parametrize
+        m = _linear(lib)
+        w0 = m.weight
+        P.register_parametrization(m, "weight", _Sym.make(lib))
+        P.register_parametrization(m, "weight", _Sym.make(lib))
+        n_chain = len(m.parametrizations.weight)
+        P.remove_parametrizations(m, "weight", leave_parametrized=leave)
+        return (m.weight, type(m).__name__, m.weight is w0, w0._version, n_chain,
+                hasattr(m, "parametrizations"), [n for n, _ in m.named_parameters()])
+    t, i = both(run)
+    close(t[0], i[0])
+    assert i[1:] == t[1:]
+
+
+def test_parametrization_with_a_sequence_of_originals():
+    def run(lib):
+        P = lib.nn.utils.parametrize
+        m = _linear(lib, 2, 2)
+        P.register_parametrization(m, "weight", _split(lib))
+        names = [n for n, _ in m.named_parameters()]
+        m(lib.ones(1, 2)).sum().backward()
+        g0 = m.parametrizations.weight.original0.grad
+        g1 = m.parametrizations.weight.original1.grad
+        w = m.weight
+        with pytest.raises(ValueError) as e:
+            P.remove_parametrizations(m, "weight", leave_parametrized=False)
+        P.remove_parametrizations(m, "weight")
+        return names, g0, g1, w, str(e.value), type(m.weight).__name__, m.weight.requires_grad
+    t, i = both(run)
+    assert i[0] == t[0] and i[4:] == t[4:]
+    for a, b in zip(t[1:4], i[1:4]):
+        close(a, b)
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_parametrize_errors_match_torch(case):
+    def run(lib):
+        P = lib.nn.utils.parametrize
+        if case == 0:
+            return P.register_parametrization(_linear(lib, 2, 2), "foo", _Sym.make(lib))
+        if case == 1:
+            return P.register_parametrization(_linear(lib, 2, 3), "weight", _Sym.make(lib))
+        if case == 2:
+            return P.remove_parametrizations(lib.nn.Linear(2, 2), "weight")
+        if case == 3:
+            return P.register_parametrization(lib.nn.Linear(2, 2), "bias", lib.nn.Linear(2, 3))
+        m = P.register_parametrization(_linear(lib, 2, 2), "weight", _Sym.make(lib))
+        import pickle
+        return pickle.dumps(m)
+    same_error(run)
+
+
+def test_parametrized_module_deepcopies():
+    import copy
+
+    def run(lib):
+        m = lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
+                                                               _Sym.make(lib))
+        c = copy.deepcopy(m)
+        return type(c).__name__, c.weight, c.parametrizations.weight.original is \
+            m.parametrizations.weight.original
+    t, i = both(run)
+    assert i[0] == t[0] and i[2] == t[2]
+    close(t[1], i[1])
+
+
+# ---------------------------------------------------------------- parametrizations
+@pytest.mark.parametrize("dim", [0, 1, -1, None])
+def test_parametrizations_weight_norm(dim):
+    def run(lib):
+        m = _linear(lib, 3, 2)
+        lib.nn.utils.parametrizations.weight_norm(m, dim=dim)
+        y = m(lib.tensor(arr(3, 4, 3)))
+        (y * y).sum().backward()
+        p = m.parametrizations.weight
+        return m.weight, y, p.original0, p.original1.grad, p.original0.grad, \
+            [n for n, _ in m.named_parameters()]
+    t, i = both(run)
+    for a, b in zip(t[:5], i[:5]):
+        close(a, b)
+    assert gname(i[0]) == gname(t[0]) and i[5] == t[5]
+
+
+@pytest.mark.parametrize("conv", [False, True])
+@pytest.mark.parametrize("train", [True, False])
+def test_parametrizations_spectral_norm_same_u_v(conv, train):
+    def run(lib):
+        m = lib.nn.ConvTranspose2d(2, 3, 2) if conv else _linear(lib, 4, 3)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(arr(7, *m.weight.shape)))
+        lib.nn.utils.parametrizations.spectral_norm(m)
+        sn = m.parametrizations.weight[0]
+        with lib.no_grad():
+            sn._u.copy_(lib.tensor(arr(8, *sn._u.shape)))
+            sn._v.copy_(lib.tensor(arr(9, *sn._v.shape)))
+        m.train(train)
+        w = m.weight
+        (w * lib.tensor(arr(10, *w.shape))).sum().backward()
+        return w, sn._u, sn._v, sn._u._version, m.parametrizations.weight.original.grad
+    t, i = both(run)
+    for a, b in zip(t[:3], i[:3]):
+        close(a, b, 1e-4)
+    assert i[3] == t[3] and gname(i[0]) == gname(t[0])
+    close(t[4], i[4], 1e-4)
+
+
+@pytest.mark.parametrize("omap", ["matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)])
+def test_parametrizations_orthogonal(omap, shape):
+    if omap != "householder" and shape == (4, 2):
+        shape = (2, 4)
+
+    def run(lib):
+        m = lib.nn.Linear(shape[1], shape[0])
+        lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map=omap,
+                                                 use_trivialization=False)
+        with lib.no_grad():
+            m.parametrizations.weight.original.copy_(lib.tensor(arr(11, *shape) * 0.5))
+        w = m.weight
+        (w * lib.tensor(arr(12, *shape))).sum().backward()
+        return w, m.parametrizations.weight.original.grad, type(m).__name__
+    t, i = both(run)
+    close(t[0], i[0], 1e-4)
+    close(t[1], i[1], 1e-4)
+    assert i[2] == t[2]
+
+
+def test_orthogonal_right_inverse_with_trivialization():
+    def run(lib):
+        m = _linear(lib, 3, 3)
+        lib.nn.utils.parametrizations.orthogonal(m)
+        q = m.weight
+        return q, m.parametrizations.weight.original, m.parametrizations.weight[0].base
+    t, i = both(run)
+    for a, b in zip(t, i):
+        close(a, b, 1e-5)
+
+
+# ---------------------------------------------------------------- legacy weight_norm / spectral_norm
+@pytest.mark.parametrize("dim", [0, 1, None, -1, 2])
+def test_legacy_weight_norm_and_removal(dim):
+    def run(lib):
+        conv = dim in (2, -1)
+        m = lib.nn.Conv1d(2, 3, 2) if conv else _linear(lib, 3, 2)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(arr(13, *m.weight.shape)))
+            m.bias.copy_(lib.tensor(arr(14, *m.bias.shape)))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.nn.utils.weight_norm(m, dim=dim)
+        msgs = [(x.category, str(x.message), x.filename.rsplit("/", 1)[-1]) for x in w]
+        names = [n for n, _ in m.named_parameters()]
+        y = m(lib.tensor(arr(15, 1, 2, 4) if conv else arr(15, 2, 3)))
+        (y * y).sum().backward()
+        wfn = gname(m.weight)
+        lib.nn.utils.remove_weight_norm(m)
+        with pytest.raises(ValueError) as e:
+            lib.nn.utils.remove_weight_norm(m)
+        return (y, None, msgs, names, wfn,
+                [n for n, _ in m.named_parameters()], m.weight, str(e.value).split(" found")[0])
+    t, i = both(run)
+    close(t[0], i[0])
+    close(t[6], i[6])
+    assert i[2:6] == t[2:6] and i[7] == t[7]
+
+
+def test_legacy_weight_norm_grads_and_double_registration():
+    def run(lib):
+        m = _linear(lib, 3, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.nn.utils.weight_norm(m)
+            y = m(lib.tensor(arr(16, 2, 3)))
+            (y * y).sum().backward()
+            with pytest.raises(RuntimeError) as e:
+                lib.nn.utils.weight_norm(m)
+        return m.weight_g, m.weight_g.grad, m.weight_v.grad, str(e.value)
+    t, i = both(run)
+    for a, b in zip(t[:3], i[:3]):
+        close(a, b)
+    assert i[3] == t[3]
+
+
+@pytest.mark.parametrize("train", [True, False])
+@pytest.mark.parametrize("n_iter", [1, 3])
+def test_legacy_spectral_norm_same_u_v(train, n_iter):
+    def run(lib):
+        m = lib.nn.Conv2d(2, 3, 2)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(arr(17, *m.weight.shape)))
+            m.bias.copy_(lib.tensor(arr(21, *m.bias.shape)))
+        lib.nn.utils.spectral_norm(m, n_power_iterations=n_iter)
+        with lib.no_grad():
+            m.weight_u.copy_(lib.tensor(arr(18, *m.weight_u.shape)))
+            m.weight_v.copy_(lib.tensor(arr(19, *m.weight_v.shape)))
+        m.train(train)
+        names = ([n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()])
+        y = m(lib.tensor(arr(20, 1, 2, 3, 3)))
+        y.sum().backward()
+        out = (y, m.weight, m.weight_u, m.weight_v, m.weight_u._version,
+               m.weight_orig.grad, names, gname(m.weight))
+        lib.nn.utils.remove_spectral_norm(m)
+        return out + (m.weight, [n for n, _ in m.named_parameters()])
+    t, i = both(run)
+    for k in (0, 1, 2, 3, 5, 8):
+        close(t[k], i[k], 1e-4)
+    assert i[4] == t[4] and i[6] == t[6] and i[7] == t[7] and i[9] == t[9]

@@ -3,11 +3,15 @@ weight and spectral norm, conv/linear + batch-norm fusion, ``skip_init`` and ``f
 
 One submodule per idea, with torch's own module names (``torch.nn.utils.rnn``,
 ``.parametrize``, ``.parametrizations``, ``.stateless``, ``.fusion`` ...), so an
-``import torch.nn.utils.rnn`` in a user's program finds the same file here.
+``import torch.nn.utils.rnn`` in a user's program finds the same file here. As in torch,
+``torch.nn.utils.weight_norm`` and ``.spectral_norm`` are the *functions* (their modules
+stay reachable through ``sys.modules``).
 """
 from __future__ import annotations
 
-from . import rnn  # noqa: F401
+from . import parametrizations, parametrize, rnn  # noqa: F401
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # noqa: F401
                         clip_grads_with_norm_, get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
