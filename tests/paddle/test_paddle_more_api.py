@@ -482,3 +482,55 @@ def _same_error(f):
         f(lab)
     assert type(got.value) is type(want.value)
     assert str(got.value) == str(want.value)
+
+
+LX = rng.normal(size=(8, 2)).astype(np.float32)
+LY = rng.normal(size=(8, 3)).astype(np.float32)
+LBFGS_KW = {
+    "plain": dict(max_iter=6),
+    "lr_history": dict(learning_rate=0.5, max_iter=5, history_size=3),
+    "strong_wolfe": dict(line_search_fn="strong_wolfe", max_iter=4),
+    "strong_wolfe_short_history": dict(line_search_fn="strong_wolfe", max_iter=6,
+                                       history_size=2, tolerance_change=1e-5),
+}
+
+
+def _lbfgs(L, kw):
+    lin = L.nn.Linear(2, 3)
+    lin.weight.set_value(W0)
+    lin.bias.set_value(B0)
+    opt = L.optimizer.LBFGS(parameters=lin.parameters(), **kw)
+    x, y = L.to_tensor(LX), L.to_tensor(LY)
+
+    def closure():
+        opt.clear_grad()
+        loss = ((lin(x) - y) ** 2).mean() + (lin.weight ** 4).sum() * 0.1
+        loss.backward()
+        return loss
+
+    out = []
+    for _ in range(3):
+        loss = opt.step(closure)
+        st = opt.state_dict()["state"]
+        out.append((float(loss), lin.weight.numpy().copy(), lin.bias.numpy().copy(),
+                    lin.weight.inplace_version, st["func_evals"], st["n_iter"], len(st["old_yk"])))
+    return out, sorted(opt.state_dict()["state"])
+
+
+@pytest.mark.parametrize("case", sorted(LBFGS_KW))
+def test_lbfgs_steps_match_paddle(case):
+    (p_out, p_keys), (l_out, l_keys) = _lbfgs(paddle, LBFGS_KW[case]), _lbfgs(lab, LBFGS_KW[case])
+    assert l_keys == p_keys
+    for p, q in zip(p_out, l_out):
+        assert q[0] == pytest.approx(p[0], rel=1e-5)
+        np.testing.assert_allclose(q[1], p[1], rtol=1e-4, atol=2e-5)  # (float32 rounding of
+        np.testing.assert_allclose(q[2], p[2], rtol=1e-4, atol=2e-5)  # the two kernels)
+        assert q[3:] == p[3:]  # inplace_version, func_evals, n_iter, history length
+
+
+def test_lbfgs_minimize_and_bad_line_search_as_paddle():
+    _same_error(lambda L: L.optimizer.LBFGS(parameters=[L.create_parameter([1], "float32")
+                                                        if hasattr(L, "create_parameter")
+                                                        else L.nn.Parameter(L.ones([1]))]
+                                            ).minimize(None))
+    _same_error(lambda L: L.optimizer.LBFGS(parameters=L.ones([1])))

@@ -10,6 +10,7 @@ from .adam import Adam, Adamax, AdamW  # noqa: F401
 from .adam_variants import NAdam, RAdam  # noqa: F401
 from .adaptive import Adadelta, Adagrad, RMSProp  # noqa: F401
 from .averaged import ASGD, Rprop  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
 from .lamb import Lamb  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD, Momentum  # noqa: F401
