@@ -601,3 +601,99 @@ class LinearCrossEntropyLoss(_WeightedLoss):
 
 
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+
+
+# ---- Container, SyncBatchNorm, DataParallel, factory_kwargs ------------------------------------------
+
+class Container(Module):
+    """torch's deprecated ``nn.Container``: a Module holding the keyword modules."""
+
+    def __init__(self, **kwargs):
+        import warnings
+
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
+                      "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
+class SyncBatchNorm(BatchNorm1d):
+    """torch's ``SyncBatchNorm`` outside a process group (the only case here): batch norm over
+    dim 1 of any input of at least 2 dims (torch's non-synchronised path, ``F.batch_norm``)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        if affine and not bias:
+            self.register_parameter("bias", None)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Every ``_BatchNorm`` of the tree replaced by a SyncBatchNorm sharing its parameters
+        and running statistics (torch's classmethod)."""
+        from .layers import _BatchNorm
+
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = cls(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                module_output.weight = module.weight
+                module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return module_output
+
+
+class DataParallel(Module):
+    """torch's ``DataParallel`` where no accelerator is used: it holds ``module`` and calls it
+    (``device_ids`` is empty, as torch's on a CPU-only machine)."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0):
+        super().__init__()
+        self.module = module
+        self.device_ids = []
+        self.dim = dim
+
+    def forward(self, *inputs, **kwargs):
+        return self.module(*inputs, **kwargs)
+
+
+def factory_kwargs(kwargs):
+    """torch's ``nn.factory_kwargs``: the device/dtype/memory_format keywords, checked."""
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r
+
+
+__all__ += ["Container", "SyncBatchNorm", "DataParallel", "factory_kwargs"]

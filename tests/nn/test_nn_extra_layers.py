@@ -747,3 +747,35 @@ def test_linear_cross_entropy_module_k_dim():
 ])
 def test_linear_cross_entropy_errors(case):
     _error(lambda lib: case(lib, lib.nn.functional))
+
+
+# ---- Container, SyncBatchNorm, DataParallel, factory_kwargs -----------------------------------------
+
+def test_container_sync_batchnorm_data_parallel():
+    x = np.random.default_rng(14).standard_normal((4, 3, 2)).astype(np.float32)
+
+    def prog(lib):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            c = lib.nn.Container(a=lib.nn.ReLU())
+        s = lib.nn.SyncBatchNorm(3, momentum=None)
+        xt = lib.tensor(x, requires_grad=True)
+        y = s(xt)
+        y.pow(2).sum().backward()
+        s.eval()
+        z = s(xt)
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(3))
+        conv = lib.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        dp = lib.nn.DataParallel(lib.nn.ReLU())
+        return [repr(c), [(r.category.__name__, str(r.message)) for r in rec], y, xt.grad,
+                _gname(y), z, s.running_mean, s.running_var, s.num_batches_tracked, repr(s),
+                repr(conv), type(conv[1]).__name__, conv[1].weight is net[1].weight, repr(dp),
+                dp.device_ids, dp(lib.tensor([-1.0, 2.0])),
+                str(lib.nn.factory_kwargs({"dtype": lib.float64,
+                                           "factory_kwargs": {"device": "cpu"}}))]
+
+    _both(prog)
+    _error(lambda lib: lib.nn.SyncBatchNorm(3)(lib.ones(3)))
+    _error(lambda lib: lib.nn.SyncBatchNorm(0)(lib.ones(3, 0)))
+    _error(lambda lib: lib.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"dtype": 2}}))
+    _error(lambda lib: lib.nn.factory_kwargs({"foo": 1}))
