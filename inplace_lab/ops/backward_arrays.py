@@ -44,18 +44,34 @@ def _k(name):
         fname, npf = spec.ufunc, getattr(backend.np, spec.ufunc)
 
         def kernel(xp, dt, *a):
-            return ufunc(npf if xp is backend.np else getattr(xp, fname), a, None, dt)
+            if xp is backend.np:
+                o = _iterator_out(a, dt)
+                if o is not None:
+                    return npf(*a, out=o, dtype=dt.np, casting="unsafe")
+                return ufunc(npf, a, None, dt)
+            return ufunc(getattr(xp, fname), a, None, dt)  # (laid out by gpu_out there)
     else:
         elementwise = spec.layout in ("ti", "ti1", "pow")  # (TensorIterator's kernels)
 
         def kernel(xp, dt, *a):
-            if elementwise and xp is not backend.np:  # (a GPU result laid out as the CPU's)
-                o = gpu_out(a, dt.np)
+            if elementwise:  # (a result laid out as TensorIterator's, on any device)
+                o = gpu_out(a, dt.np) if xp is not backend.np else _iterator_out(a, dt)
                 if o is not None:
                     return fwd(xp, *a, out=o, dt=dt)
             return fwd(xp, *a, out=None, dt=dt)
 
     return kernel
+
+
+def _iterator_out(a, dt):
+    """On the CPU, where an operand is not C-ordered: the result buffer TensorIterator's
+    layout needs (numpy's own choice differs when operands disagree: a gradient through a
+    transposed view times a contiguous saved result), else None. Contiguous operands, the
+    hot case, cost one flag each."""
+    for x in a:
+        if x.__class__ is _ndarray and not x.flags.c_contiguous and x.ndim > 1:
+            return gpu_out(a, dt.np)
+    return None
 
 
 def _number(v):

@@ -96,3 +96,20 @@ def test_a_no_grad_view_of_a_multi_output_view_reports_no_grad():
         u = w[0]
         return {"v": attempt(lambda: v.__setitem__(0, 0.5)), "u": attempt(lambda: u.add_(1))}
     compare_torch(prog)
+
+
+def test_array_lane_lays_gradients_out_as_tensoriterator():
+    """The array lane's kernels lay a gradient out as TensorIterator does where operands
+    disagree (a gradient through a transposed view times a contiguous saved result): numpy's
+    own choice made the leaf steal a gradient torch copies (version 0 against 1, seed 17517)."""
+    def prog(T):
+        t0 = T.tensor([[-1.08, 1.53, 0.84, -1.47], [-1.27, -1.98, 1.85, -1.05],
+                       [0.33, -0.98, 0.94, -0.21]], dtype=T.float64, requires_grad=True)
+        t5 = t0.squeeze(0).exp()
+        t5.mT[:-1:3].exp().sum().backward()
+        out = {"g": t0.grad, "v": t0.grad._version, "s": t0.grad.stride()}
+        w = T.ones(3, 4, requires_grad=True)
+        (w.t().tanh() * T.arange(12.0).reshape(4, 3)).sum().backward()
+        out["tanh"] = (w.grad, w.grad._version, w.grad.stride())
+        return out
+    compare_torch(prog)
