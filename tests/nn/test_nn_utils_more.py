@@ -526,3 +526,138 @@ def test_legacy_spectral_norm_same_u_v(train, n_iter):
     for k in (0, 1, 2, 3, 5, 8):
         close(t[k], i[k], 1e-4)
     assert i[4] == t[4] and i[6] == t[6] and i[7] == t[7] and i[9] == t[9]
+
+
+# ---------------------------------------------------------------- fusion, skip_init
+def _bn(lib, n, seed):
+    bn = lib.nn.BatchNorm2d(n) if n > 0 else None
+    with lib.no_grad():
+        bn.weight.copy_(lib.tensor(arr(seed, n)))
+        bn.bias.copy_(lib.tensor(arr(seed + 1, n)))
+        bn.running_mean.copy_(lib.tensor(arr(seed + 2, n)))
+        bn.running_var.copy_(lib.tensor(np.abs(arr(seed + 3, n)) + 0.5))
+    return bn.eval()
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_fuse_conv_bn_eval(transpose, bias):
+    def run(lib):
+        conv = (lib.nn.ConvTranspose2d if transpose else lib.nn.Conv2d)(2, 3, 2, bias=bias)
+        with lib.no_grad():
+            conv.weight.copy_(lib.tensor(arr(30, *conv.weight.shape)))
+            if bias:
+                conv.bias.copy_(lib.tensor(arr(31, 3)))
+        conv.eval()
+        bn = _bn(lib, 3, 32)
+        fused = lib.nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        x = lib.tensor(arr(33, 1, 2, 4, 4))
+        return fused(x), bn(conv(x)), fused.weight, fused.bias, type(fused).__name__, \
+            fused.weight.requires_grad, fused.bias.requires_grad, fused is conv, \
+            type(fused.weight).__name__
+    t, i = both(run)
+    for k in range(4):
+        close(t[k], i[k], 1e-4)
+    assert i[4:] == t[4:]
+    close(i[0], i[1], 1e-4)
+
+
+def test_fuse_linear_bn_eval_and_errors():
+    def run(lib):
+        lin = _linear(lib, 3, 3).eval()
+        bn = lib.nn.BatchNorm1d(3)
+        with lib.no_grad():
+            bn.running_mean.copy_(lib.tensor(arr(40, 3)))
+            bn.running_var.copy_(lib.tensor(np.abs(arr(41, 3)) + 0.5))
+        bn.eval()
+        fused = lib.nn.utils.fuse_linear_bn_eval(lin, bn)
+        x = lib.tensor(arr(42, 2, 3))
+        errs = []
+        for f in (lambda: lib.nn.utils.fuse_linear_bn_eval(lin.train(), bn),
+                  lambda: lib.nn.utils.fuse_linear_bn_eval(_linear(lib, 3, 2).eval(), bn)):
+            with pytest.raises(AssertionError) as e:
+                f()
+            errs.append(str(e.value))
+        return fused(x), fused.weight, fused.bias, errs
+    t, i = both(run)
+    for k in range(3):
+        close(t[k], i[k], 1e-5)
+    assert i[3] == t[3]
+
+
+def test_skip_init():
+    def run(lib):
+        m = lib.nn.utils.skip_init(lib.nn.Linear, 3, 2, bias=False)
+        errs = []
+        for f in (lambda: lib.nn.utils.skip_init(int), lambda: lib.nn.utils.skip_init(
+                lib.nn.Module)):
+            with pytest.raises(RuntimeError) as e:
+                f()
+            errs.append(str(e.value))
+        return type(m).__name__, tuple(m.weight.shape), m.bias, str(m.weight.dtype), \
+            m.weight.requires_grad, errs
+    t, i = both(run)
+    assert i == t
+
+
+# ---------------------------------------------------------------- functional_call
+def _net(lib):
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = _linear(lib, 3, 3, seed=50)
+            self.b = _linear(lib, 3, 2, seed=52)
+            self.register_buffer("scale", lib.tensor(2.0))
+
+        def forward(self, x, shift=0.0):
+            return self.b(self.a(x).relu() * self.scale) + shift
+    return Net()
+
+
+@pytest.mark.parametrize("api", ["func", "stateless"])
+def test_functional_call_swaps_for_one_call(api):
+    def run(lib):
+        net = _net(lib)
+        w = lib.tensor(arr(60, 3, 3), requires_grad=True)
+        params = {"a.weight": w, "scale": lib.tensor(0.5)}
+        x = lib.tensor(arr(61, 4, 3))
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            if api == "func":
+                y = lib.func.functional_call(net, params, (x,), {"shift": 1.0})
+            else:
+                y = lib.nn.utils.stateless.functional_call(net, params, x, {"shift": 1.0})
+        y.sum().backward()
+        return y, w.grad, net.a.weight.grad, net.a.weight, net.scale, \
+            [(c.category.__name__, str(c.message)) for c in ws], net(x)
+    t, i = both(run)
+    for k in (0, 1, 3, 4, 6):
+        close(t[k], i[k])
+    assert (i[2] is None) == (t[2] is None)
+    assert i[5] == t[5]
+
+
+def test_functional_call_tie_weights_strict_and_errors():
+    def run(lib):
+        net = _net(lib)
+        net.c = net.a  # the same Linear twice: a.weight and c.weight are tied
+        x = lib.tensor(arr(62, 1, 3))
+        w = lib.tensor(arr(63, 3, 3))
+        tied = lib.func.functional_call(net, {"c.weight": w}, (x,))
+        untied = lib.func.functional_call(net, {"c.weight": w}, (x,), tie_weights=False)
+        two = lib.func.functional_call(net, ({"a.weight": w}, {"b.bias": lib.zeros(2)}), x)
+        errs = []
+        for f in (lambda: lib.func.functional_call(net, {"a.weight": w, "c.weight": w * 2}, x),
+                  lambda: lib.func.functional_call(net, {"a.weight": w, "zzz": w}, x,
+                                                   strict=True),
+                  lambda: lib.func.functional_call(net, ({"a.weight": w}, {"a.weight": w}), x),
+                  lambda: lib.func.functional_call(net, 3, x),
+                  lambda: lib.func.functional_call(net, {"a.weight": 3}, x)):
+            with pytest.raises(Exception) as e:
+                f()
+            errs.append((type(e.value).__name__, str(e.value)))
+        return tied, untied, two, errs, net.a.weight
+    t, i = both(run)
+    for k in (0, 1, 2, 4):
+        close(t[k], i[k])
+    assert i[3] == t[3]

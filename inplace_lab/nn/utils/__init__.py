@@ -9,9 +9,12 @@ stay reachable through ``sys.modules``).
 """
 from __future__ import annotations
 
-from . import parametrizations, parametrize, rnn  # noqa: F401
+from . import fusion, parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # noqa: F401
                         clip_grads_with_norm_, get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
+                     fuse_linear_bn_weights)
+from .init import skip_init  # noqa: F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
