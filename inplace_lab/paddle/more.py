@@ -949,3 +949,18 @@ def tensordot(x, y, axes=2, name=None):
     x = x.transpose(perm=perm_x).reshape([nx, contraction])
     y = y.transpose(perm=perm_y).reshape([contraction, ny])
     return x.matmul(y).reshape(shape_out)
+
+
+NAMES += ("create_parameter",)
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    """``paddle.create_parameter``: a parameter named ``create_parameter_N.w_0`` (or
+    ``.b_0``), filled by ``default_initializer`` (XavierUniform / Constant(0) by default)."""
+    from .nn.parameter import ParamAttr, make_parameter, unique_name
+
+    if name is not None and attr is None:
+        attr = ParamAttr(name=name)
+    return make_parameter(unique_name("create_parameter"), shape, attr, dtype, is_bias,
+                          default_initializer)

@@ -534,3 +534,64 @@ def test_lbfgs_minimize_and_bad_line_search_as_paddle():
                                                         else L.nn.Parameter(L.ones([1]))]
                                             ).minimize(None))
     _same_error(lambda L: L.optimizer.LBFGS(parameters=L.ones([1])))
+
+
+# ---- paddle.nn.initializer.Dirac / Bilinear, paddle.create_parameter ----------------------------
+
+INITS = {
+    "dirac_3d": lambda L: L.create_parameter([4, 2, 3], "float32",
+                                             default_initializer=L.nn.initializer.Dirac()),
+    "dirac_groups": lambda L: L.create_parameter(
+        [4, 4, 3, 3], "float64", default_initializer=L.nn.initializer.Dirac(2)),
+    "dirac_5d": lambda L: L.create_parameter([6, 2, 2, 3, 3], "float32",
+                                             default_initializer=L.nn.initializer.Dirac(3)),
+    "bilinear": lambda L: L.create_parameter([2, 3, 4, 4], "float32",
+                                             default_initializer=L.nn.initializer.Bilinear()),
+    "bilinear_odd": lambda L: L.create_parameter([1, 2, 5, 5], "float32",
+                                                 default_initializer=L.nn.initializer.Bilinear()),
+    "bias_default": lambda L: L.create_parameter([3], "float64", is_bias=True),
+    "attr_name": lambda L: L.create_parameter([2, 2], "float32", attr=L.ParamAttr(
+        name="my_w", initializer=L.nn.initializer.Constant(0.5))),
+    "conv_with_dirac": lambda L: L.nn.Conv2D(2, 4, 3, weight_attr=L.ParamAttr(
+        initializer=L.nn.initializer.Dirac())).weight,
+}
+
+
+@pytest.mark.parametrize("case", sorted(INITS))
+def test_initializers_match_paddle(case):
+    p, q = INITS[case](paddle), INITS[case](lab)
+    assert str(q.dtype) == str(p.dtype) and list(q.shape) == list(p.shape)
+    assert q.stop_gradient == p.stop_gradient
+    assert (q.name == p.name) if case == "attr_name" else \
+        q.name.split("_")[0] == p.name.split("_")[0]
+    np.testing.assert_array_equal(q.numpy(), p.numpy())
+
+
+INIT_ERRORS = {
+    "dirac_rank": lambda L: L.create_parameter([4, 2], "float32",
+                                               default_initializer=L.nn.initializer.Dirac()),
+    "dirac_groups": lambda L: L.create_parameter([3, 2, 3], "float32",
+                                                 default_initializer=L.nn.initializer.Dirac(2)),
+    "bilinear_rank": lambda L: L.create_parameter(
+        [2, 3, 4], "float32", default_initializer=L.nn.initializer.Bilinear()),
+    "bilinear_square": lambda L: L.create_parameter(
+        [2, 3, 4, 3], "float32", default_initializer=L.nn.initializer.Bilinear()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INIT_ERRORS))
+def test_initializer_errors_match_paddle(case):
+    _same_error(INIT_ERRORS[case])
+
+
+def test_initializer_submodules():
+    from inplace_lab.paddle.nn.initializer.constant import Constant
+    from inplace_lab.paddle.nn.initializer.dirac import Dirac
+
+    assert Constant is lab.nn.initializer.Constant and Dirac is lab.nn.initializer.Dirac
+    for mod in ("assign", "bilinear", "constant", "dirac", "kaiming", "normal", "orthogonal",
+                "uniform", "xavier"):
+        want = {n for n in dir(getattr(paddle.nn.initializer, mod)) if n[0].isupper() and
+                n in dir(paddle.nn.initializer)}
+        got = set(dir(getattr(lab.nn.initializer, mod)))
+        assert want <= got, (mod, want - got)

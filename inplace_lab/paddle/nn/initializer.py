@@ -248,3 +248,86 @@ class Orthogonal(Initializer):
 
     def _sample(self, t):
         _init.orthogonal_(t, self._gain)
+
+
+class Dirac(Initializer):
+    """The Dirac delta of a 3/4/5-D conv weight (identity through the conv), per group:
+    ``w[g * out_per_group + i, i, centre...] = 1`` for ``i < min(out_per_group, in)``."""
+
+    def __init__(self, groups=1, name=None):
+        assert groups > 0 and isinstance(groups, int), " 'groups' must be a positive integer. "
+        self._groups = groups
+
+    def forward(self, param, block=None):
+        if param._dtype.name not in ("float16", "bfloat16", "float32", "float64"):
+            raise TypeError("The data type of 'Out' in Dirac must be ['float16', 'bfloat16', "
+                            f"'float32', 'float64'], but received {param._dtype.name}. ")
+        shape = list(param.shape)
+        assert len(shape) in [3, 4, 5], \
+            "Only Tensor with 3/4/5 dimensions can be initialized by Dirac"
+        assert (shape[0] % self._groups) == 0, "Tensor 0-dimension must be divisible by groups"
+        w = np.zeros(shape, dtype=np.float32)
+        per = shape[0] // self._groups
+        centre = tuple(s // 2 for s in shape[2:])
+        for g in range(self._groups):
+            for i in range(min(per, shape[1])):
+                w[(g * per + i, i) + centre] = 1
+        param.set_value(w.astype(param.numpy().dtype))
+        return None
+
+    __call__ = forward
+
+
+class Bilinear(Initializer):
+    """The bilinear-upsampling kernel of a [C_out, C_in, K, K] conv-transpose weight, as
+    Paddle computes it (``y = (i / K) % K`` is a float division there, kept)."""
+
+    def __init__(self):
+        pass
+
+    def forward(self, param, block=None):
+        shape = list(param.shape)
+        if len(shape) != 4:
+            raise ValueError("the length of shape must be 4.")
+        if shape[2] != shape[3]:
+            raise ValueError("shape[2] must be equal to shape[3].")
+        n = int(np.prod(shape))
+        size = shape[3]
+        f = np.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        i = np.arange(n)
+        x = i % size
+        y = (i / size) % size
+        w = ((1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))).astype(np.float32)
+        param.set_value(w.reshape(shape).astype(param.numpy().dtype))
+        return None
+
+
+__all__ += ["Dirac", "Bilinear"]
+
+
+def _submodules():
+    """``paddle.nn.initializer.constant``, ``.normal`` ...: Paddle's submodules, each holding
+    its classes (``from paddle.nn.initializer.constant import Constant``)."""
+    import sys
+    import types
+
+    g = globals()
+    table = {"assign": ("Assign", "NumpyArrayInitializer"), "bilinear": ("Bilinear",),
+             "constant": ("Constant", "ConstantInitializer"), "dirac": ("Dirac",),
+             "initializer": ("Initializer", "calculate_gain"),
+             "kaiming": ("KaimingNormal", "KaimingUniform", "MSRAInitializer"),
+             "normal": ("Normal", "NormalInitializer", "TruncatedNormal",
+                        "TruncatedNormalInitializer"),
+             "orthogonal": ("Orthogonal",), "uniform": ("Uniform", "UniformInitializer"),
+             "xavier": ("XavierNormal", "XavierUniform", "XavierInitializer"), "lazy_init": ()}
+    for mod, names in table.items():
+        m = types.ModuleType(f"{__name__}.{mod}")
+        for n in names:
+            setattr(m, n, g[n])
+        m.Initializer = Initializer
+        sys.modules[m.__name__] = m
+        g[mod] = m
+
+
+_submodules()
