@@ -152,7 +152,30 @@ def test_invert_permutation():
     assert il.nn.utils.rnn.invert_permutation(None) is None
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("lens", [[5, 4], [4, 1], [5, 2], [3, 3]])
+def test_pack_lengths_past_the_padded_length(lens):
+    """ATen lists a batch size for every step up to the longest length, but its slices of the
+    input stop at the padded length."""
+    t, i = both(lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.arange(6.).view(3, 2),
+                                                                   lens))
+    assert i.data.tolist() == t.data.tolist() and i.batch_sizes.tolist() == t.batch_sizes.tolist()
+
+
+def test_packed_sequence_construction_and_int_padding():
+    def run(lib):
+        R = lib.nn.utils.rnn
+        a = R.PackedSequence(lib.ones(3), lib.tensor([2, 1]))
+        b = R.PackedSequence((lib.ones(3), lib.tensor([2, 1])))
+        p = R.pack_sequence([lib.ones(2, dtype=lib.int64), lib.ones(1, dtype=lib.int64)])
+        padded = R.pad_packed_sequence(p, batch_first=True, padding_value=-1)
+        ip = R.pad_sequence([lib.ones(2, dtype=lib.int32), lib.ones(3, dtype=lib.int32)],
+                            padding_value=2.7)
+        return repr(a), repr(b), repr(p), repr(padded), repr(ip)
+    t, i = both(run)
+    assert i == t
+
+
+@pytest.mark.parametrize("case", range(9))
 def test_packing_errors_match_torch(case):
     def run(lib):
         R = lib.nn.utils.rnn
@@ -171,6 +194,8 @@ def test_packing_errors_match_torch(case):
             return R.pad_sequence([x], padding_side="middle")
         if case == 6:
             return R.pad_sequence(3)
+        if case == 8:
+            return R.pack_padded_sequence(x, lib.tensor([[3, 1]]), batch_first=True)
         p = R.pack_padded_sequence(x, [3, 1], batch_first=True)
         return R.pad_packed_sequence(p, total_length=2)
     same_error(run)
@@ -369,6 +394,37 @@ def test_parametrize_errors_match_torch(case):
         import pickle
         return pickle.dumps(m)
     same_error(run)
+
+
+def test_parametrized_module_in_a_facade_tree_and_state_dict():
+    def run(lib):
+        P = lib.nn.utils.parametrize
+        seq = lib.nn.Sequential(P.register_parametrization(_linear(lib), "weight",
+                                                           _Sym.make(lib)), lib.nn.ReLU())
+        sd = seq.state_dict()
+        seq2 = lib.nn.Sequential(P.register_parametrization(lib.nn.Linear(3, 3), "weight",
+                                                            _Sym.make(lib)), lib.nn.ReLU())
+        r = seq2.load_state_dict(sd)
+        seq2.double()
+        return (type(seq[0]).__name__, isinstance(seq[0], lib.nn.Linear), list(sd), repr(seq),
+                list(r.missing_keys), str(seq2[0].weight.dtype),
+                type(seq2[0].parametrizations.weight.original).__name__), seq2[0].weight
+    t, i = both(run)
+    assert i[0] == t[0]
+    close(t[1], i[1])
+
+
+def test_parametrizations_reprs_and_state_dict_keys():
+    def run(lib):
+        out = []
+        for f in (lib.nn.utils.parametrizations.weight_norm,
+                  lib.nn.utils.parametrizations.spectral_norm,
+                  lib.nn.utils.parametrizations.orthogonal):
+            m = f(lib.nn.Linear(3, 2))
+            out.append((repr(m), list(m.state_dict()), [n for n, _ in m.named_buffers()]))
+        return out
+    t, i = both(run)
+    assert i == t
 
 
 def test_parametrized_module_deepcopies():

@@ -165,16 +165,14 @@ def invert_permutation(permutation):
 
 def _lengths_list(lengths):
     """ATen's checkLongTensor: 'lengths' must be a 1-D CPU int64 tensor."""
-    if lengths.dim() != 1 or lengths.device.type != "cpu" or str(lengths.dtype) != "torch.int64" \
-            and lengths.dtype.name != "int64":
-        dev = "CPU" if lengths.device.type == "cpu" else str(lengths.device)
+    if lengths.dim() != 1 or lengths.device.type != "cpu" or _scalar_type(lengths) != "Long":
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
-                           f"{lengths.dim()}D {dev} {_scalar_type(lengths)} tensor")
+                           f"{lengths.dim()}D {lengths.device} {_scalar_type(lengths)} tensor")
     return [int(v) for v in lengths.tolist()]
 
 
 def _scalar_type(t):
-    name = t.dtype.name if hasattr(t.dtype, "name") else str(t.dtype).split(".")[-1]
+    name = str(t.dtype).split(".")[-1]
     return {"float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
             "float16": "Half"}.get(name, name)
@@ -196,9 +194,9 @@ def _batch_sizes(input, lens, batch_first):
                            "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
                            "pack_padded_sequence and/or pack_sequence to sidestep this "
                            "requirement if you do not need ONNX exportability.")
-    steps = input.shape[1 if batch_first else 0]
-    # step t keeps the sequences longer than t (clamped to the padded length, as ATen's slice)
-    return tuple(sum(1 for n in lens if n > t) for t in range(min(lens[0], steps))), lens[0]
+    # step t keeps the sequences longer than t; ATen lists every step up to the longest
+    # length, but its slices of the input stop at the padded length (so may the data)
+    return [sum(1 for n in lens if n > t) for t in range(lens[0])]
 
 
 def pack_padded_sequence(input, lengths, batch_first: bool = False,
@@ -222,11 +220,11 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
         sorted_indices._policy = input._policy
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     lens = _lengths_list(lengths)
-    sizes, total = _batch_sizes(input, lens, batch_first)
+    sizes = _batch_sizes(input, lens, batch_first)
+    steps = input.shape[1 if batch_first else 0]
     data = dispatch.call(OPS["_pack_padded_sequence"], (input,),
-                         {"batch_sizes": sizes, "batch_first": bool(batch_first)})
-    # (ATen sizes batch_sizes by the longest length, even past the padded length)
-    batch_sizes = _int64(list(sizes) + [sizes[-1]] * (total - len(sizes)), input)
+                         {"batch_sizes": tuple(sizes[:steps]), "batch_first": bool(batch_first)})
+    batch_sizes = _int64(sizes, input)
     return _packed_sequence_init(data, batch_sizes, sorted_indices, None)
 
 
