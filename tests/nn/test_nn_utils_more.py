@@ -717,3 +717,36 @@ def test_functional_call_tie_weights_strict_and_errors():
     for k in (0, 1, 2, 4):
         close(t[k], i[k])
     assert i[3] == t[3]
+
+
+# ---------------------------------------------------------------- the same on cuda
+def test_packing_weight_norm_and_packed_lstm_on_cuda_match_cpu():
+    """Forward and backward of the two kernels here (``_pack_padded_sequence``,
+    ``_weight_norm_interface``) and a packed LSTM on ``cuda`` (the simulated GPU of
+    cupy_like where there is none) against the CPU."""
+    from inplace_lab.nn.utils.weight_norm import _weight_norm
+    from tests.differential.cupy_like import any_gpu
+
+    def run(dev):
+        R = il.nn.utils.rnn
+        x = il.tensor(arr(70, 4, 3, 2), device=dev, requires_grad=True)
+        p = R.pack_padded_sequence(x, il.tensor([4, 1, 3]), enforce_sorted=False)
+        lstm = il.nn.LSTM(2, 3, bidirectional=True)
+        with il.no_grad():
+            for k, w in enumerate(lstm.parameters()):
+                w.copy_(il.tensor(arr(71 + k, *w.shape)))
+        lstm.to(dev)
+        out, (h, c) = lstm(p)
+        padded, lengths = R.pad_packed_sequence(out, batch_first=True)
+        v = il.tensor(arr(80, 3, 4), device=dev, requires_grad=True)
+        g = il.tensor(arr(81, 3, 1), device=dev, requires_grad=True)
+        w = _weight_norm(v, g, 0)
+        ((padded ** 2).sum() + h.sum() + (w * w).sum()).backward()
+        assert str(padded.device).startswith(dev) and lengths.device.type == "cpu"
+        return [t.detach().cpu().numpy() for t in (p.data, padded, h, c, w, x.grad, v.grad,
+                                                    g.grad)]
+    cpu = run("cpu")
+    with any_gpu():
+        gpu = run("cuda")
+    for a, b in zip(cpu, gpu):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
