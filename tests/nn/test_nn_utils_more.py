@@ -750,3 +750,18 @@ def test_packing_weight_norm_and_packed_lstm_on_cuda_match_cpu():
         gpu = run("cuda")
     for a, b in zip(cpu, gpu):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_convert_conv_weight_memory_format():
+    if not hasattr(il, "channels_last"):
+        pytest.skip("memory formats are not in this build of the torch facade")
+
+    def run(lib):
+        net = lib.nn.Sequential(lib.nn.Conv2d(2, 3, 2), lib.nn.Sequential(
+            lib.nn.ConvTranspose2d(3, 2, 2)), lib.nn.Linear(2, 2))
+        w = [m.weight for m in (net[0], net[1][0], net[2])]
+        lib.nn.utils.convert_conv2d_weight_memory_format(net, lib.channels_last)
+        return [(m.weight.stride(), m.weight is o, m.weight._version)
+                for m, o in zip((net[0], net[1][0], net[2]), w)]
+    t, i = both(run)
+    assert i == t

@@ -16,5 +16,7 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters  # no
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
                      fuse_linear_bn_weights)
 from .init import skip_init  # noqa: F401
+from .memory_format import (convert_conv2d_weight_memory_format,  # noqa: F401
+                            convert_conv3d_weight_memory_format)
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
