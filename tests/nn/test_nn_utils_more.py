@@ -175,7 +175,7 @@ def test_packed_sequence_construction_and_int_padding():
     assert i == t
 
 
-@pytest.mark.parametrize("case", range(9))
+@pytest.mark.parametrize("case", range(12))
 def test_packing_errors_match_torch(case):
     def run(lib):
         R = lib.nn.utils.rnn
@@ -196,6 +196,13 @@ def test_packing_errors_match_torch(case):
             return R.pad_sequence(3)
         if case == 8:
             return R.pack_padded_sequence(x, lib.tensor([[3, 1]]), batch_first=True)
+        if case == 9:
+            return R.pack_padded_sequence(lib.ones(3), [3])
+        if case == 10:
+            return R.pad_packed_sequence(R.pack_sequence([lib.ones(3), lib.ones(1)]),
+                                         total_length=3.5)
+        if case == 11:
+            return R.pad_sequence([lib.ones(2, 3), lib.ones(2, 4)])
         p = R.pack_padded_sequence(x, [3, 1], batch_first=True)
         return R.pad_packed_sequence(p, total_length=2)
     same_error(run)

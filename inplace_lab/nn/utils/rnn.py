@@ -17,6 +17,7 @@ tensor([2, 1, 1])
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import NamedTuple, Optional
 
@@ -182,7 +183,7 @@ def _batch_sizes(input, lens, batch_first):
     """ATen's checks on ``lengths`` and the batch size of every step."""
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")
-    batch = input.shape[0 if batch_first else 1]
+    batch = (input.transpose(0, 1) if batch_first else input).size(1)  # (torch's IndexError)
     if len(lens) != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
                            f"{len(lens)} (batch_size={batch})")
@@ -270,6 +271,11 @@ def pad_packed_sequence(sequence, batch_first: bool = False, padding_value: floa
                              f"total_length={total_length} and max sequence length being "
                              f"{max_seq_length}")
         max_seq_length = total_length
+        try:
+            max_seq_length = operator.index(total_length)
+        except TypeError:
+            raise TypeError("_pad_packed_sequence(): argument 'total_length' (position 5) must "
+                            f"be int, not {type(total_length).__name__}") from None
     padded_output, lengths = _pad_packed(sequence.data, sequence.batch_sizes, batch_first,
                                          padding_value, max_seq_length, sequence.batch_sizes)
     unsorted_indices = sequence.unsorted_indices
