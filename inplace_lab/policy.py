@@ -170,6 +170,7 @@ PADDLE_KERNELS = {
               False),
     "sign": ("sign", _CUMSUM, False),
     "argmax": ("argmax", "int64, int16, float64, int32, uint8, float32", False),
+    "norm": ("p_norm", _F, False),
 }
 _KERNEL_SETS = {k: frozenset(v[1].split(", ")) for k, v in PADDLE_KERNELS.items()}
 

@@ -427,14 +427,28 @@ def _nd_index(index, k):
     return tuple(index[..., i] for i in range(k))
 
 
-def _gather_nd_fwd(xp, a, index, out=None, dt=None):
+def check_gather_nd(shape, index):
+    """Paddle's gather_nd checks (index a numpy/cupy array): its rank rule, its bounds."""
     k = index.shape[-1] if index.ndim else 0
-    if k > a.ndim:
+    if k > len(shape):
         raise ValueError(
             "(InvalidArgument) Input(Index).shape[-1] should be no greater than Input(X).rank"
             f"\n  [Hint: Expected index_dims[index_dims_size - 1] <= x_dims_size, but received "
-            f"index_dims[index_dims_size - 1]:{k} > x_dims_size:{a.ndim}.] "
-            "(at /paddle/paddle/phi/infermeta/binary.cc:2177)\n")
+            f"index_dims[index_dims_size - 1]:{k} > x_dims_size:{len(shape)}.] "
+            "(at /paddle/paddle/phi/infermeta/binary.cc:2225)\n")
+    for j in range(k):
+        col = index[..., j]
+        if col.size and int(col.max()) >= shape[j]:
+            v = int(col.max())
+            raise ValueError(
+                f"(InvalidArgument) Input(index[-1)] has wrong value, it is [{v}]\n  [Hint: "
+                f"Expected index_value < input_dims[j], but received index_value:{v} >= "
+                f"input_dims[j]:{shape[j]}.] (at /paddle/paddle/phi/kernels/funcs/gather.h:137)\n")
+    return k
+
+
+def _gather_nd_fwd(xp, a, index, out=None, dt=None):
+    k = check_gather_nd(a.shape, index)
     r = a[_nd_index(index, k)] if k else xp.broadcast_to(a, index.shape[:-1] + a.shape).copy()
     return r if out is None else _assign(out, r)
 
@@ -453,13 +467,37 @@ def _gather_nd_bw(c, g):
     return (call(OPS_PADDLE["scatter_nd_add"], (z, c["index"], g), {}), None)
 
 
-def _scatter_nd_add_fwd(xp, a, index, updates, out=None, dt=None):
+def check_scatter_nd_add(shape, index, updates_shape):
+    """Paddle's scatter_nd_add checks: the updates' shape, the index's bounds."""
+    a_shape = shape
     k = index.shape[-1]
-    want = tuple(index.shape[:-1]) + tuple(a.shape[k:])
-    if tuple(updates.shape) != want:
-        raise ValueError(
-            "(InvalidArgument) Given updates dimension is not matched with the input and "
-            f"index dimension, it should be {list(want)}, but got {list(updates.shape)}.")
+    want = tuple(index.shape[:-1]) + tuple(a_shape[k:])
+    for i, (r, u) in enumerate(zip(want, updates_shape)):
+        if r != u:
+            raise ValueError(
+                "(InvalidArgument) Updates has wrong shape. The dimensions of Updates and "
+                f"Input(Updates) should match, but received Updates's{i}-th dimension is {r}, "
+                f"Input(Updates)'s {i}-th dimension is {u}.\n  [Hint: Expected "
+                f"r_updates_dims[i] == updates_dims[i], but received r_updates_dims[i]:{r} != "
+                f"updates_dims[i]:{u}.] (at /paddle/paddle/phi/infermeta/ternary.cc:2693)\n")
+    for j in range(k):
+        col = index[..., j]
+        bad = col[(col < -a_shape[j]) | (col >= a_shape[j])]
+        if bad.size:
+            n = a_shape[j]
+            raise IndexError(
+                "(OutOfRange) The index is out of bounds, please check whether the dimensions of "
+                f"index and input meet the requirements. It should be less than [{n}] and "
+                f"greater or equal to [-{n}], but received [{int(bad.reshape(-1)[0])}]\n  "
+                "[Hint: Expected (index_value >= -output_dims[j] && index_value < "
+                "output_dims[j]) == true, but received (index_value >= -output_dims[j] && "
+                "index_value < output_dims[j]):0 != true:1.] (at "
+                "/paddle/paddle/phi/kernels/funcs/scatter.h:316)\n")
+    return k
+
+
+def _scatter_nd_add_fwd(xp, a, index, updates, out=None, dt=None):
+    k = check_scatter_nd_add(a.shape, index, updates.shape)
     target = out if out is not None else a.copy()
     if target is not a and out is not None:
         target[...] = a
@@ -475,16 +513,27 @@ def _scatter_nd_add_bw(c, g):
     return (gx, None, gu)
 
 
-def _index_sample_fwd(xp, a, index, out=None, dt=None):
+def check_index_sample(a, index):
+    """Paddle's index_sample shape checks (a and index: anything with shape/ndim)."""
     if a.ndim != 2 or index.ndim != 2:
+        which, t = ("X", a) if a.ndim != 2 else ("Index", index)
         raise ValueError(
-            "(InvalidArgument) Inputs(X) shape of IndexSample op should be 2-D, but got X's "
-            f"shape = {list(a.shape)}, please check X shape.")
+            f"(InvalidArgument) Inputs({which}) shape of IndexSample op should be 2-D, but got "
+            f"{which}'s shape = {list(t.shape)}, please check {which} shape.\n  [Hint: Expected "
+            f"{'input' if which == 'X' else 'index'}_dims.size() == 2, but received "
+            f"{'input' if which == 'X' else 'index'}_dims.size():{t.ndim} != 2:2.] (at "
+            f"/paddle/paddle/phi/infermeta/binary.cc:{2460 if which == 'X' else 2468})\n")
     if a.shape[0] != index.shape[0]:
         raise ValueError(
             "(InvalidArgument) Inputs(X)'s value of dimension 0 must same with Inputs(Index)'s "
             f"value of dimension 0, but got {a.shape[0]} of Inputs(X), and got "
-            f"{index.shape[0]} of Inputs(Index), please check Inputs shape.")
+            f"{index.shape[0]} of Inputs(Index), please check Inputs shape.\n  [Hint: Expected "
+            f"input_dims[0] == index_dims[0], but received input_dims[0]:{a.shape[0]} != "
+            f"index_dims[0]:{index.shape[0]}.] (at /paddle/paddle/phi/infermeta/binary.cc:2476)\n")
+
+
+def _index_sample_fwd(xp, a, index, out=None, dt=None):
+    check_index_sample(a, index)
     r = xp.take_along_axis(a, index.astype(np.int64, copy=False), axis=1)
     return r if out is None else _assign(out, r)
 
@@ -603,18 +652,27 @@ def _add_n_fwd(xp, a, out=None, dt=None):
     return r if out is None else _assign(out, r)
 
 
-def _multiplex_fwd(xp, a, index, out=None, dt=None):
-    m, n = a.shape[0], a.shape[1]
+def check_multiplex(shape, index):
+    """Paddle's multiplex checks (shape: the stacked candidates')."""
+    m, n = shape[0], shape[1]
     rows = index.reshape(-1).astype(np.int64, copy=False)
     if rows.shape[0] != n:
         raise ValueError(
             "(InvalidArgument) The 2nd-dim of input tensors and the 1st-dim of Ids must be "
             f"the same, but received input tensor's 1st-dim={n}, Ids' 1st-dim={rows.shape[0]}")
-    if rows.size and (int(rows.min()) < 0 or int(rows.max()) >= m):
-        k = int(rows.max()) if int(rows.max()) >= m else int(rows.min())
-        raise ValueError(
-            f"(InvalidArgument) index exceeds the number of candidate tensors. The index "
-            f"should be less than {m}, but received {k}.")
+    if rows.size and int(rows.max()) >= m:
+        k = int(rows[rows >= m][0])
+        raise RuntimeError(
+            "(PreconditionNotMet) index exceeds the number of candidate tensors.\n  [Hint: "
+            "Expected static_cast<size_t>(k) < ins.size(), but received "
+            f"static_cast<size_t>(k):{k} >= ins.size():{m}.] (at "
+            "/paddle/paddle/phi/kernels/cpu/multiplex_kernel.cc:45)\n")
+    return rows
+
+
+def _multiplex_fwd(xp, a, index, out=None, dt=None):
+    rows = check_multiplex(a.shape, index)
+    n = a.shape[1]
     r = a[rows, xp.arange(n)]
     return r if out is None else _assign(out, r)
 

@@ -153,11 +153,22 @@ def _size_error(x, shape):
     n = layout.numel(x.shape)
     cap = 1
     for s in shape:
-        cap *= s
+        cap *= s if s != -1 else 1
+    if -1 in shape:
+        got = (n // cap) * cap if cap else 0
+        return ValueError(
+            "(InvalidArgument) The 'shape' attribute in ReshapeOp is invalid. The input tensor "
+            "X'size must be divisible by known capacity of 'shape'. But received X's shape = "
+            f"{list(x.shape)}, X's size = {n}, 'shape' is {shape}, known capacity of 'shape' is "
+            f"{cap}.\n  [Hint: Expected output_shape[unk_dim_idx] * capacity == in_size, but "
+            f"received output_shape[unk_dim_idx] * capacity:{got} != in_size:{n}.] (at "
+            "/paddle/paddle/phi/infermeta/unary.cc:2517)\n")
     return ValueError(
         "(InvalidArgument) The 'shape' in ReshapeOp is invalid. The input tensor X'size must be "
         f"equal to the capacity of 'shape'. But received X's shape = {list(x.shape)}, X's size = "
-        f"{n}, 'shape' is {shape}, the capacity of 'shape' is {cap}.")
+        f"{n}, 'shape' is {shape}, the capacity of 'shape' is {cap}.\n  [Hint: Expected capacity "
+        f"== in_size, but received capacity:{cap} != in_size:{n}.] (at "
+        "/paddle/paddle/phi/infermeta/unary.cc:2536)\n")
 
 
 def _target(x, shape):
