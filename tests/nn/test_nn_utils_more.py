@@ -509,15 +509,28 @@ def test_parametrizations_orthogonal(omap, shape):
     assert i[2] == t[2]
 
 
-def test_orthogonal_right_inverse_with_trivialization():
+@pytest.mark.parametrize("omap", [None, "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)])
+def test_orthogonal_right_inverse_with_trivialization(omap, shape):
+    """The weight keeps its value (its orthogonal part), ``original`` becomes -I and the
+    orthogonal matrix moves into the ``base`` buffer; gradients reach ``original``."""
+    if omap == "cayley" and shape[0] != shape[1]:
+        shape = (3, 3)
+
     def run(lib):
-        m = _linear(lib, 3, 3)
-        lib.nn.utils.parametrizations.orthogonal(m)
+        m = _linear(lib, shape[1], shape[0])
+        lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map=omap)
         q = m.weight
-        return q, m.parametrizations.weight.original, m.parametrizations.weight[0].base
+        (q * lib.tensor(arr(13, *shape))).sum().backward()
+        base = m.parametrizations.weight[0].base
+        n, k = max(shape), min(shape)
+        return q, m.parametrizations.weight.original, base[..., :k], \
+            m.parametrizations.weight.original.grad, tuple(base.shape), n
     t, i = both(run)
-    for a, b in zip(t, i):
+    # (a non-square base is completed by random columns, which the gradient then sees)
+    for a, b in zip(t[:4] if shape[0] == shape[1] else t[:3], i):
         close(a, b, 1e-5)
+    assert i[4] == t[4]
 
 
 # ---------------------------------------------------------------- legacy weight_norm / spectral_norm
@@ -772,3 +785,36 @@ def test_convert_conv_weight_memory_format():
                 for m, o in zip((net[0], net[1][0], net[2]), w)]
     t, i = both(run)
     assert i == t
+
+
+@pytest.mark.parametrize("shape", [(4, 2), (2, 4), (3, 3)])
+def test_orthogonal_householder_without_trivialization_keeps_q(shape):
+    """Registering runs right_inverse: geqrf's reflectors (R's diagonal signs on the diagonal)
+    become ``original``, so the weight is the weight's own orthogonal QR factor."""
+    def run(lib):
+        m = lib.nn.Linear(shape[1], shape[0]).double()
+        w0 = lib.tensor(arr(90, *shape).astype(np.float64))
+        with lib.no_grad():
+            m.weight.copy_(w0)
+        lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map="householder",
+                                                 use_trivialization=False)
+        first = (m.weight, m.parametrizations.weight.original)
+        m.weight = w0 * 2
+        m.weight.sum().backward()
+        return first + (m.weight, m.parametrizations.weight.original.grad)
+    t, i = both(run)
+    for a, b in zip(t, i):
+        close(a, b, 1e-9)
+
+
+def test_geqrf_matches_torch():
+    from inplace_lab.nn.utils.parametrizations import _geqrf
+
+    for shape in [(4, 3), (3, 3), (2, 5, 3), (3, 5)]:
+        a = arr(91, *shape).astype(np.float64)
+        ta, ttau = torch.geqrf(torch.tensor(a))
+        ia, itau = _geqrf(il.tensor(a))
+        close(ta, ia, 1e-10)
+        close(ttau, itau, 1e-10)
+    a = np.array([[1., 2.], [0., 3.], [0., 1.]])  # a column already reduced: tau 0
+    close(torch.geqrf(torch.tensor(a))[1], _geqrf(il.tensor(a))[1], 1e-12)

@@ -71,6 +71,36 @@ def _householder_product(A, tau):
     return Q
 
 
+def _geqrf(A):
+    """LAPACK's geqrf on real matrices, in table ops (no gradient: torch's has none): R on and
+    above the diagonal, below it the Householder vectors ``v_j`` (their leading 1 implied),
+    and ``tau``, with dlarfg's conventions (``beta = -sign(alpha) * ||(alpha, x)||``; a column
+    already zero below the diagonal gets ``tau = 0``)."""
+    il = _il()
+    A = A.clone()
+    m, n = A.size(-2), A.size(-1)
+    taus = []
+    for j in range(min(m, n)):
+        alpha = A[..., j, j].clone()
+        x = A[..., j + 1:, j]
+        xnorm = (x * x).sum(-1).sqrt()
+        norm = (alpha * alpha + xnorm * xnorm).sqrt()
+        beta = il.where(alpha >= 0, -norm, norm)
+        zero = xnorm == 0
+        tau = il.where(zero, il.zeros_like(beta), (beta - alpha) / il.where(zero, 1.0, beta))
+        v_tail = x * il.where(zero, il.zeros_like(beta), 1.0 / il.where(zero, 1.0, alpha - beta)
+                              ).unsqueeze(-1)
+        A[..., j + 1:, j] = v_tail
+        A[..., j, j] = il.where(zero, alpha, beta)
+        if j + 1 < n:  # the rest of the columns: H_j = I - tau v v^T from the left
+            v = il.cat([il.ones_like(alpha).unsqueeze(-1), v_tail], -1).unsqueeze(-1)
+            sub = A[..., j:, j + 1:]
+            w = (v * sub).sum(-2, keepdim=True)
+            A[..., j:, j + 1:] = sub - tau[..., None, None] * v * w
+        taus.append(tau)
+    return A, il.stack(taus, -1)
+
+
 class _OrthMaps(Enum):
     matrix_exp = auto()
     cayley = auto()
@@ -138,8 +168,12 @@ class _Orthogonal(Module):
                 raise NotImplementedError("It is not possible to assign to the matrix "
                                           "exponential or the Cayley parametrizations when "
                                           "use_trivialization=False.")
-            raise NotImplementedError("inplace_lab: assigning to a householder orthogonal "
-                                      "parametrization without trivialization needs geqrf")
+            A, tau = _geqrf(Q)
+            # the diagonal's signs, with -1 where the reflector is the identity: the
+            # householder map's forward then gives back Q's orthogonal factor
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
         if n == k:
             Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
         else:
