@@ -532,8 +532,23 @@ def check_index_sample(a, index):
             f"index_dims[0]:{index.shape[0]}.] (at /paddle/paddle/phi/infermeta/binary.cc:2476)\n")
 
 
+def check_index_sample_values(n, index):
+    """Paddle's index_sample kernel: every index in [0, n)."""
+    for bad, hint, line in ((index < 0, "index_vec[i] >= 0, but received index_vec[i]:{v} < "
+                             "0:0", 53), (index >= n, "index_vec[i] < value_length, but received "
+                                          "index_vec[i]:{v} >= value_length:" + str(n), 62)):
+        if bad.any():
+            v = int(index[bad].reshape(-1)[0])
+            raise ValueError(
+                f"(InvalidArgument) Variable value (index) of OP(index_sample) expected >= 0 and "
+                f"< {n}, but got {v}. Please check input value.\n  [Hint: Expected "
+                f"{hint.format(v=v)}.] (at "
+                f"/paddle/paddle/phi/kernels/cpu/index_sample_kernel.cc:{line})\n")
+
+
 def _index_sample_fwd(xp, a, index, out=None, dt=None):
     check_index_sample(a, index)
+    check_index_sample_values(a.shape[1], index)
     r = xp.take_along_axis(a, index.astype(np.int64, copy=False), axis=1)
     return r if out is None else _assign(out, r)
 

@@ -142,13 +142,25 @@ def _like(x, dtype):
     return _pc._dtype(dtype, x._dtype)
 
 
+_RANDOM_DTYPES = "float64, complex128, float16, float32, complex64, bfloat16"
+
+
+def _random_kernel(kernel, dt):
+    from inplace_lab.policy import paddle_kernel_error
+
+    if dt.category < 2:
+        raise paddle_kernel_error(kernel, dt.name, _RANDOM_DTYPES)
+
+
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
+    _random_kernel("uniform", _like(input, dtype))
     r = _pc._own(_creation.rand(tuple(input.shape), dtype=_like(input, dtype),
                                 device=input.device), not requires_grad)
     return r
 
 
 def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
+    _random_kernel("gaussian", _like(x, dtype))
     return _pc._own(_creation.randn(tuple(x.shape), dtype=_like(x, dtype), device=x.device),
                     not requires_grad)
 
@@ -200,6 +212,10 @@ def is_complex(x):
 def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     """``paddle.logspace``: ``base ** linspace(start, stop, num)`` in ``dtype`` (default:
     the default dtype), computed as Paddle's kernel does (powers in float64)."""
+    if isinstance(num, _Core) and num._dtype.name != "int32":
+        from .numeric import _retrieve_error
+
+        raise _retrieve_error("int32", num._dtype.name)
     vals = [v.item() if isinstance(v, _Core) else v for v in (start, stop, num, base)]
     start, stop, num, base = vals
     dt = _pc._dtype(dtype, dtypes.get_default_dtype())
@@ -419,7 +435,7 @@ class finfo:
         self.eps = float(fi.eps)
         self.max = float(fi.max)
         self.min = float(fi.min)
-        self.resolution = float(fi.resolution)
+        self.resolution = 10.0 ** -int(fi.precision)
         self.smallest_normal = float(fi.smallest_normal)
         self.tiny = float(fi.tiny)
 
@@ -488,6 +504,7 @@ def index_sample(x, index):
             f"{index._dtype.name}, but desires to be int32 or int64\n  [Hint: Expected "
             "index_type_match == true, but received index_type_match:0 != true:1.] (at "
             "/paddle/paddle/phi/kernels/cpu/index_sample_kernel.cc:97)\n")
+    _pops.check_index_sample_values(x.shape[1], backend.to_numpy(index._a))
     return _call("index_sample", x, index)
 
 
@@ -496,6 +513,11 @@ def add_n(inputs, name=None):
     if isinstance(inputs, _Core):
         inputs = [inputs]
     inputs = list(inputs)
+    for t in inputs[1:]:
+        if t._dtype is not inputs[0]._dtype:
+            from .numeric import _retrieve_error
+
+            raise _retrieve_error(inputs[0]._dtype.name, t._dtype.name)
     for i, t in enumerate(inputs[1:], 1):
         if list(t.shape) != list(inputs[0].shape):
             a, b = list(inputs[0].shape), list(t.shape)
@@ -567,6 +589,10 @@ def multiplex(inputs, index, name=None):
             "(InvalidArgument) multiplex operator should have more than one candidate input "
             f"tensors.\n  [Hint: Expected num_ins > 1, but received num_ins:{len(inputs)} <= "
             "1:1.] (at /paddle/paddle/phi/infermeta/multiary.cc:4424)\n")
+    if index._dtype.name != "int32":
+        from .numeric import _retrieve_error
+
+        raise _retrieve_error("int32", index._dtype.name)
     _pops.check_multiplex((len(inputs),) + tuple(inputs[0].shape), backend.to_numpy(index._a))
     return _call("multiplex", _il.stack(list(inputs)), index)
 
@@ -682,20 +708,24 @@ def matrix_transpose(x, name=None):
 
 
 def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
-    """``paddle.histogram_bin_edges``: bins+1 evenly spaced edges over [min, max] (the
-    data's range when both are 0), in x's floating dtype."""
-    a = backend.to_numpy(input._a)
-    lo, hi = builtins.float(min), builtins.float(max)
-    if lo > hi:
+    """``paddle.histogram_bin_edges``: Paddle's composite, ``linspace(min, max, bins + 1)``
+    in the default dtype over the data's range when min and max are both 0 (a zero-width
+    range widened by 0.5 each side)."""
+    import inplace_lab.paddle as paddle
+
+    if input._dtype.name not in ("float32", "float64", "int32", "int64"):
+        raise TypeError("The data type of 'input' in histogram_bin_edges must be ['float32', "
+                        f"'float64', 'int32', 'int64'], but received {input._dtype.name}. ")
+    if not isinstance(bins, int):
+        raise TypeError("The type of 'bins' in histogram_bin_edges must be <class 'int'>, but "
+                        f"received {type(bins)}. ")
+    if max == 0.0 and min == 0.0:
+        min, max = paddle.min(input), paddle.max(input)
+    elif max < min:
         raise ValueError("max must be larger than min in range parameter")
-    if lo == 0 and hi == 0:
-        if a.size:
-            lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    dt = input._dtype if input._dtype.category >= 2 else dtypes.float32
-    e = np.linspace(lo, hi, bins + 1, dtype=np.float64).astype(dt.np)
-    return _pc._own(_creation.tensor(e, dtype=dt, device=input.device))
+    if (min - max) == 0.0:
+        max, min = max + 0.5, min - 0.5
+    return paddle.linspace(min, max, bins + 1)
 
 
 def pdist(x, p=2.0, name=None):
@@ -873,8 +903,7 @@ def enable_static():
 
 
 def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    if isinstance(data, _Core) and (dtype is None or _pc._dtype(dtype) is data._dtype):
-        return data
+    """``paddle.as_tensor``: ``to_tensor`` (a copy, even of a tensor)."""
     return _pc.to_tensor(data, dtype=dtype, place=device, stop_gradient=not requires_grad)
 
 

@@ -203,6 +203,13 @@ PLAIN = {
                                           (L.randint_like(L.to_tensor(r(50)), 2, 5) < 5)).all()),
     "increment": lambda L: _increment(L),
     "default_device": lambda L: str(L.get_default_device()),
+    "finfo_half": lambda L: [str(L.finfo("float16")), L.finfo(L.float64).resolution],
+    "as_tensor_copies": lambda L: (lambda t: [L.as_tensor(t) is t, L.as_tensor(t).tolist()])(
+        L.to_tensor(V)),
+    "histogram_bin_edges_const": lambda L: L.histogram_bin_edges(L.to_tensor([2.0, 2.0]),
+                                                                 2).tolist(),
+    "histogram_bin_edges_f64": lambda L: str(L.histogram_bin_edges(L.to_tensor(
+        A.astype("float64")), 2).dtype),
     "int32_method": lambda L: [str(L.to_tensor(A).int32().dtype),
                                L.to_tensor(A).int64().tolist()],
 }
@@ -264,6 +271,16 @@ ERRORS = {
     "cartesian_prod_2d": lambda L: L.cartesian_prod([L.to_tensor(A), L.to_tensor(V)]),
     "cdist_dtype": lambda L: L.cdist(L.to_tensor(I_ND), L.to_tensor(I_ND)),
     "cdist_mode": lambda L: L.cdist(L.to_tensor(A), L.to_tensor(B), compute_mode="fast"),
+    "rand_like_int": lambda L: L.rand_like(L.to_tensor([1, 2])),
+    "randn_like_int": lambda L: L.randn_like(L.to_tensor([1, 2])),
+    "index_sample_negative": lambda L: L.index_sample(L.to_tensor(A), L.to_tensor([[-1]] * 3)),
+    "index_sample_too_big": lambda L: L.index_sample(L.to_tensor(A), L.to_tensor([[4]] * 3)),
+    "add_n_dtypes": lambda L: L.add_n([L.to_tensor([1.0, 2.0]), L.to_tensor([3, 4])]),
+    "multiplex_int64_index": lambda L: L.multiplex([L.to_tensor(A), L.to_tensor(B)],
+                                                   L.to_tensor(I_ND1)),
+    "histogram_bin_edges_empty": lambda L: L.histogram_bin_edges(
+        L.to_tensor(np.zeros((0,), np.float32)), 3),
+    "logspace_int64_num": lambda L: L.logspace(0.0, 2.0, L.to_tensor(3)),
 }
 
 
