@@ -434,3 +434,7 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
 
 
 __all__ += ["linear_cross_entropy"]
+
+
+conv_tbc = _ops.functions["conv_tbc"]  # (torch.nn.functional.conv_tbc is torch.conv_tbc)
+__all__ += ["conv_tbc"]

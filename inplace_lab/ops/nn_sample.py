@@ -16,6 +16,7 @@ arrays, as ATen's ``*_backward`` kernels are.
   tap weights.
 - ``_fractional_max_pool2d`` / ``3d`` (FractionalMaxPool2DBackward0 ...): ATen's pseudo-random
   window starts from ``_random_samples`` in [0, 1).
+- ``conv_tbc`` (ConvTbcBackward0): a 1-d convolution over time of (time, batch, channels).
 Kernels are written against the array module ``xp`` (numpy or cupy).
 """
 from __future__ import annotations
@@ -658,3 +659,85 @@ for _nd in (2, 3):
         out=False, node_name=f"FractionalMaxPool{_nd}DBackward0",
         doc=f"fractional_max_pool{_nd}d(input, kernel_size, output_size, random_samples) -> "
             "(output, indices): max over pseudo-random windows; saves input and indices."))
+
+
+# ---- conv_tbc (time, batch, channels) -----------------------------------------------------------
+
+def _tbc_dtype(spec, ins, params):
+    x, w, b = ins
+    if x.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if w.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if b.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if x.shape[2] != w.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if b.shape[0] != w.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    ot = x.shape[0] + 2 * params.get("pad", 0) - w.shape[0] + 1
+    if ot < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {ot}: "
+                           f"[{ot}, {x.shape[1]}, {w.shape[2]}]")
+    if x._dtype is not w._dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{x._dtype.torch_name} and {w._dtype.torch_name}")
+    return x._dtype
+
+
+def _tbc_pad(xp, x, pad):
+    """The input with ``pad`` zero steps either side in time (ATen's shifted slices)."""
+    if pad <= 0:
+        return x[-pad:x.shape[0] + pad] if pad < 0 else x
+    z = xp.zeros((pad,) + x.shape[1:], dtype=x.dtype)
+    return xp.concatenate([z, x, z], 0)
+
+
+def _tbc_fwd(xp, x, w, b, out=None, dt=None, pad=0):
+    ot = x.shape[0] + 2 * pad - w.shape[0] + 1
+    y = xp.broadcast_to(b.astype(x.dtype), (ot, x.shape[1], w.shape[2])).copy()
+    xpad = _tbc_pad(xp, x, pad)
+    for k in range(w.shape[0]):
+        y += xp.matmul(xpad[k:k + ot], w[k])
+    return y
+
+
+def _tbc_grad_fwd(xp, g, x, w, out=None, dt=None, pad=0):
+    """ATen's ``conv_tbc_backward``: (grad input, grad weight, grad bias)."""
+    ot = g.shape[0]
+    xpad = _tbc_pad(xp, x, pad)
+    gpad = xp.zeros(xpad.shape, dtype=g.dtype)
+    gw = xp.empty(w.shape, dtype=g.dtype)
+    for k in range(w.shape[0]):
+        gpad[k:k + ot] += xp.matmul(g, w[k].T)
+        gw[k] = xp.tensordot(xpad[k:k + ot], g, axes=([0, 1], [0, 1]))
+    if pad > 0:
+        gx = gpad[pad:pad + x.shape[0]]
+    elif pad < 0:
+        gx = xp.zeros(x.shape, dtype=g.dtype)
+        gx[-pad:x.shape[0] + pad] = gpad
+    else:
+        gx = gpad
+    return xp.ascontiguousarray(gx), gw, g.sum((0, 1))
+
+
+_tbc_grad_spec = register(OpSpec(
+    name="_conv_tbc_backward", forward=_tbc_grad_fwd, args=("self", "input", "weight"),
+    params={"pad": 0}, outputs=("grad_input", "grad_weight", "grad_bias"), dtype_rule="self",
+    method=False, function=False, out=False))
+
+
+def _tbc_bw(c, g):
+    gx, gw, gb = dispatch.call(_tbc_grad_spec, (g.contiguous(), c["self"], c["weight"]),
+                               {"pad": c["pad"]})
+    need = c.needs_input_grad
+    return (gx if need[0] else None, gw if need[1] else None, gb if need[2] else None)
+
+
+register(OpSpec(
+    name="conv_tbc", forward=_tbc_fwd, backward=_tbc_bw, args=("self", "weight", "bias"),
+    params={"pad": 0}, saves=("self", "weight"), dtype_rule=_tbc_dtype, method=False, out=False,
+    node_name="ConvTbcBackward0", layout="contiguous",
+    doc="conv_tbc(input, weight, bias, pad=0): a 1-d convolution over time of (time, batch, "
+        "channels) input, weight (kernel, in, out); saves input and weight."))

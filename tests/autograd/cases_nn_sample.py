@@ -32,6 +32,7 @@ def cases(C, R, idx):
             [r(1, 1, 4, 5, 4), r(1, 1, 3, lo=0.0, hi=1.0, grad=False)],
             fn=lambda x, u: _first("_fractional_max_pool3d",
                                    {"kernel_size": 2, "output_size": (2, 3, 2)})(x, u)),
+        "conv_tbc": lambda r: C([r(4, 2, 3), r(2, 3, 2), r(2)], {"pad": 1}),
         "grid_sampler_3d": lambda r: C([r(1, 2, 3, 3, 4), r(1, 2, 2, 1, 3, lo=-0.8, hi=0.8)],
                                        {"interpolation_mode": 0, "padding_mode": 2,
                                         "align_corners": True}),

@@ -630,6 +630,8 @@ _GPU_CASES = {
         [_x(2, 3, 7, 8)], lambda F, d, x: F.fractional_max_pool2d(
             x, 2, output_size=(4, 5), _random_samples=ilt.tensor(
                 np.random.default_rng(3).random((2, 3, 2)).astype(np.float32), device=d))),
+    "conv_tbc": ([_x(5, 2, 3), _x(3, 3, 4, seed=1), _x(4, seed=2)],
+                 lambda F, d, x, w, b: F.conv_tbc(x, w, b, 1)),
     "fractional_max_pool3d": (
         [_x(1, 2, 5, 6, 5)], lambda F, d, x: F.fractional_max_pool3d(
             x, 2, output_size=(3, 4, 2), _random_samples=ilt.tensor(
@@ -779,3 +781,32 @@ def test_container_sync_batchnorm_data_parallel():
     _error(lambda lib: lib.nn.SyncBatchNorm(0)(lib.ones(3, 0)))
     _error(lambda lib: lib.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"dtype": 2}}))
     _error(lambda lib: lib.nn.factory_kwargs({"foo": 1}))
+
+
+@pytest.mark.parametrize("pad", [0, 1, 4, -1])
+def test_conv_tbc(pad):
+    rng = np.random.default_rng(15)
+    x, w, b = rng.standard_normal((5, 2, 3)), rng.standard_normal((3, 3, 4)), rng.standard_normal(4)
+
+    def prog(lib):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = lib.nn.functional.conv_tbc(*ts, pad)
+        y.backward(lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape))))
+        nf = [type(f).__name__ for f, _ in y.grad_fn.next_functions]
+        return [y, _gname(y), tuple(y.stride()), nf, lib.conv_tbc is lib.nn.functional.conv_tbc]\
+            + [t.grad for t in ts]
+
+    _both(prog)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, x, w, b: lib.conv_tbc(x[0], w, b),
+    lambda lib, x, w, b: lib.conv_tbc(x, w[0], b),
+    lambda lib, x, w, b: lib.conv_tbc(x, w, b[None]),
+    lambda lib, x, w, b: lib.conv_tbc(x, w[:, :2], b),
+    lambda lib, x, w, b: lib.conv_tbc(x, w, b[:3]),
+    lambda lib, x, w, b: lib.conv_tbc(x, w, b, -2),
+    lambda lib, x, w, b: lib.conv_tbc(x.double(), w, b),
+])
+def test_conv_tbc_errors(case):
+    _error(lambda lib: case(lib, lib.ones(5, 2, 3), lib.ones(3, 3, 4), lib.ones(4)))
