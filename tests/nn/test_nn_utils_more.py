@@ -818,3 +818,36 @@ def test_geqrf_matches_torch():
         close(ttau, itau, 1e-10)
     a = np.array([[1., 2.], [0., 3.], [0., 1.]])  # a column already reduced: tau 0
     close(torch.geqrf(torch.tensor(a))[1], _geqrf(il.tensor(a))[1], 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_packed_rnn_random_configurations(seed):
+    """Random kind, depth, direction, layout, lengths and dtype; eval mode (dropout off);
+    padded output, every h_n / c_n and every gradient against torch."""
+    rng = np.random.default_rng(seed)
+    kind = ["RNN", "LSTM", "GRU"][seed % 3]
+    layers, bi, bf = int(rng.integers(1, 4)), bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    B, T = int(rng.integers(1, 5)), int(rng.integers(1, 6))
+    dt = ["float64", "float32"][seed % 2]
+    lens = sorted(rng.integers(1, T + 1, size=B).tolist(), reverse=True)
+    lens[0] = T
+    es = bool(rng.integers(0, 2))
+    if not es:
+        rng.shuffle(lens)
+    src = f"{kind}(3, 4, num_layers={layers}, bidirectional={bi}, batch_first={bf})"
+    tm = eval("torch.nn." + src).to(getattr(torch, dt)).eval()
+    im = eval("il.nn." + src).to(getattr(il, dt)).eval()
+    im.load_state_dict({k: il.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    xa = rng.standard_normal((B, T, 3) if bf else (T, B, 3))
+
+    def run(lib, m):
+        x = lib.tensor(xa, dtype=getattr(lib, dt), requires_grad=True)
+        p = lib.nn.utils.rnn.pack_padded_sequence(x, lens, batch_first=bf, enforce_sorted=es)
+        o, h = m(p)
+        hs = h if isinstance(h, tuple) else (h,)
+        pad, _ = lib.nn.utils.rnn.pad_packed_sequence(o, batch_first=bf, total_length=T + 1)
+        (pad.sin().sum() + sum((k + 2) * hh.cos().sum() for k, hh in enumerate(hs))).backward()
+        return [pad, *hs, x.grad] + [w.grad for w in m.parameters()]
+    tol = 1e-9 if dt == "float64" else 2e-5
+    for a, b in zip(run(torch, tm), run(il, im)):
+        close(a, b, tol)
