@@ -114,11 +114,9 @@ CASES = {
     "kaiser_window": (lambda L: L.kaiser_window(6, beta=5.0),),
 }
 
-# The facade's pad / smooth_l1 / interpolate record other nodes than Paddle's composites
-# (pad3d between an unsqueeze and a squeeze, huber_loss then mean, nearest_interp): values and
-# gradients are compared, node names not yet.
-NODE_NOT_YET = {"constant_pad3d", "huber", "reflection_pad1d", "upsampling_nearest2d",
-                "zero_pad2d"}
+# The facade's smooth_l1 / interpolate record other nodes than Paddle's composites
+# (huber_loss then mean, nearest_interp): values and gradients are compared, node names not yet.
+NODE_NOT_YET = {"huber", "upsampling_nearest2d"}
 WINDOWS = {"hann_window", "hann_window_symmetric", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"}
 
@@ -412,6 +410,17 @@ NN = {
     "constant_pad3d": (lambda L, c: L.nn.ConstantPad3d(1, 2.5)(c.unsqueeze(0).unsqueeze(0)), C),
     "upsampling_nearest2d": (lambda L, c: L.nn.UpsamplingNearest2d(scale_factor=2)(
         c.unsqueeze(0)), C),
+    "pad_any_dims": (lambda L, x: L.nn.functional.pad(x, [1, 0, 0, 2], value=1.5), A),
+    "pad_from_right": (lambda L, c: L.nn.functional.pad(c, [1, 2], pad_from_left_axis=False), C),
+    "pad_reflect_5d": (lambda L, c: L.nn.functional.pad(c.reshape([1, 1, 4, 3, 2]),
+                                                        [1, 1, 1, 0, 0, 1], mode="reflect"), C),
+    "pad_replicate_4d": (lambda L, c: L.nn.functional.pad(c.unsqueeze(0), [2, 1, 0, 1],
+                                                          mode="replicate"), C),
+    "pad_nhwc": (lambda L, c: L.nn.functional.pad(c.unsqueeze(0), [1, 1, 1, 1],
+                                                  data_format="NHWC"), C),
+    "pad_circular_3d": (lambda L, c: L.nn.functional.pad(c, [1, 1], mode="circular"), C),
+    "pad_nlc_reflect": (lambda L, c: L.nn.functional.pad(c, [1, 1], mode="reflect",
+                                                         data_format="NLC"), C),
 }
 
 

@@ -23,6 +23,28 @@ def _core():
     return core
 
 
+def _renamed(kernel, mode, n_pairs):
+    """The core's pad op under Paddle's kernel name (PadGradNode, Pad3dGradNode)."""
+    import dataclasses
+
+    from inplace_lab.nn import functional_layers as fl
+
+    spec = fl._CONSTANT_PAD if mode == "constant" else fl._INDEX_PADS.get((mode, n_pairs))
+    return None if spec is None else dataclasses.replace(spec, name=kernel, select=None)
+
+
+def _core_pad(kernel, x, amounts, mode, value=0.0):
+    from inplace_lab.ops import dispatch
+
+    spec = _renamed(kernel, mode, len(amounts) // 2)
+    if spec is None:  # (the core's own error)
+        return _core().pad(x, amounts, mode=mode)
+    params = {"pad": tuple(amounts)}
+    if mode == "constant":
+        params["value"] = float(value)
+    return dispatch.call(spec, (x,), params)
+
+
 def _circular(x, amounts):
     """Wrap-pad the trailing dims; ``amounts`` is in torch order (last dim first)."""
     from inplace_lab import paddle as pd
@@ -53,7 +75,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
         amounts = list(pad) + [0] * (2 * nd - len(pad))
         if len(pad) == 2 * nd and pad_from_left_axis:  # per dim from the first: reverse pairs
             amounts = [v for i in reversed(range(nd)) for v in amounts[2 * i:2 * i + 2]]
-        return _core().pad(x, tuple(amounts), value=float(value))
+        return _core_pad("pad", x, tuple(amounts), "constant", value)
     assert nd in [3, 4, 5], f"input tensor dimension must be in [3, 4, 5] but got {nd}"
     if data_format is None:
         data_format = _LAYOUTS[nd][0]
@@ -73,12 +95,16 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     amounts = tuple(int(v) for v in pad)
     if mode == "circular":
         y = _circular(x, amounts)
-    elif mode == "constant":
-        y = _core().pad(x, amounts, value=float(value))
     else:
-        y = _core().pad(x, amounts, mode=mode)
+        y = _core_pad("pad3d", x, amounts, mode, value)
     if channel_last:
         y = y.transpose([0] + list(range(2, nd)) + [1])
+    if nd < 5:  # (Paddle pads a 3-D or 4-D input as 5-D: unsqueeze, pad3d, squeeze)
+        from inplace_lab import paddle as pd
+
+        dims = {(3, False): [3, 4], (4, False): [2], (3, True): [2, 3], (4, True): [1]}[
+            nd, channel_last]
+        y = pd.squeeze(pd.unsqueeze(y, dims), dims)
     return y
 
 
