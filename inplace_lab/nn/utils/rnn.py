@@ -209,8 +209,8 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
     import inplace_lab as il
 
     if not isinstance(lengths, Tensor):
-        lengths = creation.tensor(list(lengths) if not isinstance(lengths, (int,)) else lengths,
-                                  dtype=il.int64)
+        lengths = creation.tensor(lengths if isinstance(lengths, int) else list(lengths),
+                                  dtype=il.int64)  # (torch.as_tensor: a bare int is 0-D)
     else:
         lengths = lengths.to(dtype=il.int64)
     if enforce_sorted:
@@ -247,8 +247,7 @@ def _pad_packed(data, batch_sizes, batch_first, padding_value, total_length, ref
         b = bs[i] if i != max_real else 0
         if b != prev_b:
             n = prev_b * (i - prev_i)
-            tmp = data.narrow(0, offset, n) if n else data[offset:offset]
-            tmp = tmp.view((i - prev_i, prev_b) + tuple(data.shape[1:]))
+            tmp = data.narrow(0, offset, n).view((i - prev_i, prev_b) + tuple(data.shape[1:]))
             out.narrow(0, prev_i, i - prev_i).narrow(1, 0, prev_b).copy_(tmp)
             offset += n
             prev_i = i
