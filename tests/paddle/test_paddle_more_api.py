@@ -116,7 +116,7 @@ CASES = {
 
 # The facade's smooth_l1 / interpolate record other nodes than Paddle's composites
 # (huber_loss then mean, nearest_interp): values and gradients are compared, node names not yet.
-NODE_NOT_YET = {"huber", "upsampling_nearest2d"}
+NODE_NOT_YET = {"upsampling_nearest2d"}
 WINDOWS = {"hann_window", "hann_window_symmetric", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"}
 
@@ -405,6 +405,9 @@ NN = {
                                                                   reduction="none"),
                  LOGITS, LABELS, IN_LEN, LB_LEN),
     "huber": (lambda L, x, y: L.nn.HuberLoss(delta=0.5)(x, y), A, B),
+    "huber_sum": (lambda L, x, y: L.nn.HuberLoss(reduction="sum", delta=2.0)(x, y), A, B),
+    "smooth_l1_not_huber": (lambda L, x, y: L.nn.functional.smooth_l1_loss(
+        x, y, reduction="none", delta=0.7, is_huber=False), A, B),
     "zero_pad2d": (lambda L, c: L.nn.ZeroPad2d([1, 0, 2, 1])(c.unsqueeze(0)), C),
     "reflection_pad1d": (lambda L, c: L.nn.ReflectionPad1d(1)(c), C),
     "constant_pad3d": (lambda L, c: L.nn.ConstantPad3d(1, 2.5)(c.unsqueeze(0).unsqueeze(0)), C),

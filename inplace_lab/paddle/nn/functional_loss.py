@@ -72,9 +72,14 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
     PyTorch's smooth L1 with ``beta=delta``."""
     _reduction("smooth_l1_loss", reduction)
     _shape_check("huber", input, label)
-    if is_huber:
-        return _core().huber_loss(input, label, reduction=reduction, delta=delta)
-    return _core().smooth_l1_loss(input, label, reduction=reduction, beta=delta)
+    out = _core().huber_loss(input, label, reduction="none", delta=delta)  # (Paddle's kernel,
+    if not is_huber:  # then its composite: HuberLossGradNode, ScaleGradNode, MeanGradNode)
+        out = out / delta
+    if reduction == "mean":
+        return out.mean()
+    if reduction == "sum":
+        return out.sum()
+    return out
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):
