@@ -438,3 +438,252 @@ __all__ += ["linear_cross_entropy"]
 
 conv_tbc = _ops.functions["conv_tbc"]  # (torch.nn.functional.conv_tbc is torch.conv_tbc)
 __all__ += ["conv_tbc"]
+
+
+# ---- multi_head_attention_forward --------------------------------------------------------------------
+
+def assert_int_or_pair(arg, arg_name, message):
+    """torch's ``F.assert_int_or_pair``."""
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D"
+                                 f" but found {key.dim()}-D and {value.dim()}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 2-D but found {key_padding_mask.dim()}-D tensor "
+                                 "instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, "
+                                 f"2-D or 3-D but found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be "
+                                 f"2-D but found {key.dim()}-D and {value.dim()}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 1-D but found {key_padding_mask.dim()}-D tensor "
+                                 "instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be "
+                                     f"`None`, 2-D or 3-D but found {attn_mask.dim()}-D tensor "
+                                     "instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                         f"{attn_mask.shape}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{query.dim()}-D query tensor")
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    from .functional import linear
+
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2) \
+                .contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv_proj = linear(k, w_kv, b_kv)
+        kv_proj = kv_proj.unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2) \
+            .contiguous()
+        return q_proj, kv_proj[0], kv_proj[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    from .functional import linear
+
+    Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
+    for w, shape, what in ((w_q, (Eq, Eq), "query"), (w_k, (Eq, Ek), "key"),
+                           (w_v, (Eq, Ev), "value")):
+        if tuple(w.shape) != shape:
+            raise AssertionError(f"expecting {what} weights shape of {shape}, but got {w.shape}")
+    for b, what in ((b_q, "query"), (b_k, "key"), (b_v, "value")):
+        if b is not None and tuple(b.shape) != (Eq,):
+            raise AssertionError(f"expecting {what} bias shape of {(Eq,)}, but got {b.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """torch's ``F.multi_head_attention_forward``, op for op: packed or separate input
+    projections, ``bias_k``/``bias_v``, ``add_zero_attn``, ``static_k``/``static_v``, masks;
+    the weights path (``baddbmm``, softmax, dropout, ``bmm``) or scaled_dot_product_attention."""
+    import math
+
+    from .functional import dropout, linear, softmax
+    from .functional_layers import pad
+    from .attention import scaled_dot_product_attention
+    from .transformer import _canonical_mask, _none_or_dtype
+
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       _none_or_dtype(attn_mask), "attn_mask", query._dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query._dtype,
+                                    check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+    elif tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for w, what in ((q_proj_weight, "q"), (k_proj_weight, "k"), (v_proj_weight, "v")):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {what}_proj_weight "
+                                     "is None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
+                                 b_q, b_k, b_v)
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = _il.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _il.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    else:
+        if bias_k is not None:
+            raise AssertionError("bias_k is set but bias_v is None")
+        if bias_v is not None:
+            raise AssertionError("bias_v is set but bias_k is None")
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    for name, static, t in (("k", static_k, k), ("v", static_v, v)):
+        if static is None:
+            t = t.view(t.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+        else:
+            if static.size(0) != bsz * num_heads:
+                raise AssertionError(f"expecting static_{name}.size(0) of {bsz * num_heads}, but "
+                                     f"got {static.size(0)}")
+            if static.size(2) != head_dim:
+                raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got "
+                                     f"{static.size(2)}")
+            t = static
+        if name == "k":
+            k = t
+        else:
+            v = t
+    if add_zero_attn:
+        zero_shape = (bsz * num_heads, 1, head_dim)
+        k = _il.cat([k, _il.zeros(zero_shape, dtype=k.dtype, device=k.device)], dim=1)
+        v = _il.cat([v, _il.zeros(zero_shape, dtype=v.dtype, device=v.device)], dim=1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
+            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        E = q.shape[2]
+        q_scaled = q * math.sqrt(1.0 / float(E))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        if attn_mask is not None:
+            weights = _il.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            weights = _il.bmm(q_scaled, k.transpose(-2, -1))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = _il.bmm(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.view(tgt_len, bsz, out.size(1))
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None
+
+
+__all__ += ["assert_int_or_pair", "multi_head_attention_forward"]

@@ -810,3 +810,84 @@ def test_conv_tbc(pad):
 ])
 def test_conv_tbc_errors(case):
     _error(lambda lib: case(lib, lib.ones(5, 2, 3), lib.ones(3, 3, 4), lib.ones(4)))
+
+
+# ---- multi_head_attention_forward --------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [
+    {}, {"self_attn": True}, {"kv_same": True}, {"need_weights": False},
+    {"need_weights": False, "mask": "bool"}, {"average_attn_weights": False},
+    {"separate": True}, {"bias_kv": True}, {"add_zero_attn": True, "mask": "float"},
+    {"kpm": True}, {"kpm": True, "mask": "bool", "bias_kv": True}, {"unbatched": True},
+    {"static": True}, {"no_bias": True, "mask": "3d"},
+])
+def test_multi_head_attention_forward(kw):
+    rng = np.random.default_rng(16)
+    L, S, N, E, H = 3, 4, 2, 6, 2
+    arr = {n: rng.standard_normal(s) for n, s in {
+        "q": (L, N, E), "k": (S, N, E), "v": (S, N, E), "w": (3 * E, E), "b": (3 * E,),
+        "ow": (E, E), "ob": (E,), "bk": (1, 1, E), "bv": (1, 1, E), "qw": (E, E), "kw": (E, E),
+        "vw": (E, E), "sk": (N * H, 5, E // H), "sv": (N * H, 5, E // H)}.items()}
+    fmask = rng.standard_normal((L, S))
+    bmask = rng.random((L, S)) < 0.3
+    kpm = np.array([[False, False, True, False], [False, True, False, False]])
+
+    def prog(lib):
+        t = {n: lib.tensor(a, requires_grad=True) for n, a in arr.items()}
+        q, k, v = t["q"], t["k"], t["v"]
+        if kw.get("self_attn"):
+            k = v = q
+        elif kw.get("kv_same"):
+            v = k
+        if kw.get("unbatched"):
+            q, k, v = q[:, 0], k[:, 0], v[:, 0]
+        mask = {"float": lib.tensor(fmask), "bool": lib.tensor(bmask),
+                "3d": lib.tensor(np.repeat(fmask[None], N * H, 0))}.get(kw.get("mask"))
+        if kw.get("add_zero_attn") and mask is not None:
+            mask = mask
+        out, w = lib.nn.functional.multi_head_attention_forward(
+            q, k, v, E, H, None if kw.get("separate") else t["w"],
+            None if kw.get("no_bias") else t["b"],
+            t["bk"] if kw.get("bias_kv") else None, t["bv"] if kw.get("bias_kv") else None,
+            bool(kw.get("add_zero_attn")), 0.0, t["ow"], None if kw.get("no_bias") else t["ob"],
+            key_padding_mask=lib.tensor(kpm) if kw.get("kpm") else None,
+            need_weights=kw.get("need_weights", True), attn_mask=mask,
+            use_separate_proj_weight=bool(kw.get("separate")),
+            q_proj_weight=t["qw"], k_proj_weight=t["kw"], v_proj_weight=t["vw"],
+            static_k=t["sk"] if kw.get("static") else None,
+            static_v=t["sv"] if kw.get("static") else None,
+            average_attn_weights=kw.get("average_attn_weights", True))
+        (out.sum() + (0 if w is None else (w * w).sum())).backward()
+        return [out, w, _gname(out), None if w is None else _gname(w)] + \
+            [t[n].grad for n in sorted(t)]
+
+    _both(prog, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 5, 2, w, None, None, None,
+                                                        False, 0.0, w[:6], None),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 4, w, None, None, None,
+                                                        False, 0.0, w[:6], None),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x[:, :1], x, 6, 2, w, None, None,
+                                                        None, False, 0.0, w[:6], None),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x[0], x, x, 6, 2, w, None, None, None,
+                                                        False, 0.0, w[:6], None),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 2, w, None, None, None,
+                                                        False, 0.0, w[:6], None,
+                                                        attn_mask=lib.ones(2, 2)),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 2, w, None, None, None,
+                                                        False, 0.0, w[:6], None,
+                                                        attn_mask=lib.ones(3, 3, dtype=lib.int64)),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 2, w, None, w[:1, None], None,
+                                                        False, 0.0, w[:6], None),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 2, w, None, None, None,
+                                                        False, 0.0, w[:6], None, is_causal=True),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 2, None, None, None, None,
+                                                        False, 0.0, w[:6], None),
+    lambda lib, F, x, w: F.multi_head_attention_forward(x, x, x, 6, 2, w, None, None, None,
+                                                        False, 0.0, w[:6], None,
+                                                        key_padding_mask=lib.ones(2, 2)),
+])
+def test_multi_head_attention_forward_errors(case):
+    _error(lambda lib: case(lib, lib.nn.functional, lib.ones(3, 2, 6), lib.ones(18, 6)))
