@@ -510,6 +510,27 @@ class Size(tuple):
     def numel(self) -> int:
         return layout.numel(self)
 
+    # torch.Size arithmetic and slicing give a Size (torch.distributions prints them)
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        r = tuple.__mul__(self, n)
+        return r if r is NotImplemented else Size(r)
+
+    __rmul__ = __mul__
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
 
 class _StorageKeeper:
     """Makes ``Tensor.numpy()`` keep the storage alive for as long as the array lives."""

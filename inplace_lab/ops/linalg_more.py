@@ -939,7 +939,14 @@ register(OpSpec(name="_bernoulli_front", forward=bernoulli, kind="composite",
 
 def _new(self, *args, **kwargs):
     """``Tensor.new`` (legacy constructor): sizes give an uninitialised tensor, a sequence gives
-    its data, nothing gives an empty (0,) tensor; self's dtype and device unless told."""
+    its data, nothing gives an empty (0,) tensor; self's dtype, device and facade unless told."""
+    r = _new_tensor(self, *args, **kwargs)
+    if r is not self and self._pol is not None and r._pol != self._pol:
+        r._policy = self._pol
+    return r
+
+
+def _new_tensor(self, *args, **kwargs):
     dtype = kwargs.pop("dtype", None) or self.dtype
     device = kwargs.pop("device", None) or self.device
     if kwargs:
@@ -951,7 +958,10 @@ def _new(self, *args, **kwargs):
         if isinstance(a, (list, tuple)) and not all(isinstance(n, int) for n in a) or \
                 isinstance(a, (list, tuple)) and any(isinstance(n, (list, tuple)) for n in a):
             return creation.tensor(a, dtype=dtype, device=device)
-        if isinstance(a, (list, tuple)):  # (ints: data, as torch's legacy constructor reads them)
+        from ..tensor import Size
+
+        if isinstance(a, (list, tuple)) and not isinstance(a, Size):  # (ints: data, as torch's
+            # legacy constructor reads them; a torch.Size gives the sizes)
             return creation.tensor(list(a), dtype=dtype, device=device)
         args = tuple(a)
     return creation.empty(tuple(args) if args else (0,), dtype=dtype, device=device)
