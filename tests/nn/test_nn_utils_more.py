@@ -851,3 +851,83 @@ def test_packed_rnn_random_configurations(seed):
     tol = 1e-9 if dt == "float64" else 2e-5
     for a, b in zip(run(torch, tm), run(il, im)):
         close(a, b, tol)
+
+
+# ---------------------------------------------------------------- prune
+def _prune(lib):
+    import importlib
+
+    return importlib.import_module(lib.__name__ + ".nn.utils.prune")
+
+
+def test_prune_l1_then_ln_structured_container_and_remove():
+    def run(lib):
+        prune = _prune(lib)
+        m = _linear(lib, 4, 3)
+        w0 = m.weight
+        prune.l1_unstructured(m, "weight", amount=0.5)
+        first = ([n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()],
+                 m.weight_orig is w0, gname(m.weight), type(m.weight).__name__)
+        y = m(lib.ones(2, 4))
+        y.sum().backward()
+        prune.ln_structured(m, "weight", amount=1, n=2, dim=0)
+        hook = list(m._forward_pre_hooks.values())[0]
+        chain = (type(hook).__name__, [type(x).__name__ for x in hook])
+        prune.l1_unstructured(m, "bias", amount=1, importance_scores=lib.tensor([3., 1., 2.]))
+        pruned = (prune.is_pruned(m), prune.is_pruned(_linear(lib)))
+        masks = (m.weight_mask.clone(), m.bias_mask)
+        prune.remove(m, "weight")
+        after = ([n for n, _ in m.named_parameters()], m.weight is w0, w0._version)
+        return first, chain, pruned, after, y, w0.grad, masks, m.weight
+    t, i = both(run)
+    assert i[:4] == t[:4]
+    for a, b in zip(t[4:6] + t[6] + t[7:], i[4:6] + i[6] + i[7:]):
+        close(a, b)
+
+
+def test_prune_global_custom_identity_and_prune_method():
+    def run(lib):
+        prune = _prune(lib)
+        a, b = _linear(lib, 4, 3, seed=1), _linear(lib, 3, 2, seed=2)
+        prune.global_unstructured([(a, "weight"), (b, "weight"), (a, "bias")],
+                                  pruning_method=prune.L1Unstructured, amount=7)
+        c = _linear(lib, 4, 3, seed=3)
+        prune.custom_from_mask(c, "weight", mask=lib.tensor([[1, 0, 1, 0]] * 3))
+        prune.identity(c, "bias")
+        d = _linear(lib, 4, 3, seed=4)
+        prune.ln_structured(d, "weight", amount=0.34, n=float("inf"), dim=1)
+        prune.l1_unstructured(d, "weight", amount=3)
+        return (a.weight_mask, b.weight_mask, a.bias_mask, c.weight, c.bias_mask, d.weight_mask,
+                prune.L1Unstructured(amount=2).prune(lib.tensor([3., -1., 2., 0.5])))
+    t, i = both(run)
+    for x, y in zip(t, i):
+        close(x, y)
+
+
+def test_prune_random_methods_prune_the_right_amount():
+    def run(lib):
+        prune = _prune(lib)
+        m = _linear(lib, 4, 3)
+        prune.random_unstructured(m, "weight", amount=5)
+        n = _linear(lib, 4, 3)
+        prune.random_structured(n, "weight", amount=2, dim=1)
+        return int((m.weight_mask == 0).sum()), int((n.weight_mask.sum(0) == 0).sum()), \
+            int((n.weight_mask.sum(1) == 0).sum())
+    t, i = both(run)
+    assert i == t == (5, 2, 0)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_prune_errors_match_torch(case):
+    def run(lib):
+        prune = _prune(lib)
+        m = _linear(lib, 4, 3)
+        args = [("weight", 1.5), ("weight", -1), ("weight", 20), ("weight", "a")]
+        if case < 4:
+            return prune.l1_unstructured(m, args[case][0], amount=args[case][1])
+        if case == 4:
+            return prune.ln_structured(m, "bias", amount=1, n=2, dim=0)
+        if case == 5:
+            return prune.ln_structured(m, "weight", amount=1, n=2, dim=3)
+        return prune.remove(m, "weight")
+    same_error(run)
