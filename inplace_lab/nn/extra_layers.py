@@ -253,7 +253,7 @@ __all__ += ["LazyLinear", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d
             "UninitializedBuffer"]
 
 
-# ---- fractional max pooling ----------------------------------------------------------------------
+# ---- fractional max pooling ---------------------------------------------------------------------
 
 def _ntuple(v, n):
     if isinstance(v, (tuple, list)):
@@ -305,7 +305,7 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
-# ---- legacy upsamplers ---------------------------------------------------------------------------
+# ---- legacy upsamplers --------------------------------------------------------------------------
 
 class UpsamplingNearest2d(Upsample):
     """``Upsample(mode='nearest')`` (torch's legacy name)."""
@@ -324,7 +324,7 @@ class UpsamplingBilinear2d(Upsample):
 __all__ += ["UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
-# ---- Buffer ----------------------------------------------------------------------------------------
+# ---- Buffer -------------------------------------------------------------------------------------
 
 class _BufferMeta(type):
     def __instancecheck__(cls, instance):
@@ -350,7 +350,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 __all__ += ["Buffer"]
 
 
-# ---- CrossMapLRN2d ----------------------------------------------------------------------------------
+# ---- CrossMapLRN2d ------------------------------------------------------------------------------
 
 class _CrossMapLRN2dFn(Function):
     """torch's ``nn.modules._functions.CrossMapLRN2d``: the same running window over the
@@ -556,7 +556,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 
 
-# ---- LinearCrossEntropyLoss (torch 2.13) -----------------------------------------------------------
+# ---- LinearCrossEntropyLoss (torch 2.13) --------------------------------------------------------
 
 from .functional_extra import LinearCrossEntropyOptions  # noqa: E402
 from .loss import _WeightedLoss  # noqa: E402
@@ -603,7 +603,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 
 
-# ---- Container, SyncBatchNorm, DataParallel, factory_kwargs ------------------------------------------
+# ---- Container, SyncBatchNorm, DataParallel, factory_kwargs -------------------------------------
 
 class Container(Module):
     """torch's deprecated ``nn.Container``: a Module holding the keyword modules."""

@@ -191,7 +191,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 __all__ += ["affine_grid", "grid_sample"]
 
 
-# ---- fractional max pooling ----------------------------------------------------------------------
+# ---- fractional max pooling ---------------------------------------------------------------------
 
 def _fractional(nd, input, kernel_size, output_size, output_ratio, _random_samples):
     name = f"fractional_max_pool{nd}d"
@@ -278,7 +278,7 @@ _top_level(feature_dropout)
 _top_level(feature_dropout_)
 
 
-# ---- linear_cross_entropy (torch 2.13) ---------------------------------------------------------------
+# ---- linear_cross_entropy (torch 2.13) ----------------------------------------------------------
 
 class LinearCrossEntropyOptions:
     """torch's ``nn.LinearCrossEntropyOptions`` (a frozen dataclass): the chunking and
@@ -440,7 +440,7 @@ conv_tbc = _ops.functions["conv_tbc"]  # (torch.nn.functional.conv_tbc is torch.
 __all__ += ["conv_tbc"]
 
 
-# ---- multi_head_attention_forward --------------------------------------------------------------------
+# ---- multi_head_attention_forward ---------------------------------------------------------------
 
 def assert_int_or_pair(arg, arg_name, message):
     """torch's ``F.assert_int_or_pair``."""

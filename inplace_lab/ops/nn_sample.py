@@ -43,9 +43,6 @@ def _index_error():
 
 # ---- embedding_bag ------------------------------------------------------------------------------
 
-_MODES = {0: "sum", 1: "mean", 2: "max"}
-
-
 def _eb_dtype(spec, ins, params):
     w, idx, off, psw = ins
     for t, what in ((idx, "indices"), (off, "indices")):  # (ATen names both 'indices')
@@ -117,7 +114,7 @@ def _eb_fwd(xp, w, idx, offsets, psw, out=None, dt=None, scale_grad_by_freq=Fals
         raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
     if psw is not None and (psw.ndim != 1 or psw.shape[0] != idx.shape[0]):
         raise RuntimeError("embedding_bag: Expected per_sample_weights.numel() == "
-                           f"indices.numel() to be true, but got false.")
+                           "indices.numel() to be true, but got false.")
     idx, starts, pos, valid = _eb_prepare(xp, w, idx, offsets, mode, include_last_offset,
                                           padding_idx)
     b, d = starts.shape[0], w.shape[1]
@@ -163,8 +160,6 @@ def _eb_grad_fwd(xp, g, idx, offsets, psw, max_idx, out=None, dt=None, num_weigh
     if not n:
         return gw
     if mode == 2:
-        size = max_idx.shape[0]
-        keep = xp.zeros(size, dtype=bool)
         _, starts, pos, valid = _eb_prepare(xp, gw, idx, offsets, mode, include_last_offset,
                                             padding_idx)
         keep = valid.any(1)

@@ -1,7 +1,6 @@
 """Gradcheck cases for the ops of one part of the table (read by test_gradcheck_all.py)."""
 from __future__ import annotations
 
-import inplace_lab as il
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
 

@@ -357,7 +357,7 @@ def test_lazy_load_state_dict_and_errors():
     _error(lambda lib: lib.nn.LazyBatchNorm2d()(lib.ones(2, 3)))
 
 
-# ---- fractional max pooling ----------------------------------------------------------------------
+# ---- fractional max pooling ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("nd,shape,kw", [
     (2, (2, 3, 7, 8), {"kernel_size": 2, "output_size": (4, 5)}),
@@ -437,7 +437,7 @@ def test_fractional_max_pool_errors(case):
     _error(lambda lib: case(lib.nn.functional, lib, lib.tensor(x), lib.tensor(s)))
 
 
-# ---- upsamplers, Buffer, CrossMapLRN2d, AdaptiveLogSoftmaxWithLoss, feature_dropout --------------
+# ---- upsamplers, Buffer, CrossMapLRN2d, AdaptiveLogSoftmaxWithLoss, feature_dropout -------------
 
 def test_legacy_upsamplers():
     x = np.random.default_rng(4).standard_normal((2, 3, 4, 5)).astype(np.float32)
@@ -671,7 +671,7 @@ def test_embedding_bag_sparse_forward():
     _both(prog)
 
 
-# ---- linear_cross_entropy, LinearCrossEntropyLoss (torch 2.13) -------------------------------------
+# ---- linear_cross_entropy, LinearCrossEntropyLoss (torch 2.13) ----------------------------------
 
 @pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"reduction": "none"},
                                 {"label_smoothing": 0.2}, {"ignore_index": 2},
@@ -751,7 +751,7 @@ def test_linear_cross_entropy_errors(case):
     _error(lambda lib: case(lib, lib.nn.functional))
 
 
-# ---- Container, SyncBatchNorm, DataParallel, factory_kwargs -----------------------------------------
+# ---- Container, SyncBatchNorm, DataParallel, factory_kwargs -------------------------------------
 
 def test_container_sync_batchnorm_data_parallel():
     x = np.random.default_rng(14).standard_normal((4, 3, 2)).astype(np.float32)
@@ -812,7 +812,7 @@ def test_conv_tbc_errors(case):
     _error(lambda lib: case(lib, lib.ones(5, 2, 3), lib.ones(3, 3, 4), lib.ones(4)))
 
 
-# ---- multi_head_attention_forward --------------------------------------------------------------------
+# ---- multi_head_attention_forward ---------------------------------------------------------------
 
 @pytest.mark.parametrize("kw", [
     {}, {"self_attn": True}, {"kv_same": True}, {"need_weights": False},
