@@ -1106,3 +1106,46 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
         attr = ParamAttr(name=name)
     return make_parameter(unique_name("create_parameter"), shape, attr, dtype, is_bias,
                           default_initializer)
+
+
+class VisibleDeprecationWarning(UserWarning):
+    """Paddle's ``paddle.utils.deprecated.VisibleDeprecationWarning``."""
+
+
+def _gradient(self):
+    """``x.gradient()`` (deprecated since 2.1): x's gradient as a numpy array, or None."""
+    import warnings
+
+    warnings.warn(
+        "\x1b[93m\nWarning:\nAPI \"paddle.base.dygraph.tensor_patch_methods.gradient\" is "
+        "deprecated since 2.1.0, and will be removed in future versions.\n    Reason: Please use "
+        "tensor.grad, which returns the tensor value of the gradient. \x1b[0m",
+        VisibleDeprecationWarning, stacklevel=2)
+    g = self.grad
+    return None if g is None else g.numpy()
+
+
+def _apply(self, func):
+    """``x.apply(func)``: ``func(x)``, refused on a tensor that requires grad."""
+    if not self.stop_gradient:
+        raise RuntimeError("Cannot apply function on a tensor that required gradient.")
+    return func(self)
+
+
+TENSOR_METHODS.update(slice=_method_of("slice"), gradient=_gradient, apply=_apply)
+
+
+NAMES += ("slice",)
+
+
+def slice(input, axes, starts, ends):  # noqa: A001  (Paddle's name)
+    """``paddle.slice(input, axes, starts, ends)``: a view of ``input[starts:ends]`` along
+    each axis (Python's clamping of out-of-range bounds; SliceGradNode)."""
+    p = _slice_params(input, axes, starts, ends, None)
+    out = input
+    for ax, s, e in zip(p["axes"], p["starts"], p["ends"]):
+        n = out.shape[ax]
+        lo, hi, _ = builtins.slice(s, e).indices(n)
+        out = _dispatch.call_view(OPS["slice"], (out,), {"dim": ax, "start": lo,
+                                                          "end": builtins.max(hi, lo), "step": 1})
+    return out

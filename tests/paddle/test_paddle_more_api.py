@@ -348,6 +348,10 @@ MORE = {
     "as_tensor": (lambda L: L.as_tensor([1, 2], dtype="float64"),),
     "asarray": (lambda L: L.asarray([[1.5, 2]]),),
     "float64_method": (lambda L, x: x.float64(), A),
+    "slice": (lambda L, x: L.slice(x, [1], [1], [3]), A),
+    "slice_neg_big": (lambda L, c: L.slice(c, [0, 2, 1], [-3, 0, 1], [100, 1, -1]), C),
+    "slice_tensor_bounds": (lambda L, x: x.slice([0, 1], [L.to_tensor(1), 0],
+                                                 L.to_tensor([3, 2])), A),
     "sum_axis_node": (lambda L, x: x.sum(1), A),
     "sum_axes_node": (lambda L, x: L.sum(x, axis=[0, 1]), A),
     "mean_axis_node": (lambda L, x: x.mean(1), A),
@@ -360,6 +364,23 @@ del MORE["standard_normal_shape"]
 @pytest.mark.parametrize("case", sorted(MORE))
 def test_more_matches_paddle(case):
     _check(case, *MORE[case])
+
+
+def test_slice_gradient_apply_methods():
+    for L in (paddle, lab):
+        x = L.to_tensor(A, stop_gradient=False)
+        y = x.slice([0, 1], [1, 0], [3, 2])
+        assert y.grad_fn.name() == "SliceGradNode" and y.tolist() == A[1:3, 0:2].tolist()
+        assert x.gradient() is None
+        (y * 2).sum().backward()
+        g = x.gradient()
+        assert isinstance(g, np.ndarray) and g.tolist() == np.pad(
+            np.full((2, 2), 2.0), ((1, 0), (0, 2))).tolist()
+        with pytest.raises(RuntimeError, match="Cannot apply function on a tensor that "
+                                               "required gradient."):
+            x.apply(lambda t: t * 2)
+        z = L.to_tensor(V)
+        assert z.apply(lambda t: t * 2).tolist() == (V * 2).tolist() and z.tolist() == V.tolist()
 
 
 def test_modes_and_conversions():
