@@ -286,7 +286,7 @@ class GradBuffers:
             else:
                 entry[1] += 1
         elif not grad_mode.state.enabled and old is not g and self._sole(old, held=1) and \
-                _dense(old) and old.shape == g.shape:
+                _dense(old) and old.shape == g.shape and old._storage is not g._storage:
             old.add_(g)
         else:
             self._drop(old)

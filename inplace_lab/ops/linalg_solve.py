@@ -1,2 +1,621 @@
-"""(being written)"""
+"""Linear solves and factorisations: ``torch.linalg.solve``/``solve_ex``, ``cholesky``/
+``cholesky_ex``, ``inv_ex``, ``eigh``/``eigvalsh``, ``solve_triangular``, ``lstsq``,
+``lu_factor``/``lu_factor_ex``/``lu``/``lu_solve``, ``pinv`` with atol/rtol, and the old
+top-level ``cholesky_solve``, ``triangular_solve``, ``lu_unpack``.
+
+Each op is a table entry named after PyTorch's node (LinalgSolveExBackward0 ...). An op with
+several differentiable results (eigh's eigenvalues and eigenvectors, lu's L and U) is one
+entry per result, all carrying PyTorch's node name and each its share of the backward; the
+shares add up at the input, as the SVD's parts do in ops/linalg_inverse.py. Backwards are
+written with table ops, so ``create_graph=True`` differentiates them again.
+
+LAPACK does the work as in PyTorch: numpy's solve/cholesky/eigh call gesv/potrf/syevd (so
+eigenvector signs are LAPACK's, as PyTorch's), the LU factors and triangular solves call
+scipy's getrf/trsm on the host, one matrix at a time. Results of LAPACK routines are laid
+out column-major per matrix, as PyTorch's (strides (..., 1, m)).
+
+>>> import inplace_lab as il
+>>> from inplace_lab.torch import linalg
+>>> linalg.solve(il.tensor([[2., 0.], [0., 4.]]), il.tensor([2., 2.])).tolist()
+[1.0, 0.5]
+"""
 from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from .. import backend, creation, dtypes
+from . import dispatch
+from .linalg_inverse import LinAlgError, _inv_bw, _singular_message, _square
+from .linalg_more import _chol_bw, _pinv_bw
+from .table import OpSpec, register
+
+
+def _rt(name, fields):
+    """A result type printed as PyTorch's ``torch.return_types.<name>(\nfield=..., ...)``."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": "torch.return_types"})
+
+
+_WARNED: set = set()
+
+
+def warn_once(key, message):
+    """PyTorch's TORCH_WARN_ONCE: one UserWarning per process for each deprecated name (the
+    function and the Tensor method share it)."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
+# ---- helpers ---------------------------------------------------------------------------------------
+
+def _fcontig(xp, r):
+    """``r`` with each matrix (the last two dims) laid out column-major, as LAPACK writes it."""
+    if r.ndim < 2:
+        return r
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(r, -1, -2)), -1, -2)
+
+
+def _x(shape):
+    return f"{shape[-2]}x{shape[-1]}"
+
+
+def _matrices(h):
+    """A host array (..., m, n) as a list of its matrices (and the batch shape)."""
+    return list(h.reshape((-1,) + h.shape[-2:])), h.shape[:-2]
+
+
+def _lapack(kind, name, dt):
+    import scipy.linalg
+
+    mod = scipy.linalg.lapack if kind == "lapack" else scipy.linalg.blas
+    return getattr(mod, ("s" if dt == np.float32 else "d") + name)
+
+
+def _batch_where(k, ndim):
+    return f"(Batch element {k}): " if ndim > 2 else ""
+
+
+def _is_vector_rhs(a_shape, b_shape):
+    """PyTorch's linalg_solve_is_vector_rhs: B is a vector, or a batch of vectors A.shape[:-1]."""
+    return len(b_shape) == 1 or (len(a_shape) - 1 == len(b_shape) and
+                                 tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def _broadcast_batch(xp, a, b):
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return (xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
+
+
+def _sum_to(g, shape):
+    return g if tuple(g.shape) == tuple(shape) else g.sum_to_size(tuple(shape))
+
+
+def _float_rule(kernel):
+    """PyTorch's dispatch error for a non-floating dtype (``"lu_cpu" not implemented ...``)."""
+
+    def check(a):
+        if not (a._dtype.is_floating_point or a._dtype.is_complex):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{a._dtype.torch_name}\'')
+
+    return check
+
+
+def _same_dtype(name, a, b, an="A", bn="B"):
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{name}: Expected {an} and {bn} to have the same dtype, but found "
+                           f"{an} of type {a._dtype.torch_name} and {bn} of type "
+                           f"{b._dtype.torch_name} instead")
+
+
+def _info_array(xp, infos, batch):
+    return xp.asarray(np.asarray(infos, dtype=np.int32).reshape(batch))
+
+
+# ---- solve, solve_ex ---------------------------------------------------------------------------------
+
+def _solve_rule(spec, ins, params):
+    a, b = ins
+    _square("linalg.solve")(spec, (a,), params)
+    _same_dtype("linalg.solve", a, b)
+    left = params["left"]
+    vec = _is_vector_rhs(a.shape, b.shape)
+    bm = tuple(b.shape) + (1,) if vec else tuple(b.shape)
+    n = a.shape[-1]
+    if (bm[-2] if left else bm[-1]) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({_x(a.shape)} and {_x(bm)})")
+    from .. import layout
+
+    layout.broadcast_shapes(bm[:-2], tuple(a.shape[:-2]))
+    return a._dtype
+
+
+def _getrf_infos(h):
+    """LAPACK getrf's info per matrix of a host batch (0, or the 1-based index of a zero pivot)."""
+    mats, _ = _matrices(h)
+    f = _lapack("lapack", "getrf", h.dtype)
+    return [int(f(m)[2]) for m in mats]
+
+
+def _lu_solve_host(h, b, trans=0):
+    """Per-matrix getrf + getrs on the host (what LAPACK gives, infinities included)."""
+    getrf, getrs = _lapack("lapack", "getrf", h.dtype), _lapack("lapack", "getrs", h.dtype)
+    ma, _ = _matrices(h)
+    mb, _ = _matrices(b)
+    with np.errstate(all="ignore"):
+        out = [getrs(*getrf(m)[:2], rhs, trans=trans)[0] for m, rhs in zip(ma, mb)]
+    return np.stack(out).reshape(b.shape) if out else np.zeros(b.shape, h.dtype)
+
+
+def _solve_fwd(xp, a, b, out=None, dt=None, left=True, check_errors=False):
+    vec = _is_vector_rhs(a.shape, b.shape)
+    if vec:
+        b = b[..., None]
+    if not left:
+        a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
+    a, b = _broadcast_batch(xp, a, b)
+    a, b = a.astype(dt.np, copy=False), b.astype(dt.np, copy=False)
+    batch = a.shape[:-2]
+    try:
+        x = xp.linalg.solve(a, b) if a.size and b.size else xp.zeros(b.shape, dt.np)
+        infos = [0] * int(np.prod(batch, dtype=np.int64))
+    except xp.linalg.LinAlgError:
+        h = backend.to_numpy(a)
+        infos = _getrf_infos(h)
+        if check_errors:
+            k = next(i for i, v in enumerate(infos) if v)
+            raise LinAlgError(f"torch.linalg.solve{'_ex' if check_errors == 'ex' else ''}: "
+                              f"{_batch_where(k, a.ndim)}The solver failed because the input "
+                              "matrix is singular.") from None
+        x = xp.asarray(_lu_solve_host(h, backend.to_numpy(b)))
+    if not left:
+        x = xp.swapaxes(x, -1, -2)
+    if vec:
+        x = x[..., 0]
+    return _fcontig(xp, x) if left else xp.ascontiguousarray(x), _info_array(xp, infos, batch)
+
+
+def _solve_bw(c, g):
+    """PyTorch's linalg_solve_backward: gB = A^{-H} gX (left) or gX A^{-H}; gA = -gB X^H."""
+    A, X, left = c["A"], c["result"], c["left"]
+    vec = _is_vector_rhs(c.input_meta[0][0], c.input_meta[1][0])
+    gB = dispatch.call(SOLVE_EX, (A.mH, g), {"left": left}).result
+    gA = None
+    if c.needs_input_grad[0]:
+        if vec:
+            gA = -(gB.unsqueeze(-1).matmul(X.unsqueeze(-1).mH))
+        else:
+            gA = -(gB.matmul(X.mH)) if left else -(X.mH.matmul(gB))
+        gA = _sum_to(gA, c.input_meta[0][0])
+    gB = _sum_to(gB, c.input_meta[1][0]) if c.needs_input_grad[1] else None
+    return gA, gB
+
+
+SOLVE_EX = register(OpSpec(
+    name="_linalg_solve_ex", forward=_solve_fwd, backward=_solve_bw, args=("A", "B"),
+    outputs=("result", "info"), params={"left": True, "check_errors": False},
+    dtype_rule=_solve_rule, saves=("A", "result"), node_name="LinalgSolveExBackward0",
+    method=False, function=False, out=False,
+    doc="the solution X of AX = B (or XA = B) and LAPACK's info per matrix."))
+LinalgSolveExResult = _rt("linalg_solve_ex", ["result", "info"])
+
+
+def linalg_solve(A, B, *, left=True, out=None):
+    """``torch.linalg.solve``: X with AX = B (``left=False``: XA = B); batches broadcast."""
+    _no_out(out, "solve")
+    return dispatch.call(SOLVE_EX, (A, B), {"left": left, "check_errors": True}).result
+
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """``torch.linalg.solve_ex``: (result, info); info is 0 or the index of a zero pivot."""
+    _no_out(out, "solve_ex")
+    r = dispatch.call(SOLVE_EX, (A, B), {"left": left, "check_errors": "ex" if check_errors
+                                         else False})
+    return LinalgSolveExResult(r.result, r.info)
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise TypeError(f"{name}(): out= is not supported here")
+
+
+# ---- cholesky_ex, inv_ex ----------------------------------------------------------------------------
+
+def _potrf_host(h, upper):
+    """Per-matrix potrf (LAPACK's partial factor where it fails) and its infos."""
+    f = _lapack("lapack", "potrf", h.dtype)
+    mats, _ = _matrices(h)
+    outs, infos = [], []
+    for m in mats:
+        c, info = f(m, lower=not upper, clean=True)
+        outs.append(np.triu(c) if upper else np.tril(c))
+        infos.append(int(info))
+    return (np.stack(outs).reshape(h.shape) if outs else h.copy()), infos
+
+
+def _chol_ex_fwd(xp, a, out=None, dt=None, upper=False, check_errors=False):
+    batch = a.shape[:-2]
+    try:
+        L = xp.linalg.cholesky(a).astype(dt.np, copy=False)
+        if upper:
+            L = xp.swapaxes(L, -1, -2)
+        infos = [0] * int(np.prod(batch, dtype=np.int64))
+    except xp.linalg.LinAlgError:
+        h, infos = _potrf_host(backend.to_numpy(a), upper)
+        if check_errors:
+            k = next(i for i, v in enumerate(infos) if v)
+            raise LinAlgError(f"linalg.{check_errors}: {_batch_where(k, a.ndim)}The factorization "
+                              "could not be completed because the input is not positive-definite "
+                              f"(the leading minor of order {infos[k]} is not positive-definite)."
+                              ) from None
+        L = xp.asarray(h.astype(dt.np, copy=False))
+    return _fcontig(xp, L), _info_array(xp, infos, batch)
+
+
+CHOLESKY_EX = register(OpSpec(
+    name="_linalg_cholesky_ex", forward=_chol_ex_fwd, backward=lambda c, g: (_chol_bw(c, g),),
+    outputs=("L", "info"), params={"upper": False, "check_errors": False},
+    dtype_rule=_square("linalg.cholesky"), saves=("result",),
+    node_name="LinalgCholeskyExBackward0", method=False, function=False, out=False,
+    doc="the Cholesky factor (lower, or upper) and LAPACK's info per matrix."))
+LinalgCholeskyExResult = _rt("linalg_cholesky_ex", ["L", "info"])
+
+
+def linalg_cholesky(A, *, upper=False, out=None):
+    """``torch.linalg.cholesky``: L with A = L L^H (LinAlgError where A is not positive-definite)."""
+    _no_out(out, "cholesky")
+    return dispatch.call(CHOLESKY_EX, (A,), {"upper": upper, "check_errors": "cholesky"}).L
+
+
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """``torch.linalg.cholesky_ex``: (L, info); info is the order of the first failing minor."""
+    _no_out(out, "cholesky_ex")
+    r = dispatch.call(CHOLESKY_EX, (A,), {"upper": upper,
+                                          "check_errors": "cholesky_ex" if check_errors else False})
+    return LinalgCholeskyExResult(r.L, r.info)
+
+
+def _inv_ex_fwd(xp, a, out=None, dt=None, check_errors=False):
+    batch = a.shape[:-2]
+    try:
+        r = xp.linalg.inv(a).astype(dt.np, copy=False)
+        infos = [0] * int(np.prod(batch, dtype=np.int64))
+    except xp.linalg.LinAlgError:
+        h = backend.to_numpy(a)
+        if check_errors:
+            raise LinAlgError(_singular_message(xp, a).replace("linalg.inv:", check_errors + ":",
+                                                               1)) from None
+        infos = _getrf_infos(h)
+        eye = np.broadcast_to(np.eye(a.shape[-1], dtype=h.dtype), h.shape)
+        r = xp.asarray(_lu_solve_host(h, np.ascontiguousarray(eye)))
+    return _fcontig(xp, r), _info_array(xp, infos, batch)
+
+
+INV_EX = register(OpSpec(
+    name="_linalg_inv_ex", forward=_inv_ex_fwd, backward=lambda c, g: _inv_bw(c, g),
+    outputs=("inverse", "info"), params={"check_errors": False},
+    dtype_rule=_square("linalg.inv"), saves=("result",), node_name="LinalgInvExBackward0",
+    method=False, function=False, out=False, doc="the inverse and LAPACK's info per matrix."))
+LinalgInvExResult = _rt("linalg_inv_ex", ["inverse", "info"])
+
+
+def linalg_inv(A, *, out=None):
+    """``torch.linalg.inv`` (LinalgInvExBackward0; a singular matrix raises LinAlgError)."""
+    _no_out(out, "inv")
+    return dispatch.call(INV_EX, (A,), {"check_errors": "linalg.inv"}).inverse
+
+
+def linalg_inv_ex(A, *, check_errors=False, out=None):
+    """``torch.linalg.inv_ex``: (inverse, info)."""
+    _no_out(out, "inv_ex")
+    r = dispatch.call(INV_EX, (A,), {"check_errors": "linalg.inv_ex" if check_errors else False})
+    return LinalgInvExResult(r.inverse, r.info)
+
+
+# ---- eigh, eigvalsh ----------------------------------------------------------------------------------
+
+def _eigh_rule(spec, ins, params):
+    a = ins[0]
+    if params["UPLO"] not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {params['UPLO']}")
+    if a.ndim < 2:
+        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    _float_rule("linalg_eigh_cpu")(a)
+    return a._dtype
+
+
+def _eigh_arrays(xp, a, dt, UPLO):
+    if a.size == 0:
+        return xp.zeros(a.shape[:-1], dt.np), xp.zeros(a.shape, dt.np)
+    w, v = xp.linalg.eigh(a, UPLO=UPLO)
+    return w.astype(dt.np, copy=False), _fcontig(xp, v.astype(dt.np, copy=False))
+
+
+def _eigh_grad(L, V, gL, gV):
+    """PyTorch's linalg_eig_backward for a Hermitian A (real case):
+    V (diag(gL) + skew(V^H gV) / E) V^H, E_ij = L_j - L_i (1 on the diagonal)."""
+    n = L.shape[-1]
+    eye = creation.eye(n, dtype=L.dtype, device=L.device)
+    if gV is not None:
+        VhgV = V.mH.matmul(gV)
+        VhgV = (VhgV - VhgV.mH) * 0.5
+        E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye
+        ret = VhgV / E * (1 - eye)
+        if gL is not None:
+            ret = ret + gL.unsqueeze(-1) * eye
+    else:
+        ret = gL.unsqueeze(-1) * eye
+    return (V.matmul(ret).matmul(V.mH),)
+
+
+def _eigh_w_fwd(xp, a, out=None, dt=None, UPLO="L"):
+    return _eigh_arrays(xp, a, dt, UPLO)
+
+
+def _eigh_v_fwd(xp, a, out=None, dt=None, UPLO="L"):
+    w, v = _eigh_arrays(xp, a, dt, UPLO)
+    return v, w
+
+
+EIGH_W = register(OpSpec(
+    name="_linalg_eigh_w", forward=_eigh_w_fwd, outputs=("eigenvalues", "eigenvectors"),
+    params={"UPLO": "L"}, dtype_rule=_eigh_rule, saves=("result", "eigenvectors"),
+    backward=lambda c, g: _eigh_grad(c["result"], c["eigenvectors"], g, None),
+    node_name="LinalgEighBackward0", method=False, function=False, out=False,
+    doc="the eigenvalues of a symmetric matrix (ascending), with their share of the backward."))
+EIGH_V = register(OpSpec(
+    name="_linalg_eigh_v", forward=_eigh_v_fwd, outputs=("eigenvectors", "eigenvalues"),
+    params={"UPLO": "L"}, dtype_rule=_eigh_rule, saves=("result", "eigenvalues"),
+    backward=lambda c, g: _eigh_grad(c["eigenvalues"], c["result"], None, g),
+    node_name="LinalgEighBackward0", method=False, function=False, out=False,
+    doc="the eigenvectors of a symmetric matrix (LAPACK's signs), with their share."))
+LinalgEighResult = _rt("linalg_eigh", ["eigenvalues", "eigenvectors"])
+
+
+def linalg_eigh(A, UPLO="L", *, out=None):
+    """``torch.linalg.eigh``: (eigenvalues ascending, eigenvectors) from one triangle of A."""
+    _no_out(out, "eigh")
+    r = dispatch.call(EIGH_W, (A,), {"UPLO": UPLO})
+    if not r.eigenvalues.requires_grad:
+        return LinalgEighResult(r.eigenvalues, r.eigenvectors)
+    return LinalgEighResult(r.eigenvalues, dispatch.call(EIGH_V, (A,), {"UPLO": UPLO}).eigenvectors)
+
+
+def linalg_eigvalsh(A, UPLO="L", *, out=None):
+    """``torch.linalg.eigvalsh``: the eigenvalues (LinalgEighBackward0 when A requires grad)."""
+    _no_out(out, "eigvalsh")
+    return dispatch.call(EIGH_W, (A,), {"UPLO": UPLO}).eigenvalues
+
+
+# ---- solve_triangular, triangular_solve ----------------------------------------------------------------
+
+def _trsm_host(a, b, upper, left, unitriangular, trans=0):
+    """BLAS trsm per matrix (no singularity check: a zero diagonal gives inf/nan, as PyTorch)."""
+    f = _lapack("blas", "trsm", a.dtype)
+    ma, _ = _matrices(a)
+    mb, _ = _matrices(b)
+    with np.errstate(all="ignore"):
+        out = [f(1.0, m, rhs, side=0 if left else 1, lower=not upper, trans_a=trans,
+                 diag=int(bool(unitriangular))) for m, rhs in zip(ma, mb)]
+    return np.stack(out).reshape(b.shape) if out else np.zeros(b.shape, b.dtype)
+
+
+def _st_rule(spec, ins, params):
+    a, b = ins
+    for t, nm in ((a, "A"), (b, "B")):
+        if t.ndim < 2:
+            raise RuntimeError(f"linalg.solve_triangular: The input tensor {nm} must have at "
+                               "least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but "
+                           f"they are {a.shape[-2]} by {a.shape[-1]} matrices")
+    left = params["left"]
+    if (b.shape[-2] if left else b.shape[-1]) != a.shape[-1]:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {'AX = B' if left else 'XA = B'} ({_x(a.shape)} and "
+                           f"{_x(b.shape)})")
+    _same_dtype("linalg.solve_triangular", a, b)
+    _float_rule("triangular_solve_cpu")(a)
+    from .. import layout
+
+    layout.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    return a._dtype
+
+
+def _st_fwd(xp, a, b, out=None, dt=None, upper=True, left=True, unitriangular=False):
+    a, b = _broadcast_batch(xp, a, b)
+    x = _trsm_host(backend.to_numpy(a).astype(dt.np), backend.to_numpy(b).astype(dt.np),
+                   upper, left, unitriangular)
+    return _fcontig(xp, xp.asarray(x))
+
+
+def _tri_mask(gA, upper, unitriangular):
+    return gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
+
+
+def _st_bw(c, g):
+    """PyTorch's linalg_solve_triangular backward: gB = A^{-H} gX (left) or gX A^{-H};
+    gA = -gB X^H (or -X^H gB), kept to A's triangle."""
+    A, X = c["self"], c["result"]
+    upper, left, unit = c["upper"], c["left"], c["unitriangular"]
+    gB = dispatch.call(SOLVE_TRI, (A.mH, g), {"upper": not upper, "left": left,
+                                               "unitriangular": unit})
+    gA = None
+    if c.needs_input_grad[0]:
+        gA = -(gB.matmul(X.mH)) if left else -(X.mH.matmul(gB))
+        gA = _sum_to(_tri_mask(gA, upper, unit), c.input_meta[0][0])
+    return gA, (_sum_to(gB, c.input_meta[1][0]) if c.needs_input_grad[1] else None)
+
+
+SOLVE_TRI = register(OpSpec(
+    name="linalg_solve_triangular", forward=_st_fwd, backward=_st_bw, args=("self", "B"),
+    params={"upper": True, "left": True, "unitriangular": False}, dtype_rule=_st_rule,
+    saves=("self", "result"), node_name="LinalgSolveTriangularBackward0", method=False,
+    function=False, out=False,
+    doc="the solution of a triangular system (BLAS trsm; no singularity check)."))
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``."""
+    _no_out(out, "solve_triangular")
+    return dispatch.call(SOLVE_TRI, (A, B), {"upper": upper, "left": left,
+                                             "unitriangular": unitriangular})
+
+
+_TS_WARNING = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be "
+    "removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+    "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
+    "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
+
+
+def _ts_rule(spec, ins, params):
+    b, a = ins
+    if b.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                           f"but it has {b.ndim} dimensions instead")
+    if a.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, "
+                           f"but it has {a.ndim} dimensions instead")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{a.shape[-1]} by {a.shape[-1]} but each b matrix is {b.shape[-2]} "
+                           f"by {b.shape[-1]}")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{b._dtype.torch_name} and A of type {a._dtype.torch_name} instead.")
+    _float_rule("triangular_solve_cpu")(a)
+    return a._dtype
+
+
+def _ts_arrays(xp, b, a, dt, upper, transpose, unitriangular):
+    a, b = _broadcast_batch(xp, a, b)
+    x = _trsm_host(backend.to_numpy(a).astype(dt.np), backend.to_numpy(b).astype(dt.np),
+                   upper, True, unitriangular, trans=int(bool(transpose)))
+    return _fcontig(xp, xp.asarray(x)), _fcontig(xp, a.astype(dt.np, copy=True))
+
+
+def _ts_sol_fwd(xp, b, a, out=None, dt=None, upper=True, transpose=False, unitriangular=False):
+    return _ts_arrays(xp, b, a, dt, upper, transpose, unitriangular)
+
+
+def _ts_clone_fwd(xp, b, a, out=None, dt=None, upper=True, transpose=False, unitriangular=False):
+    x, m = _ts_arrays(xp, b, a, dt, upper, transpose, unitriangular)
+    return m, x
+
+
+def _ts_sol_bw(c, g):
+    """PyTorch's triangular_solve_backward (the solution's share)."""
+    A, X = c["A"], c["result"]
+    upper, tr, unit = c["upper"], c["transpose"], c["unitriangular"]
+    gB = dispatch.call(TS_SOL, (g, A), {"upper": upper, "transpose": not tr,
+                                         "unitriangular": unit}).solution
+    gA = None
+    if c.needs_input_grad[1]:
+        gA = -(X.matmul(gB.mH)) if tr else -(gB.matmul(X.mH))
+        gA = _sum_to(_tri_mask(gA, upper, unit), c.input_meta[1][0])
+    return (_sum_to(gB, c.input_meta[0][0]) if c.needs_input_grad[0] else None), gA
+
+
+_TS = dict(args=("self", "A"), params={"upper": True, "transpose": False, "unitriangular": False},
+           dtype_rule=_ts_rule, node_name="TriangularSolveBackward0", method=False,
+           function=False, out=False)
+TS_SOL = register(OpSpec(
+    name="_triangular_solve", forward=_ts_sol_fwd, backward=_ts_sol_bw,
+    outputs=("solution", "cloned_coefficient"), saves=("A", "result"),
+    doc="torch.triangular_solve's solution, with its share of the backward.", **_TS))
+TS_CLONE = register(OpSpec(
+    name="_triangular_solve_clone", forward=_ts_clone_fwd,
+    backward=lambda c, g: (None, _sum_to(g, c.input_meta[1][0])),
+    outputs=("cloned_coefficient", "solution"),
+    doc="torch.triangular_solve's copy of A, whose gradient goes to A.", **_TS))
+TriangularSolveResult = _rt("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """``torch.triangular_solve`` (deprecated): (solution of op(A) X = b, a copy of A)."""
+    _no_out(out, "triangular_solve")
+    warn_once("triangular_solve", _TS_WARNING)
+    kw = {"upper": upper, "transpose": transpose, "unitriangular": unitriangular}
+    r = dispatch.call(TS_SOL, (input, A), kw)
+    if not r.solution.requires_grad:
+        return TriangularSolveResult(r.solution, r.cloned_coefficient)
+    return TriangularSolveResult(r.solution,
+                                 dispatch.call(TS_CLONE, (input, A), kw).cloned_coefficient)
+
+
+# ---- cholesky_solve --------------------------------------------------------------------------------
+
+def _cs_rule(spec, ins, params):
+    b, L = ins
+    if b.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {b.ndim} dimensions "
+                           "instead")
+    if L.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions "
+                           "instead")
+    _float_rule("cholesky_solve_cpu")(b)
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {L.shape[-2]} by "
+                           f"{L.shape[-1]} matrices")
+    if L.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{L.shape[-1]} by {L.shape[-1]} but each b matrix is {b.shape[-2]} "
+                           f"by {b.shape[-1]}")
+    if L._dtype is not b._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{b._dtype.torch_name} and A of type {L._dtype.torch_name} instead.")
+    return b._dtype
+
+
+def _cs_fwd(xp, b, L, out=None, dt=None, upper=False):
+    L, b = _broadcast_batch(xp, L, b)
+    hL, hb = backend.to_numpy(L).astype(dt.np), backend.to_numpy(b).astype(dt.np)
+    f = _lapack("lapack", "potrs", hL.dtype)
+    mL, _ = _matrices(hL)
+    mb, _ = _matrices(hb)
+    with np.errstate(all="ignore"):
+        out_ = [f(m, rhs, lower=not upper)[0] for m, rhs in zip(mL, mb)]
+    x = np.stack(out_).reshape(hb.shape) if out_ else np.zeros(hb.shape, hb.dtype)
+    return _fcontig(xp, xp.asarray(x))
+
+
+def _cs_bw(c, g):
+    """PyTorch's cholesky_solve_backward."""
+    L, X, upper = c["input2"], c["result"], c["upper"]
+    gB = dispatch.call(CHOLESKY_SOLVE, (g, L), {"upper": upper})
+    gL = None
+    if c.needs_input_grad[1]:
+        common = gB.matmul(X.mH)
+        common = common + common.mH
+        gL = _sum_to(-(L.matmul(common)) if upper else -(common.matmul(L)), c.input_meta[1][0])
+    return (_sum_to(gB, c.input_meta[0][0]) if c.needs_input_grad[0] else None), gL
+
+
+CHOLESKY_SOLVE = register(OpSpec(
+    name="cholesky_solve", forward=_cs_fwd, backward=_cs_bw, args=("self", "input2"),
+    params={"upper": False}, dtype_rule=_cs_rule, saves=("input2", "result"), out=False,
+    doc="torch.cholesky_solve(B, L, upper=False): X with (L L^H) X = B from the factor L."))
+
+from . import linalg_compose, linalg_eig, linalg_lstsq, linalg_lu  # noqa: E402  (the rest)
+
+for _fn, _method in ((triangular_solve, True), (linalg_lu.lu, True), (linalg_lu.lu_solve, True),
+                     (linalg_lu.lu_unpack, False), (linalg_compose.chain_matmul, False)):
+    register(OpSpec(name=_fn.__name__, forward=_fn, kind="composite", doc=_fn.__doc__,
+                    method=_method))

@@ -1,17 +1,33 @@
-"""``torch.linalg``: the norms and ``svdvals`` of ``inplace_lab.ops.linalg_norm``.
+"""``torch.linalg``: PyTorch 2.13's names over the table's linear algebra.
 
-``torch.linalg.norm(A, 'nuc')`` and ``torch.linalg.matrix_norm(A, 'nuc')`` build PyTorch's
-graph (SumBackward1 over LinalgSvdBackward0 over PermuteBackward0); the Frobenius and
-vector norms are the table's ``norm`` (LinalgVectorNormBackward0).
+The norms and ``svdvals`` are ``inplace_lab.ops.linalg_norm``'s (``norm(A, 'nuc')`` builds
+PyTorch's SumBackward1 over LinalgSvdBackward0); det, slogdet and svd are ops/
+linalg_inverse.py's; the solves and factorisations are ops/linalg_solve.py's, ops/
+linalg_lu.py's and ops/linalg_lstsq.py's; multi_dot, cond, vecdot, vander, tensorinv and
+tensorsolve are ops/linalg_compose.py's composites. Results come as
+``torch.return_types.linalg_*`` named tuples.
 """
 from __future__ import annotations
 
 from inplace_lab.ops.linalg_norm import linalg_norm as norm  # noqa: F401
 from inplace_lab.ops.linalg_norm import matrix_norm, svdvals, vector_norm  # noqa: F401
-from inplace_lab.ops.linalg_extra import CROSS as _CROSS  # noqa: E402
-from inplace_lab.ops.linalg_inverse import LinAlgError  # noqa: E402,F401
-from inplace_lab.ops.linalg_inverse import linalg_slogdet as slogdet  # noqa: E402,F401
-from inplace_lab.ops.linalg_inverse import linalg_svd as svd  # noqa: E402,F401
+from inplace_lab.ops.linalg_extra import CROSS as _CROSS
+from inplace_lab.ops.linalg_inverse import LinAlgError  # noqa: F401
+from inplace_lab.ops.linalg_inverse import linalg_slogdet as slogdet  # noqa: F401
+from inplace_lab.ops.linalg_inverse import linalg_svd as svd  # noqa: F401
+from inplace_lab.ops.linalg_solve import (  # noqa: F401
+    linalg_cholesky as cholesky, linalg_cholesky_ex as cholesky_ex, linalg_eigh as eigh,
+    linalg_eigvalsh as eigvalsh, linalg_inv as inv, linalg_inv_ex as inv_ex,
+    linalg_solve as solve, linalg_solve_ex as solve_ex,
+    linalg_solve_triangular as solve_triangular)
+from inplace_lab.ops.linalg_lu import (  # noqa: F401
+    linalg_lu as lu, linalg_lu_factor as lu_factor, linalg_lu_factor_ex as lu_factor_ex,
+    linalg_lu_solve as lu_solve)
+from inplace_lab.ops.linalg_lstsq import (  # noqa: F401
+    linalg_lstsq as lstsq, linalg_matrix_rank as matrix_rank, linalg_pinv as pinv)
+from inplace_lab.ops.linalg_compose import (  # noqa: F401
+    cond, multi_dot, tensorinv, tensorsolve, vander, vecdot)
+from inplace_lab.ops.linalg_eig import eig, eigvals, householder_product  # noqa: F401
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -21,13 +37,6 @@ def cross(input, other, *, dim=-1, out=None):
     return dispatch.call(_CROSS, (input, other), {"dim": dim} if out is None else {"dim": dim, "out": out})
 
 
-def inv(A, *, out=None):
-    """``torch.linalg.inv`` (LinalgInvExBackward0; a singular matrix raises LinAlgError)."""
-    from inplace_lab.ops.linalg_inverse import inverse
-
-    return inverse(A, out=out)
-
-
 def det(A, *, out=None):
     """``torch.linalg.det`` (LinalgDetBackward0)."""
     from inplace_lab.ops.linalg_inverse import det as _det
@@ -35,3 +44,54 @@ def det(A, *, out=None):
     if out is not None:
         raise TypeError("det(): out= is not supported here")
     return _det(A)
+
+
+def qr(A, mode="reduced", *, out=None):
+    """``torch.linalg.qr``: (Q, R), mode 'reduced', 'complete' or 'r' (Q empty)."""
+    from inplace_lab import creation
+    from inplace_lab.ops import dispatch
+    from inplace_lab.ops.linalg_more import QR_Q, QR_R
+    from inplace_lab.ops.linalg_solve import _rt
+
+    if out is not None:
+        raise TypeError("qr(): out= is not supported here")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    result = _rt("linalg_qr", ["Q", "R"])
+    kw = {"mode": "reduced" if mode == "r" else mode}
+    r = dispatch.call(QR_Q, (A,), kw)
+    Q, R = r.Q, r.R
+    if Q.requires_grad:
+        R = dispatch.call(QR_R, (A,), kw).R
+    if mode == "r":
+        Q = creation.empty((0,), dtype=A.dtype, device=A.device)
+    return result(Q, R)
+
+
+def matrix_power(A, n, *, out=None):
+    """``torch.linalg.matrix_power`` (matmuls by repeated squaring; an inverse for n < 0)."""
+    from inplace_lab.ops.linalg_more import matrix_power as _mp
+
+    if out is not None:
+        raise TypeError("matrix_power(): out= is not supported here")
+    return _mp(A, n)
+
+
+def matrix_exp(A):
+    """``torch.linalg.matrix_exp`` (LinalgMatrixExpBackward0)."""
+    import inplace_lab as il
+
+    return il.matrix_exp(A)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``torch.linalg.diagonal``: ``torch.diagonal`` with dims defaulting to the last two."""
+    return A.diagonal(offset=offset, dim1=dim1, dim2=dim2)
+
+
+def matmul(input, other, *, out=None):
+    """``torch.linalg.matmul``: ``torch.matmul``."""
+    import inplace_lab as il
+
+    return il.matmul(input, other) if out is None else il.matmul(input, other, out=out)
