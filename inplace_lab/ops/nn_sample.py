@@ -83,22 +83,27 @@ def _eb_layout(xp, n, offsets, include_last_offset):
     return starts, ends
 
 
-def _eb_prepare(xp, w, idx, offsets, mode, include_last_offset, padding_idx):
+def _eb_flat(xp, w, idx, offsets, include_last_offset, padding_idx):
+    """(int64 indices, bag starts, the bag of each position (-1: none), the positions that
+    count: in a bag and not ``padding_idx``), with ATen's index and offset checks."""
     idx = idx.astype(xp.int64)
     n = idx.shape[0]
     if n and (int(idx.min()) < 0 or int(idx.max()) >= w.shape[0]):
         raise _index_error()
-    starts, ends = _eb_layout(xp, n, offsets, include_last_offset)
-    lmax = int((ends - starts).max()) if starts.shape[0] else 0
-    pos = starts[:, None] + xp.arange(lmax, dtype=xp.int64)[None, :]  # (B, L)
-    inside = pos < ends[:, None]
-    pos = xp.where(inside, pos, 0)
-    valid = inside.copy()
-    if n:
-        valid &= idx[pos] != (-1 if padding_idx is None else padding_idx)
-    else:
-        valid[...] = False
-    return idx, starts, pos, valid
+    starts, _ = _eb_layout(xp, n, offsets, include_last_offset)
+    j = xp.arange(n, dtype=xp.int64)
+    bag = xp.searchsorted(starts, j, side="right").astype(xp.int64) - 1  # (empty bags skipped)
+    valid = bag >= 0
+    if padding_idx is not None and padding_idx >= 0:
+        valid &= idx != padding_idx
+    return idx, starts, bag, valid
+
+
+def _eb_sizes(xp, bag, valid, b):
+    sizes = xp.zeros(b, dtype=xp.int64)
+    if b:
+        backend.add_at(xp, sizes, bag[valid], 1)
+    return sizes
 
 
 def _offset2bag(xp, n, starts):
@@ -108,6 +113,39 @@ def _offset2bag(xp, n, starts):
     return xp.cumsum(o2b[:n])
 
 
+def _eb_max(xp, w, idx, starts, n, valid_flat, bag=None):
+    """Each bag's maximum per column (the first of equal values) and the row it came from:
+    segment reductions (``reduceat``) with numpy, a (bags, longest bag) window elsewhere."""
+    b, d = starts.shape[0], w.shape[1]
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=xp.int64)])
+    if xp is backend.np and n and b:
+        size = _eb_sizes(xp, bag, valid_flat, b)
+        seg = starts[ends > starts]  # (empty bags delimit nothing)
+        rows = xp.where(valid_flat[:, None], w[idx], -xp.inf)
+        mx = xp.zeros((b, d), dtype=rows.dtype)
+        mx[ends > starts] = xp.maximum.reduceat(rows, seg, axis=0)
+        j = xp.arange(n, dtype=xp.int64)[:, None]
+        hit = (rows == mx[xp.maximum(bag, 0)]) & valid_flat[:, None]
+        first = xp.zeros((b, d), dtype=xp.int64)
+        first[ends > starts] = xp.minimum.reduceat(xp.where(hit, j, n - 1), seg, axis=0)
+        has = size[:, None] > 0
+        return (xp.where(has, mx, 0).astype(w.dtype), xp.where(has, idx[first], 0), size)
+    lmax = int((ends - starts).max()) if b else 0
+    pos = starts[:, None] + xp.arange(lmax, dtype=xp.int64)[None, :]  # (B, L)
+    inside = pos < ends[:, None]
+    pos = xp.where(inside, pos, 0)
+    valid = inside & valid_flat[pos] if n else inside
+    size = valid.sum(1).astype(xp.int64)
+    if not lmax:
+        return xp.zeros((b, d), dtype=w.dtype), xp.zeros((b, d), dtype=xp.int64), size
+    rows = w[idx[pos]]  # (B, L, D)
+    am = xp.argmax(xp.where(valid[..., None], rows, -xp.inf), axis=1)
+    mx = xp.take_along_axis(rows, am[:, None, :], 1)[:, 0, :]
+    src = xp.take_along_axis(pos, am, 1) if d else am
+    y = xp.where(size[:, None] > 0, mx, 0).astype(w.dtype)
+    return y, xp.where(size[:, None] > 0, idx[src], 0).astype(xp.int64), size
+
+
 def _eb_fwd(xp, w, idx, offsets, psw, out=None, dt=None, scale_grad_by_freq=False, mode=1,
             sparse=False, include_last_offset=False, padding_idx=-1):
     if psw is not None and mode != 0:
@@ -115,39 +153,27 @@ def _eb_fwd(xp, w, idx, offsets, psw, out=None, dt=None, scale_grad_by_freq=Fals
     if psw is not None and (psw.ndim != 1 or psw.shape[0] != idx.shape[0]):
         raise RuntimeError("embedding_bag: Expected per_sample_weights.numel() == "
                            "indices.numel() to be true, but got false.")
-    idx, starts, pos, valid = _eb_prepare(xp, w, idx, offsets, mode, include_last_offset,
-                                          padding_idx)
-    b, d = starts.shape[0], w.shape[1]
+    idx, starts, bag, valid = _eb_flat(xp, w, idx, offsets, include_last_offset, padding_idx)
+    b, d, n = starts.shape[0], w.shape[1], idx.shape[0]
+    if mode == 2:
+        y, max_idx, bag_size = _eb_max(xp, w, idx, starts, n, valid, bag)
+        return (xp.ascontiguousarray(y), _offset2bag(xp, n, starts), bag_size, max_idx)
+    size = _eb_sizes(xp, bag, valid, b)
     summed = valid
     if include_last_offset and b:  # (ATen: the last bag sums up to offsets[-1] only, but its
         #                             size, maximum and gradient run to the end of the input)
-        summed = valid & (pos < offsets.astype(xp.int64)[-1])
-    n = idx.shape[0]
-    size = valid.sum(1).astype(xp.int64)
-    rows = w[idx[pos]] if n else xp.zeros(pos.shape + (d,), dtype=w.dtype)  # (B, L, D)
-    if mode == 2:
-        low = xp.where(valid[..., None], rows, -xp.inf)
-        am = xp.argmax(low, axis=1) if pos.shape[1] else xp.zeros((b, d), dtype=xp.int64)
-        mx = xp.take_along_axis(rows, am[:, None, :], 1)[:, 0, :] if pos.shape[1] else \
-            xp.zeros((b, d), dtype=w.dtype)
-        y = xp.where(size[:, None] > 0, mx, 0).astype(w.dtype)
-        src = xp.take_along_axis(xp.broadcast_to(pos[..., None], pos.shape + (d,)),
-                                 am[:, None, :], 1)[:, 0, :] if pos.shape[1] else am
-        max_idx = xp.where(size[:, None] > 0, idx[src] if n else 0, 0).astype(xp.int64)
-        bag_size = size
+        summed = valid & (xp.arange(n) < offsets.astype(xp.int64)[-1])
+    y = xp.zeros((b, d), dtype=w.dtype)
+    rows = w[idx[summed]]
+    if psw is not None:
+        rows = rows * psw[summed][:, None]
+    backend.add_at(xp, y, bag[summed], rows)
+    if mode == 1:
+        y = (y / xp.maximum(size, 1)[:, None]).astype(w.dtype)
+        bag_size, max_idx = size, size.copy()
     else:
-        wts = summed.astype(w.dtype)
-        if psw is not None and n:
-            wts = wts * psw[pos]
-        y = (rows * wts[..., None]).sum(1).astype(w.dtype)
-        if mode == 1:
-            y = (y / xp.maximum(size, 1)[:, None]).astype(w.dtype)
-            bag_size = size
-            max_idx = size.copy()
-        else:
-            bag_size = xp.zeros(b, dtype=xp.int64)
-            max_idx = xp.zeros(b, dtype=xp.int64)
-    return (xp.ascontiguousarray(y), _offset2bag(xp, n, starts), bag_size, max_idx)
+        bag_size, max_idx = xp.zeros(b, dtype=xp.int64), xp.zeros(b, dtype=xp.int64)
+    return (y, _offset2bag(xp, n, starts), bag_size, max_idx)
 
 
 def _eb_grad_fwd(xp, g, idx, offsets, psw, max_idx, out=None, dt=None, num_weights=0,
@@ -155,47 +181,39 @@ def _eb_grad_fwd(xp, g, idx, offsets, psw, max_idx, out=None, dt=None, num_weigh
     """ATen's dense backward of embedding_bag (``_embedding_bag_dense_backward_cpu``)."""
     d = g.shape[1]
     gw = xp.zeros((num_weights, d), dtype=g.dtype)
-    idx = idx.astype(xp.int64)
-    n = idx.shape[0]
-    if not n:
+    if not idx.shape[0]:
         return gw
+    idx, starts, bag, valid = _eb_flat(xp, gw, idx, offsets, include_last_offset, padding_idx)
     if mode == 2:
-        _, starts, pos, valid = _eb_prepare(xp, gw, idx, offsets, mode, include_last_offset,
-                                            padding_idx)
-        keep = valid.any(1)
+        keep = _eb_sizes(xp, bag, valid, starts.shape[0]) > 0
         cols = xp.broadcast_to(xp.arange(d), max_idx.shape)
         backend.add_at(xp, gw, (max_idx[keep], cols[keep]), g[keep])
         return gw
-    _, starts, pos, valid = _eb_prepare(xp, gw, idx, offsets, mode, include_last_offset,
-                                        padding_idx)
-    scale = valid.astype(g.dtype)
+    scale = xp.ones(idx.shape[0], dtype=g.dtype)
     if psw is not None:
-        scale = scale * psw[pos]
+        scale = scale * psw
     if mode == 1:
-        scale = scale / xp.maximum(valid.sum(1), 1)[:, None]
+        size = _eb_sizes(xp, bag, valid, starts.shape[0])
+        scale = scale / xp.maximum(size, 1)[xp.maximum(bag, 0)]
     if scale_grad_by_freq:
         srt = xp.sort(idx)
         counts = xp.bincount(idx, minlength=num_weights)
         uniq = xp.unique(srt)  # the k-th distinct index divides by counts[srt[k]]
         div = xp.ones(num_weights, dtype=g.dtype)
         div[uniq] = counts[srt[: uniq.shape[0]]]
-        scale = scale / div[idx[pos]]
-    contrib = g[:, None, :] * scale[..., None]  # (B, L, D)
-    backend.add_at(xp, gw, idx[pos][valid], contrib[valid])
+        scale = scale / div[idx]
+    backend.add_at(xp, gw, idx[valid], g[bag[valid]] * scale[valid][:, None])
     return gw
 
 
 def _eb_psw_grad_fwd(xp, g, w, idx, offsets, out=None, dt=None, mode=0,
                      include_last_offset=False, padding_idx=-1):
     """``d out / d per_sample_weights[j] = <grad[bag(j)], weight[input[j]]>``, 0 for padding."""
-    idx64 = idx.astype(xp.int64)
     res = xp.zeros(idx.shape[0], dtype=g.dtype)
     if not idx.shape[0]:
         return res
-    _, starts, pos, valid = _eb_prepare(xp, w, idx64, offsets, mode, include_last_offset,
-                                        padding_idx)
-    dots = (g[:, None, :] * w[idx64[pos]]).sum(-1)
-    res[pos[valid]] = dots[valid]
+    idx, starts, bag, valid = _eb_flat(xp, w, idx, offsets, include_last_offset, padding_idx)
+    res[valid] = (g[bag[valid]] * w[idx[valid]]).sum(-1)
     return res
 
 
