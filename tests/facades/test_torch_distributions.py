@@ -220,9 +220,8 @@ RSAMPLE = {
 
 
 @pytest.mark.parametrize("name", sorted(RSAMPLE))
-def test_rsample_gradient_is_seed_independent(name):
-    """d rsample / d params, weighted by a fixed vector, depends on the draw only through
-    the draw itself: compare gradients recomputed from each side's own sample."""
+def test_rsample_shapes_graph_and_gradient_shapes(name):
+    """rsample's shape, dtype and last node; the gradients reach every parameter."""
     make, _ = RSAMPLE[name]
 
     def go(mod, D):
@@ -236,8 +235,6 @@ def test_rsample_gradient_is_seed_independent(name):
         x = d.rsample((3,))
         (x * _w(mod, x)).sum().backward()
         grads = {k: v.grad for k, v in leaves.items()}
-        # the same gradient from the draw: for these families d x / d param is a closed form
-        # of x and the params, so recompute it by autograd through log_prob's inverse
         return {"shape": tuple(x.shape), "grad_fn": x.grad_fn.name(), "dtype": str(x.dtype),
                 "grad_shapes": {k: tuple(g.shape) for k, g in grads.items()}}
     same(go)
@@ -648,3 +645,65 @@ def test_policy_gradient_step_matches():
         loss.backward()
         return [loss, logits.grad, d.log_prob(actions)]
     same(go)
+
+
+# ---- assorted programs: properties, broadcasting, dtypes, enumerate_support, errors -----------
+
+PROGRAMS = {
+ "mvn_props": lambda m, D: (lambda c: (lambda d: [d.scale_tril, d.covariance_matrix, d.precision_matrix, d.loc])(D.MultivariateNormal(m.zeros(2), covariance_matrix=c)))(m.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)),
+ "mvn_prec_props": lambda m, D: (lambda c: (lambda d: [d.scale_tril, d.covariance_matrix, d.precision_matrix])(D.MultivariateNormal(m.zeros(2), precision_matrix=c)))(m.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)),
+ "mvn_batch": lambda m, D: D.MultivariateNormal(m.zeros(3, 2), m.eye(2)).log_prob(m.ones(4, 1, 2)),
+ "mvn_rsample": lambda m, D: D.MultivariateNormal(m.zeros(3, 2, requires_grad=True), m.eye(2)).rsample((4,)).shape,
+ "mvn_rsample_fn": lambda m, D: D.MultivariateNormal(m.zeros(3, 2, requires_grad=True), m.eye(2)).rsample((4,)).grad_fn.name(),
+ "normal_rsample_fn": lambda m, D: D.Normal(m.zeros(3, requires_grad=True), 1.0).rsample((4,)).grad_fn.name(),
+ "unif_rsample_fn": lambda m, D: D.Uniform(m.zeros(3, requires_grad=True), 1.0).rsample((4,)).grad_fn.name(),
+ "gamma_rsample_fn": lambda m, D: D.Gamma(m.ones(3, requires_grad=True), 1.0).rsample((4,)).grad_fn.next_functions[0][0].next_functions[0][0].name(),
+ "dirichlet_rsample_fn": lambda m, D: D.Dirichlet(m.ones(3, requires_grad=True)).rsample((4,)).grad_fn.name(),
+ "beta_rsample_fn": lambda m, D: D.Beta(m.ones(3, requires_grad=True), 2.0).rsample((4,)).grad_fn.name(),
+ "beta_rsample_shape": lambda m, D: D.Beta(m.ones(3, requires_grad=True), 2.0).rsample((4,)).shape,
+ "cat_sample": lambda m, D: [D.Categorical(m.ones(2, 3)).sample().shape, D.Categorical(m.ones(3)).sample((2, 2)).shape],
+ "bern_ent": lambda m, D: D.Bernoulli(m.tensor([0.0, 1.0, 0.5])).entropy(),
+ "cat_ent0": lambda m, D: D.Categorical(m.tensor([0.0, 1.0])).entropy(),
+ "cat_lp_bcast": lambda m, D: D.Categorical(m.ones(2, 3)).log_prob(m.tensor([[0], [1], [2]])),
+ "normal_int": lambda m, D: D.Normal(m.tensor([0, 1]), 1),
+ "normal_int_lp": lambda m, D: D.Normal(0, 1).log_prob(m.tensor(1)),
+ "normal_scalar_lp": lambda m, D: D.Normal(0., 1.).log_prob(0.5),
+ "normal_scale0": lambda m, D: D.Normal(0., 0.),
+ "perplexity": lambda m, D: D.Categorical(m.tensor([0.2, 0.8])).perplexity(),
+ "exp_family_ent": lambda m, D: D.Exponential(m.tensor([2.0])).entropy(),
+ "indep_repr": lambda m, D: repr(D.Independent(D.Normal(m.zeros(2, 3), 1.0), 1)),
+ "td_repr": lambda m, D: repr(D.TransformedDistribution(D.Normal(0., 1.), [D.transforms.ExpTransform()])),
+ "lognormal_repr": lambda m, D: repr(D.LogNormal(0., 1.)),
+ "kl_shapes": lambda m, D: D.kl_divergence(D.Normal(m.zeros(2, 1), 1.), D.Normal(m.zeros(3), 2.)),
+ "kl_mvn_batch": lambda m, D: D.kl_divergence(D.MultivariateNormal(m.zeros(2, 2), m.eye(2)), D.MultivariateNormal(m.ones(2), 2 * m.eye(2))),
+ "bern_sample_dtype": lambda m, D: D.Bernoulli(m.tensor([0.5], dtype=m.float64)).sample().dtype,
+ "float64_lp": lambda m, D: D.Normal(m.tensor(0., dtype=m.float64), 1.).log_prob(m.tensor(1.)),
+ "half": lambda m, D: D.Normal(m.tensor([0.], dtype=m.float64), m.tensor([1.])).loc.dtype,
+ "multinom_lp": lambda m, D: D.Multinomial(probs=m.tensor([0.2, 0.8])).log_prob(m.tensor([1.0, 3.0])),
+ "cat_enum": lambda m, D: D.Categorical(m.ones(2, 3)).enumerate_support(expand=False),
+ "bern_enum": lambda m, D: D.Bernoulli(m.ones(2) / 2).enumerate_support(),
+ "lp_grad_value": lambda m, D: (lambda x: (D.Normal(0., 2.).log_prob(x).sum().backward(), x.grad)[1])(m.tensor([1., 2.], requires_grad=True)),
+ "sample_n": lambda m, D: D.Normal(m.zeros(2), 1.).sample_n(3).shape,
+ "ohc_sample": lambda m, D: D.OneHotCategorical(m.ones(2, 3)).sample((4,)).sum(-1),
+ "ohcst": lambda m, D: D.OneHotCategoricalStraightThrough(m.ones(3, requires_grad=True)).rsample().grad_fn.name(),
+ "binom_sample": lambda m, D: D.Binomial(m.tensor([5., 10.]), m.tensor([0., 1.])).sample(),
+ "poisson_sample0": lambda m, D: D.Poisson(m.tensor([0.])).sample(),
+ "validate_sample": lambda m, D: D.Normal(0., 1.).log_prob(m.tensor([1.0], dtype=m.float64)).dtype,
+ "cdf_err": lambda m, D: D.Exponential(1.).cdf(m.tensor(-1.)),
+ "icdf_err": lambda m, D: D.Normal(0., 1.).icdf(m.tensor(1.5)),
+ "uniform_cdf_clamp": lambda m, D: D.Uniform(0., 1., validate_args=False).cdf(m.tensor([-1., 2.])),
+ "lp_outside_novalidate": lambda m, D: D.Uniform(0., 1., validate_args=False).log_prob(m.tensor([-1., 0.5])),
+ "transform_cache": lambda m, D: (lambda t, x: t.inv(t(x)) is x)(D.transforms.ExpTransform(cache_size=1), m.tensor([1.])),
+ "transform_eq": lambda m, D: [D.transforms.ExpTransform() == D.transforms.ExpTransform(), D.transforms.identity_transform],
+ "constraint_err": lambda m, D: D.constraints.positive.check(1.0),
+ "dependent": lambda m, D: D.constraints.dependent.check(m.zeros(1)),
+ "is_dependent": lambda m, D: [D.constraints.is_dependent(D.Binomial(5, 0.5).support), D.constraints.is_dependent(D.constraints.real)],
+ "getattr_missing": lambda m, D: D.NoSuch,
+ "entropy_notimpl": lambda m, D: D.Binomial(5, 0.5).entropy(),
+ "kl_err": lambda m, D: D.kl_divergence(D.Normal(0., 1.), D.StudentT(1.)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_programs(name):
+    same(PROGRAMS[name])

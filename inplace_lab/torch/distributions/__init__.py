@@ -188,10 +188,15 @@ def _torch_module_names():
         if not modname.startswith(prefix) or mod is None:
             continue
         sub = modname[len(prefix):]
+        if not sub.startswith("_"):
+            mod.__getattr__ = _missing_attribute(f"torch.distributions.{sub}", mod)
         for val in vars(mod).values():
             if isinstance(val, type) and val.__module__ == modname:
                 val.__module__ = "torch.distributions." + sub
 
 
+from inplace_lab.facade import missing_attribute as _missing_attribute  # noqa: E402
+
 _torch_module_names()
 del _torch_module_names
+__getattr__ = _missing_attribute("torch.distributions", None)

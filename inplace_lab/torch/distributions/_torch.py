@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import math
 import types
+import warnings
 from typing import Union
-
-import numpy as _np
 
 import inplace_lab.torch as _t
 from inplace_lab import backend as _backend
 from inplace_lab.autograd.function import Function as _Function, once_differentiable  # noqa: F401
 from inplace_lab.tensor import Tensor
+
+_np = _backend.np  # (the samplers' host-side arithmetic; backend.py owns numpy)
 
 SymInt = int
 nan = math.nan
@@ -75,7 +76,9 @@ def _cholesky(A, *, upper=False, out=None):
     fn = _facade_linalg("cholesky")
     if fn is not None:
         return fn(A, upper=upper)
-    return _t.cholesky(A, upper=upper)
+    with warnings.catch_warnings():  # (torch.cholesky's deprecation: not the user's call)
+        warnings.simplefilter("ignore")
+        return _t.cholesky(A, upper=upper)
 
 
 def _cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -83,8 +86,7 @@ def _cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     if fn is not None:
         return fn(A, upper=upper, check_errors=check_errors)
     # info: 0 where every leading minor is positive-definite (the batch is checked on numpy)
-    a = _backend.to_numpy(A.detach().numpy() if hasattr(A, "numpy") else A)
-    a = _np.asarray(a, dtype=_np.float64)
+    a = _np_of(A).astype(_np.float64)
     n = a.shape[-1]
     flat = a.reshape(-1, n, n)
     info = _np.zeros(flat.shape[0], dtype=_np.int32)
@@ -95,11 +97,10 @@ def _cholesky_ex(A, *, upper=False, check_errors=False, out=None):
             except _np.linalg.LinAlgError:
                 info[i] = k
                 break
-    info_t = _t.tensor(info.reshape(a.shape[:-2]), dtype=_t.int32)
+    info_t = _t.tensor(info.reshape(a.shape[:-2]), dtype=_t.int32, device=A.device)
     L = _t.zeros_like(A)
     if not info.any():
-        with _t.no_grad():
-            L = _t.cholesky(A, upper=upper)
+        L = _cholesky(A, upper=upper)
     return types.SimpleNamespace(L=L, info=info_t)
 
 
@@ -107,6 +108,7 @@ def _solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     fn = _facade_linalg("solve_triangular")
     if fn is not None:
         return fn(A, B, upper=upper, left=left, unitriangular=unitriangular)
+    A = A.triu() if upper else A.tril()
     if unitriangular:
         n = A.shape[-1]
         eye = _t.eye(n, dtype=A.dtype)
@@ -119,8 +121,7 @@ def _eigvalsh(A, UPLO="L", *, out=None):
     fn = _facade_linalg("eigvalsh")
     if fn is not None:
         return fn(A, UPLO=UPLO)
-    a = _np.asarray(A.detach().numpy())
-    return _t.tensor(_np.linalg.eigvalsh(a, UPLO=UPLO), dtype=A.dtype)
+    return _like(_np.linalg.eigvalsh(_np_of(A), UPLO=UPLO), A)
 
 
 class _Namespace(types.ModuleType):
@@ -183,14 +184,19 @@ def _generator():
 
 
 def _np_of(t):
-    return _np.asarray(_backend.to_numpy(t.detach().numpy()))
+    return _np.asarray(_backend.to_numpy(t.detach()._a))
+
+
+def _like(arr, t):
+    """``arr`` (numpy) as a tensor of t's dtype on t's device."""
+    return _t.tensor(arr.astype(_np_dtype(t)), dtype=t.dtype, device=t.device)
 
 
 def _standard_gamma_grad(alpha, x):
     """d x / d alpha of a standard gamma draw (implicit reparameterisation, torch's
     ``_standard_gamma_grad``): -(dF/dalpha) / (dF/dx) with F the regularised lower
     incomplete gamma function."""
-    import scipy.special as sp
+    sp = _backend.special()
 
     a = _np_of(alpha).astype(_np.float64)
     v = _np_of(x).astype(_np.float64)
@@ -202,7 +208,7 @@ def _standard_gamma_grad(alpha, x):
     with _np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         g = -dF_da / _np.exp(log_pdf)
     g = _np.where(_np.isfinite(g), g, 0.0)
-    return _t.tensor(g.astype(_np_dtype(alpha)), dtype=alpha.dtype)
+    return _like(g, alpha)
 
 
 def _np_dtype(t):
@@ -214,8 +220,7 @@ class _StandardGamma(_Function):
     @staticmethod
     def forward(ctx, alpha):
         a = _np_of(alpha)
-        draw = _generator().standard_gamma(a.astype(_np.float64)).astype(_np_dtype(alpha))
-        out = _t.tensor(draw, dtype=alpha.dtype)
+        out = _like(_generator().standard_gamma(a.astype(_np.float64)), alpha)
         ctx.save_for_backward(alpha, out)
         return out
 
@@ -239,14 +244,14 @@ def _sample_dirichlet(alpha, generator=None):
     g = _generator().standard_gamma(a)
     g = _np.maximum(g, _np.finfo(_np_dtype(alpha)).tiny)
     x = g / g.sum(-1, keepdims=True)
-    return _t.tensor(x.astype(_np_dtype(alpha)), dtype=alpha.dtype)
+    return _like(x, alpha)
 
 
 def _dirichlet_grad(x, alpha, total):
     """torch's ``_dirichlet_grad``: the scaled reparameterised gradient of a Beta(alpha,
     total - alpha) draw x, ``-(d/dalpha cdf(x; alpha, beta)) / pdf(x; alpha, beta) / (1 - x)``
     (beta held fixed; the derivative by a central difference in float64)."""
-    import scipy.special as sp
+    sp = _backend.special()
 
     xv = _np_of(x).astype(_np.float64)
     a = _np_of(alpha).astype(_np.float64)
@@ -259,4 +264,4 @@ def _dirichlet_grad(x, alpha, total):
         log_pdf = (a - 1) * _np.log(xv) + (b - 1) * _np.log1p(-xv) - sp.betaln(a, b)
         g = -dF / _np.exp(log_pdf) / (1 - xv)
     g = _np.where(_np.isfinite(g), g, 0.0)
-    return _t.tensor(g.astype(_np_dtype(x)), dtype=x.dtype)
+    return _like(g, x)
