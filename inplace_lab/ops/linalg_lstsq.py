@@ -23,7 +23,7 @@ from .. import backend, creation, dtypes, layout
 from . import dispatch
 from .linalg_inverse import _square
 from .linalg_more import _pinv_bw
-from .linalg_solve import _fcontig, _matrices, _no_out, _rt, _sum_to
+from .linalg_solve import _fcontig, _matrices, _no_out, _rt, _sum_to, share_output
 from .table import OpSpec, register
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -187,6 +187,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     res = r.residuals
     if r.solution.requires_grad:
         res = dispatch.call(LSTSQ_RES, (A, B), kw).residuals
+        share_output(res, "solution", r.solution)
     return LinalgLstsqResult(r.solution, res, r.rank, r.singular_values)
 
 

@@ -23,7 +23,8 @@ from . import dispatch
 from .join import cat
 from .linalg_more import _pinv_bw
 from .linalg_solve import (SOLVE_TRI, _broadcast_batch, _fcontig, _float_rule, _info_array,
-                           _lapack, _matrices, _no_out, _rt, _sum_to, _x, warn_once)
+                           _lapack, _matrices, _no_out, _rt, _sum_to, _x, share_output,
+                           warn_once)
 from .table import OpSpec, register
 
 
@@ -245,7 +246,10 @@ def linalg_lu(A, *, pivot=True, out=None):
     r = dispatch.call(LU_L, (A,), {"pivot": pivot})
     if not r.L.requires_grad:
         return LinalgLuResult(r.P, r.L, r.U)
-    return LinalgLuResult(r.P, r.L, dispatch.call(LU_U, (A,), {"pivot": pivot}).U)
+    U = dispatch.call(LU_U, (A,), {"pivot": pivot}).U
+    share_output(r.L, "U", U)
+    share_output(U, "L", r.L)
+    return LinalgLuResult(r.P, r.L, U)
 
 
 def _unpack_rule(spec, ins, params):

@@ -65,6 +65,18 @@ def _fcontig(xp, r):
     return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(r, -1, -2)), -1, -2)
 
 
+def share_output(out, name, other):
+    """Save ``other`` (a result of a sibling part, with its history) in ``out``'s node under
+    ``name``: the part's backward then differentiates through it again (create_graph), as
+    PyTorch's one node differentiates through all its outputs."""
+    from ..autograd.saved import SavedTensor
+
+    node = out.grad_fn
+    if node is not None and other.grad_fn is not None and name in node.saved:
+        node.saved[name] = SavedTensor(other, node.name(), is_output=False, policy=other._pol,
+                                       name=name)
+
+
 def _x(shape):
     return f"{shape[-2]}x{shape[-1]}"
 
@@ -388,16 +400,24 @@ LinalgEighResult = _rt("linalg_eigh", ["eigenvalues", "eigenvectors"])
 def linalg_eigh(A, UPLO="L", *, out=None):
     """``torch.linalg.eigh``: (eigenvalues ascending, eigenvectors) from one triangle of A."""
     _no_out(out, "eigh")
+    w, v = _eigh_parts(A, UPLO)
+    return LinalgEighResult(w, v)
+
+
+def _eigh_parts(A, UPLO):
     r = dispatch.call(EIGH_W, (A,), {"UPLO": UPLO})
     if not r.eigenvalues.requires_grad:
-        return LinalgEighResult(r.eigenvalues, r.eigenvectors)
-    return LinalgEighResult(r.eigenvalues, dispatch.call(EIGH_V, (A,), {"UPLO": UPLO}).eigenvectors)
+        return r.eigenvalues, r.eigenvectors
+    v = dispatch.call(EIGH_V, (A,), {"UPLO": UPLO}).eigenvectors
+    share_output(r.eigenvalues, "eigenvectors", v)
+    share_output(v, "eigenvalues", r.eigenvalues)
+    return r.eigenvalues, v
 
 
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
     """``torch.linalg.eigvalsh``: the eigenvalues (LinalgEighBackward0 when A requires grad)."""
     _no_out(out, "eigvalsh")
-    return dispatch.call(EIGH_W, (A,), {"UPLO": UPLO}).eigenvalues
+    return _eigh_parts(A, UPLO)[0]
 
 
 # ---- solve_triangular, triangular_solve ----------------------------------------------------------------

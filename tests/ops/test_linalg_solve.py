@@ -516,3 +516,25 @@ def test_gradients_of_a_tensor_and_its_transposed_view_accumulate():
     """The engine adds a gradient that is a view of the one it holds out of place."""
     a = pair(3, 3, grad=True)
     run(lambda T, x: (x + x.mT).exp(), [a])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T, x: T.linalg.eigvalsh(x + x.mT),
+    lambda T, x: T.linalg.eigh(x + x.mT).eigenvectors ** 2,
+    lambda T, x: T.linalg.lu(x).L,
+    lambda T, x: T.linalg.lu_factor(x).LU,
+    lambda T, x: T.linalg.solve(x, x.sum(0)),
+    lambda T, x: T.linalg.cholesky(x @ x.mT),
+    lambda T, x: T.linalg.pinv(x),
+])
+def test_double_backward(fn):
+    """create_graph=True: the backwards are table ops (and the parts of one node see each
+    other's results with their history), so second derivatives are PyTorch's."""
+    a = well(3, 3)
+    out = []
+    for T, x in zip((torch, il), a):
+        y = fn(T, x)
+        (g,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad((g * g).sum(), x)
+        out.append(gg.detach().numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, atol=1e-8)
