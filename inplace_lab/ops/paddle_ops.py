@@ -709,3 +709,38 @@ OPS_PADDLE["add_n"] = register(OpSpec(
 OPS_PADDLE["multiplex"] = register(OpSpec(
     name="multiplex", forward=_multiplex_fwd, backward=_multiplex_bw, args=("self", "index"),
     saves=("index",), dtype_rule="self", method=False, function=False, out=False))
+
+
+# ---- Paddle's scatter (rows of x replaced, or zeroed then accumulated, by updates) ---------------
+
+def _paddle_scatter_fwd(xp, a, index, updates, out=None, dt=None, overwrite=True):
+    ix = index.reshape(-1).astype(np.int64, copy=False)
+    target = a.copy()
+    if overwrite:
+        target[ix] = updates
+    else:
+        target[ix] = 0
+        backend.add_at(xp, target, ix, updates.astype(target.dtype, copy=False))
+    return target if out is None else _assign(out, target)
+
+
+def _paddle_scatter_bw(c, g):
+    from .. import creation
+
+    index = c["index"].reshape([-1]).long()
+    gx = gu = None
+    if c.needs_input_grad[0]:
+        keep = np.ones(c.input_meta[0][0][:1], dtype=g._dtype.np)
+        keep[backend.to_numpy(index._a)] = 0
+        mask = creation.tensor(keep, device=g.device).reshape([-1] + [1] * (g.ndim - 1))
+        gx = g * mask
+    if c.needs_input_grad[2]:
+        gu = g.index_select(0, index)
+    return (gx, None, gu)
+
+
+# (not registered: "scatter" is PyTorch's op in the table; Paddle's node is ScatterGradNode)
+PADDLE_SCATTER = OpSpec(name="scatter", forward=_paddle_scatter_fwd, backward=_paddle_scatter_bw,
+                        args=("self", "index", "updates"), params={"overwrite": True},
+                        saves=("index",), dtype_rule="self", method=False, function=False,
+                        out=False)

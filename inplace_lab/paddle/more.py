@@ -1149,3 +1149,113 @@ def slice(input, axes, starts, ends):  # noqa: A001  (Paddle's name)
         out = _dispatch.call_view(OPS["slice"], (out,), {"dim": ax, "start": lo,
                                                           "end": builtins.max(hi, lo), "step": 1})
     return out
+
+
+# ---- Paddle's gather, scatter, roll, count_nonzero, histogram (Paddle's arguments) ---------------
+
+NAMES += ("gather", "scatter", "roll", "count_nonzero", "histogram")
+METHODS += ("gather", "scatter", "roll", "count_nonzero", "histogram")
+
+_GATHER = dataclasses.replace(OPS["index_select"], name="gather", select=None)
+
+
+def gather(x, index, axis=None, name=None, out=None):
+    """``paddle.gather``: the slices ``index`` (1-D; a 0-D index drops the axis; a 2-D one
+    is flattened) of x along ``axis`` (0 by default); GatherGradNode."""
+    if isinstance(axis, _Core):
+        axis = int(axis.item())
+    axis = 0 if axis is None else _non_negative(int(axis), x.ndim)
+    n = x.shape[axis]
+    a = backend.to_numpy(index._a).reshape(-1)
+    big = a[a >= n]
+    if big.size:
+        i = int(np.argmax(a >= n))
+        raise IndexError(
+            "(OutOfRange) The element of Index must be less than the size of input dim size of "
+            f"axis which is {n}, but received index element which is {int(big[0])} in the {i} "
+            f"index.\n  [Hint: Expected p_index[i] < index_dim_size, but received "
+            f"p_index[i]:{int(big[0])} >= index_dim_size:{n}.] (at "
+            "/paddle/paddle/phi/kernels/funcs/gather.h:82)\n")
+    flat = index if index.ndim == 1 else _views.reshape(index, [-1])
+    r = _dispatch.call(_GATHER, (x, axis, flat), {})
+    if index.ndim == 0:
+        from inplace_lab.paddle import squeeze
+
+        r = squeeze(r, axis)
+    if out is not None:
+        from .inplace import copy_
+
+        copy_(out, r)
+        out._vc.bump()
+        return out
+    return r
+
+
+def scatter(x, index, updates, overwrite=True, name=None):
+    """``paddle.scatter``: a copy of x whose rows ``index`` are ``updates``' rows
+    (``overwrite=False``: those rows zeroed, then every update added); ScatterGradNode."""
+    return _dispatch.call(_pops.PADDLE_SCATTER, (x, index, updates),
+                          {"overwrite": builtins.bool(overwrite)})
+
+
+def roll(x, shifts, axis=None, name=None):
+    return _il.roll(x, shifts, axis) if axis is not None else _il.roll(x, shifts)
+
+
+def count_nonzero(x, axis=None, keepdim=False, name=None):
+    """``paddle.count_nonzero``: int64 counts of the nonzero elements over ``axis``."""
+    from inplace_lab.paddle import sum as _sum
+
+    nz = (x != 0).astype("int64")
+    return _sum(nz, axis=axis, keepdim=keepdim)
+
+
+def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, name=None):
+    """``paddle.histogram``: counts in ``bins`` equal bins over [min, max] (the data's range
+    when both are 0; a zero-width range widened by 1 each side); int64 counts, the weight's
+    dtype with ``weight``, float32 densities with ``density``."""
+    a = backend.to_numpy(input._a).astype(np.float64).reshape(-1)
+    lo, hi = builtins.float(min), builtins.float(max)
+    if lo == 0 and hi == 0 and a.size:
+        lo, hi = builtins.float(a.min()), builtins.float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    w = None if weight is None else backend.to_numpy(weight._a).astype(np.float64).reshape(-1)
+    counts, _ = np.histogram(a, bins=bins, range=(lo, hi), weights=w)
+    if density:
+        total = counts.sum()
+        counts = counts / (total * (hi - lo) / bins) if total else counts * 0.0
+        dt = dtypes.float32
+    else:
+        dt = dtypes.int64 if weight is None else weight._dtype
+    return _pc._own(_creation.tensor(counts.astype(dt.np), dtype=dt, device=input.device))
+
+
+NAMES += ("slice_scatter",)
+
+
+def slice_scatter(x, value, axes, starts, ends, strides, name=None):
+    """``paddle.slice_scatter``: a copy of x with ``value`` written into the strided slice
+    (Paddle's set_value_with_tensor: SetValueWithTensorGradNode)."""
+    p = _slice_params(x, axes, starts, ends, strides)
+    y = _Core.clone(x)
+    where = _pops._slices(tuple(x.shape), p["axes"], p["starts"], p["ends"], p["strides"])
+    if builtins.all(s.step is None or s.step > 0 for s in where):
+        y[where] = value
+    else:  # (a negative step: the same cells by a positive one, the value flipped there)
+        from inplace_lab.paddle import flip
+
+        pos, neg = [], []
+        for d, s in enumerate(where):
+            if s.step is not None and s.step < 0:
+                cells = np.arange(x.shape[d])[s]
+                pos.append(builtins.slice(int(cells[-1]), int(cells[0]) + 1, -s.step)
+                           if cells.size else builtins.slice(0, 0))
+                neg.append(d)
+            else:
+                pos.append(s)
+        y[tuple(pos)] = flip(value, neg)
+    from inplace_lab.version import VersionCounter
+
+    y._vc = VersionCounter()  # (one out-of-place op in Paddle: the result's version is 0)
+    return y
