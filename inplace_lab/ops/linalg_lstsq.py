@@ -23,7 +23,8 @@ from .. import backend, creation, dtypes, layout
 from . import dispatch
 from .linalg_inverse import _square
 from .linalg_more import _pinv_bw
-from .linalg_solve import _fcontig, _matrices, _no_out, _rt, _sum_to, share_output
+from .linalg_solve import (_fcontig, _matrices, _no_out, _rt, _sum_to, share_output,
+                           with_out)
 from .table import OpSpec, register
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -251,11 +252,11 @@ def _num(t):
 def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """``torch.linalg.pinv(A, *, atol=None, rtol=None, hermitian=False)`` (``rcond``: the old
     name of rtol)."""
-    _no_out(out, "pinv")
     if rcond is not None:
         rtol, atol = rcond, 0.0 if atol is None else atol
-    return dispatch.call(PINV_TOL, (A,), {"atol": _num(atol), "rtol": _num(rtol),
-                                          "hermitian": hermitian})
+    return with_out("linalg_pinv", lambda: dispatch.call(
+        PINV_TOL, (A,), {"atol": _num(atol), "rtol": _num(rtol), "hermitian": hermitian}),
+        (A,), out)
 
 
 def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):

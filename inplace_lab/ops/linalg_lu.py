@@ -24,7 +24,7 @@ from .join import cat
 from .linalg_more import _pinv_bw
 from .linalg_solve import (SOLVE_TRI, _broadcast_batch, _fcontig, _float_rule, _info_array,
                            _lapack, _matrices, _no_out, _rt, _sum_to, _x, share_output,
-                           warn_once)
+                           warn_once, with_out)
 from .table import OpSpec, register
 
 
@@ -419,8 +419,8 @@ LU_SOLVE = register(OpSpec(
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """``torch.linalg.lu_solve(LU, pivots, B, *, left=True, adjoint=False)``."""
-    _no_out(out, "lu_solve")
-    return dispatch.call(LU_SOLVE, (LU, pivots, B), {"left": left, "adjoint": adjoint})
+    return with_out("linalg_lu_solve", lambda: dispatch.call(
+        LU_SOLVE, (LU, pivots, B), {"left": left, "adjoint": adjoint}), (LU, B), out)
 
 
 _LU_SOLVE_WARNING = (

@@ -224,8 +224,8 @@ LinalgSolveExResult = _rt("linalg_solve_ex", ["result", "info"])
 
 def linalg_solve(A, B, *, left=True, out=None):
     """``torch.linalg.solve``: X with AX = B (``left=False``: XA = B); batches broadcast."""
-    _no_out(out, "solve")
-    return dispatch.call(SOLVE_EX, (A, B), {"left": left, "check_errors": True}).result
+    return with_out("_linalg_solve_ex", lambda: dispatch.call(
+        SOLVE_EX, (A, B), {"left": left, "check_errors": True}).result, (A, B), out)
 
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -239,6 +239,30 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
 def _no_out(out, name):
     if out is not None:
         raise TypeError(f"{name}(): out= is not supported here")
+
+
+def with_out(aten_name, compute, ins, out):
+    """``compute()``'s result, or written into ``out`` as PyTorch's linalg out= overloads do:
+    refused when an input requires grad, dtype checked, resized (column-major, with the
+    deprecation warning when it had elements) where its shape differs, one version bump."""
+    if out is None:
+        return compute()
+    from ..autograd import grad_mode
+    from ..tensor import Tensor
+
+    if grad_mode.state.enabled and any(isinstance(x, Tensor) and x.requires_grad for x in ins):
+        raise RuntimeError(f"{aten_name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    with grad_mode.no_grad():
+        r = compute()
+    if out._dtype is not r._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {dtypes.cpp_name(r._dtype)}, but "
+                           f"got {dtypes.cpp_name(out._dtype)} instead")
+    if tuple(out.shape) != tuple(r.shape):
+        dispatch.resize_out(out, tuple(r.shape), stacklevel=4, strides=tuple(r.stride()))
+    out._a[...] = r._a
+    out._vc.bump()
+    return out
 
 
 # ---- cholesky_ex, inv_ex ----------------------------------------------------------------------------
@@ -285,8 +309,8 @@ LinalgCholeskyExResult = _rt("linalg_cholesky_ex", ["L", "info"])
 
 def linalg_cholesky(A, *, upper=False, out=None):
     """``torch.linalg.cholesky``: L with A = L L^H (LinAlgError where A is not positive-definite)."""
-    _no_out(out, "cholesky")
-    return dispatch.call(CHOLESKY_EX, (A,), {"upper": upper, "check_errors": "cholesky"}).L
+    return with_out("linalg_cholesky_ex", lambda: dispatch.call(
+        CHOLESKY_EX, (A,), {"upper": upper, "check_errors": "cholesky"}).L, (A,), out)
 
 
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -323,8 +347,8 @@ LinalgInvExResult = _rt("linalg_inv_ex", ["inverse", "info"])
 
 def linalg_inv(A, *, out=None):
     """``torch.linalg.inv`` (LinalgInvExBackward0; a singular matrix raises LinAlgError)."""
-    _no_out(out, "inv")
-    return dispatch.call(INV_EX, (A,), {"check_errors": "linalg.inv"}).inverse
+    return with_out("linalg_inv_ex", lambda: dispatch.call(
+        INV_EX, (A,), {"check_errors": "linalg.inv"}).inverse, (A,), out)
 
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
@@ -490,9 +514,9 @@ SOLVE_TRI = register(OpSpec(
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """``torch.linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)``."""
-    _no_out(out, "solve_triangular")
-    return dispatch.call(SOLVE_TRI, (A, B), {"upper": upper, "left": left,
-                                             "unitriangular": unitriangular})
+    return with_out("linalg_solve_triangular", lambda: dispatch.call(
+        SOLVE_TRI, (A, B), {"upper": upper, "left": left, "unitriangular": unitriangular}),
+        (A, B), out)
 
 
 _TS_WARNING = (

@@ -538,3 +538,40 @@ def test_double_backward(fn):
         (gg,) = T.autograd.grad((g * g).sum(), x)
         out.append(gg.detach().numpy())
     np.testing.assert_allclose(out[1], out[0], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("out_shape,out_dtype", [((3, 2), "float64"), ((0,), "float64"),
+                                                 ((2, 2), "float64"), ((3, 2), "float32")])
+def test_solve_out(out_shape, out_dtype):
+    a, b = well(3, 3, grad=False), pair(3, 2)
+    res = []
+    for T, x, y in zip((torch, il), a, b):
+        o = T.empty(out_shape, dtype=getattr(T, out_dtype))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                r = T.linalg.solve(x, y, out=o)
+            except RuntimeError as e:
+                res.append(("error", str(e)))
+                continue
+        res.append((r is o, tuple(o.shape), tuple(o.stride()), o._version,
+                    np.round(o.numpy(), 10).tolist(), [str(m.message)[:40] for m in w]))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T, a, o: T.linalg.cholesky(a @ a.mT, out=o),
+    lambda T, a, o: T.linalg.inv(a, out=o),
+    lambda T, a, o: T.linalg.solve_triangular(a, a, upper=True, out=o),
+    lambda T, a, o: T.linalg.lu_solve(*T.linalg.lu_factor(a), a, out=o),
+    lambda T, a, o: T.linalg.pinv(a, out=o),
+])
+def test_out_forms(fn):
+    a = well(3, 3, grad=False)
+    res = []
+    for T, x in zip((torch, il), a):
+        o = T.empty(0, dtype=T.float64)
+        r = fn(T, x, o)
+        res.append((r is o, tuple(o.stride()), o._version, np.round(o.numpy(), 8).tolist()))
+    assert res[0] == res[1]
+    errors_match(lambda T, x: fn(T, x, T.empty(3, 3, dtype=T.float64)), well(3, 3))
