@@ -749,3 +749,23 @@ PROGRAMS = {
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_programs(name):
     same(PROGRAMS[name])
+
+
+def test_pickle_and_deepcopy_round_trip():
+    import copy
+    import pickle
+
+    def go(mod, D):
+        out = []
+        for d in [D.Normal(mod.tensor([0.5, 1.0]), 2.0), D.Categorical(logits=mod.tensor([0.1, 0.2])),
+                  D.Independent(D.Normal(mod.zeros(2, 2), 1.0), 1),
+                  D.MultivariateNormal(mod.zeros(2), mod.tensor([[2.0, 0.3], [0.3, 1.0]])),
+                  D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.ExpTransform()])]:
+            e, c = pickle.loads(pickle.dumps(d)), copy.deepcopy(d)
+            x = mod.ones(d.batch_shape + d.event_shape) * 0.5
+            out += [repr(e), repr(c), type(e).__name__, e.log_prob(x), c.log_prob(x)]
+        out.append(repr(pickle.loads(pickle.dumps(D.constraints.interval(0.0, 1.0)))))
+        out.append(repr(pickle.loads(pickle.dumps(D.transforms.ExpTransform().inv))))
+        out.append(str(type(D.Normal(0.0, 1.0))))
+        return out
+    same(go)

@@ -197,6 +197,31 @@ def _torch_module_names():
 
 from inplace_lab.facade import missing_attribute as _missing_attribute  # noqa: E402
 
+
+def _rebuild(module, qualname):
+    """An empty instance of the class ``module.qualname`` (its state is set by pickle)."""
+    import importlib
+
+    if module.startswith("torch.distributions."):
+        module = __name__ + module[len("torch.distributions"):]
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj.__new__(obj)
+
+
+def _reduce_ex(self, protocol):
+    """Pickle (torch.save, deepcopy) by this package's real module path: the classes print as
+    ``torch.distributions.*``, a name that is not importable as this package."""
+    cls = type(self)
+    state = self.__getstate__() if hasattr(self, "__getstate__") else self.__dict__
+    return _rebuild, (cls.__module__, cls.__qualname__), state
+
+
+for _cls in (Distribution, transforms.Transform, constraints.Constraint):
+    _cls.__reduce_ex__ = _reduce_ex
+del _cls
+
 _torch_module_names()
 del _torch_module_names
 __getattr__ = _missing_attribute("torch.distributions", None)
