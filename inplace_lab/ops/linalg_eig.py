@@ -100,7 +100,7 @@ def _hh_fwd(xp, a, tau, out=None, dt=None):
     ht = backend.to_numpy(tau).astype(dt.np)
     f = _lapack("lapack", "orgqr", h.dtype)
     mats, _ = _matrices(h)
-    taus = list(ht.reshape((-1, ht.shape[-1])))
+    taus = list(ht.reshape((len(mats), ht.shape[-1])))
     res = []
     for m, t in zip(mats, taus):
         if 0 in m.shape:

@@ -52,7 +52,7 @@ def _getrf(h):
 
 def _perm_matrix(piv, m, dt):
     """P with A = P L U from 1-based LAPACK pivots (host arrays)."""
-    flat = piv.reshape((-1, piv.shape[-1])) if piv.ndim else piv.reshape(1, -1)
+    flat = piv.reshape((int(np.prod(piv.shape[:-1], dtype=np.int64)), piv.shape[-1]))
     out = np.zeros((flat.shape[0], m, m), dt)
     for b, p in enumerate(flat):
         perm = np.arange(m)

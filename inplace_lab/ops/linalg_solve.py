@@ -83,7 +83,8 @@ def _x(shape):
 
 def _matrices(h):
     """A host array (..., m, n) as a list of its matrices (and the batch shape)."""
-    return list(h.reshape((-1,) + h.shape[-2:])), h.shape[:-2]
+    n = int(np.prod(h.shape[:-2], dtype=np.int64))  # (not -1: a batch of empty matrices)
+    return list(h.reshape((n,) + h.shape[-2:])), h.shape[:-2]
 
 
 def _lapack(kind, name, dt):
@@ -656,6 +657,73 @@ CHOLESKY_SOLVE = register(OpSpec(
     name="cholesky_solve", forward=_cs_fwd, backward=_cs_bw, args=("self", "input2"),
     params={"upper": False}, dtype_rule=_cs_rule, saves=("input2", "result"), out=False,
     doc="torch.cholesky_solve(B, L, upper=False): X with (L L^H) X = B from the factor L."))
+
+# ---- linalg.qr (column-major Q and R, as LAPACK's geqrf/orgqr write them) -----------------------
+
+def _lqr_arrays(xp, a, dt, mode):
+    from .linalg_more import _qr_arrays
+
+    q, r = _qr_arrays(xp, a, dt, "reduced" if mode == "r" else mode)
+    return _fcontig(xp, q), _fcontig(xp, r)
+
+
+def _lqr_grad(Q, R, gQ, gR, mode):
+    from .linalg_more import _qr_grad
+
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    return (_qr_grad(Q, R, gQ, gR, mode),)
+
+
+def _lqr_q_fwd(xp, a, out=None, dt=None, mode="reduced"):
+    return _lqr_arrays(xp, a, dt, mode)
+
+
+def _lqr_r_fwd(xp, a, out=None, dt=None, mode="reduced"):
+    q, r = _lqr_arrays(xp, a, dt, mode)
+    return r, q
+
+
+def _lqr_rule(spec, ins, params):
+    from .linalg_more import _qr_rule
+
+    if params["mode"] not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{params['mode']}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    return _qr_rule(spec, ins, params)
+
+
+_LQR = dict(params={"mode": "reduced"}, dtype_rule=_lqr_rule, node_name="LinalgQrBackward0",
+            method=False, function=False, out=False)
+LQR_Q = register(OpSpec(
+    name="_linalg_qr_q_colmajor", forward=_lqr_q_fwd, outputs=("Q", "R"), saves=("result", "R"),
+    backward=lambda c, g: _lqr_grad(c["result"], c["R"], g, None, c["mode"]),
+    doc="Q of torch.linalg.qr, with Q's share of the backward.", **_LQR))
+LQR_R = register(OpSpec(
+    name="_linalg_qr_r_colmajor", forward=_lqr_r_fwd, outputs=("R", "Q"), saves=("result", "Q"),
+    backward=lambda c, g: _lqr_grad(c["Q"], c["result"], None, g, c["mode"]),
+    doc="R of torch.linalg.qr, with R's share of the backward.", **_LQR))
+LinalgQrResult = _rt("linalg_qr", ["Q", "R"])
+
+
+def linalg_qr(A, mode="reduced", *, out=None):
+    """``torch.linalg.qr``: (Q, R), mode 'reduced', 'complete' or 'r' (Q empty, R not
+    differentiable)."""
+    _no_out(out, "qr")
+    kw = {"mode": mode}
+    if mode == "r":
+        R = dispatch.call(LQR_R, (A,), kw).R
+        return LinalgQrResult(creation.empty((0,), dtype=A.dtype, device=A.device), R)
+    r = dispatch.call(LQR_Q, (A,), kw)
+    if not r.Q.requires_grad:
+        return LinalgQrResult(r.Q, r.R)
+    R = dispatch.call(LQR_R, (A,), kw).R
+    share_output(r.Q, "R", R)
+    share_output(R, "Q", r.Q)
+    return LinalgQrResult(r.Q, R)
+
 
 from . import linalg_compose, linalg_eig, linalg_lstsq, linalg_lu  # noqa: E402  (the rest)
 

@@ -18,7 +18,7 @@ from inplace_lab.ops.linalg_inverse import linalg_svd as svd  # noqa: F401
 from inplace_lab.ops.linalg_solve import (  # noqa: F401
     linalg_cholesky as cholesky, linalg_cholesky_ex as cholesky_ex, linalg_eigh as eigh,
     linalg_eigvalsh as eigvalsh, linalg_inv as inv, linalg_inv_ex as inv_ex,
-    linalg_solve as solve, linalg_solve_ex as solve_ex,
+    linalg_qr as qr, linalg_solve as solve, linalg_solve_ex as solve_ex,
     linalg_solve_triangular as solve_triangular)
 from inplace_lab.ops.linalg_lu import (  # noqa: F401
     linalg_lu as lu, linalg_lu_factor as lu_factor, linalg_lu_factor_ex as lu_factor_ex,
@@ -44,29 +44,6 @@ def det(A, *, out=None):
     if out is not None:
         raise TypeError("det(): out= is not supported here")
     return _det(A)
-
-
-def qr(A, mode="reduced", *, out=None):
-    """``torch.linalg.qr``: (Q, R), mode 'reduced', 'complete' or 'r' (Q empty)."""
-    from inplace_lab import creation
-    from inplace_lab.ops import dispatch
-    from inplace_lab.ops.linalg_more import QR_Q, QR_R
-    from inplace_lab.ops.linalg_solve import _rt
-
-    if out is not None:
-        raise TypeError("qr(): out= is not supported here")
-    if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
-                           "'reduced' (default), 'r', or 'complete'")
-    result = _rt("linalg_qr", ["Q", "R"])
-    kw = {"mode": "reduced" if mode == "r" else mode}
-    r = dispatch.call(QR_Q, (A,), kw)
-    Q, R = r.Q, r.R
-    if Q.requires_grad:
-        R = dispatch.call(QR_R, (A,), kw).R
-    if mode == "r":
-        Q = creation.empty((0,), dtype=A.dtype, device=A.device)
-    return result(Q, R)
 
 
 def matrix_power(A, n, *, out=None):

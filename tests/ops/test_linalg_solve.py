@@ -474,9 +474,13 @@ def test_tensorinv_tensorsolve_matrix_power_exp_qr():
     run(lambda T, x: T.linalg.matrix_power(x, 3), [pair(3, 3, grad=True)])
     run(lambda T, x: T.linalg.matrix_power(x, -2), [well(3, 3)])
     run(lambda T, x: T.linalg.matrix_exp(x), [pair(2, 3, 3, grad=True)], rtol=1e-6, atol=1e-8)
-    run(lambda T, x: T.linalg.qr(x), [pair(4, 3, grad=True)], strides=False)
-    run(lambda T, x: T.linalg.qr(x, mode="complete"), [pair(4, 3)], strides=False)
-    run(lambda T, x: T.linalg.qr(x, mode="r"), [pair(4, 3)], strides=False)
+    run(lambda T, x: T.linalg.qr(x), [pair(4, 3, grad=True)])
+    run(lambda T, x: T.linalg.qr(x), [pair(2, 2, 4)])
+    run(lambda T, x: T.linalg.qr(x, mode="complete"), [pair(4, 3)])
+    run(lambda T, x: T.linalg.qr(x, mode="r"), [pair(4, 3)])
+    errors_match(lambda T, x: T.linalg.qr(x, mode="r").R.sum().backward(), pair(4, 3, grad=True))
+    errors_match(lambda T, x: T.linalg.qr(x, mode="complete").Q.sum().backward(),
+                 pair(4, 3, grad=True))
     errors_match(lambda T, x: T.linalg.qr(x, mode="x"), pair(3, 3))
 
 
