@@ -769,3 +769,121 @@ def test_pickle_and_deepcopy_round_trip():
         out.append(str(type(D.Normal(0.0, 1.0))))
         return out
     same(go)
+
+
+# ---- teaching programs: policy gradient with nn + optim, Parameters, conjugate Bayes, MCMC
+# targets, mixtures, in-place edits between forward and backward, reprs ---------------------------
+
+def policy(m, D):
+    m.manual_seed(0)
+    net = m.nn.Linear(4, 3)
+    with m.no_grad():
+        net.weight.copy_(m.arange(12.).reshape(3, 4).sin())
+        net.bias.fill_(0.1)
+    opt = m.optim.Adam(net.parameters(), lr=0.01)
+    x = m.arange(8.).reshape(2, 4).cos()
+    d = D.Categorical(logits=net(x))
+    lp = d.log_prob(m.tensor([0, 2]))
+    loss = -(lp * m.tensor([1.0, -2.0])).mean() - 0.1 * d.entropy().mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+    return [loss, net.weight, net.weight.grad, repr(d)]
+
+def param_dist(m, D):
+    mu = m.nn.Parameter(m.tensor([0.5, 1.0]))
+    log_s = m.nn.Parameter(m.tensor([0.0, -1.0]))
+    d = D.Normal(mu, log_s.exp())
+    lp = d.log_prob(m.tensor([0.1, 0.2])).sum()
+    lp.backward()
+    return [repr(d), lp, mu.grad, log_s.grad, d.loc is mu]
+
+def bayes(m, D):
+    a, b = m.tensor(2.0), m.tensor(3.0)
+    data = m.tensor([1., 0., 1., 1., 0., 1.])
+    post = D.Beta(a + data.sum(), b + (1 - data).sum())
+    theta = m.linspace(0.01, 0.99, 5)
+    return [post.mean, post.variance, post.log_prob(theta), post.cdf(theta) if False else None,
+            D.Bernoulli(theta[:, None]).log_prob(data).sum(-1) + D.Beta(a, b).log_prob(theta)]
+
+def mh(m, D):
+    target = D.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 0.8], [0.8, 1.0]]))
+    pts = m.tensor([[0.0, 0.0], [1.0, -1.0], [0.5, 0.5]])
+    return [target.log_prob(pts), target.log_prob(pts[0]) - target.log_prob(pts[1]), target.entropy()]
+
+def gmm(m, D):
+    mix = D.Categorical(m.tensor([0.3, 0.7]))
+    comp = D.Independent(D.Normal(m.tensor([[0., 0.], [2., 2.]]), m.tensor([[1., 1.], [.5, .5]])), 1)
+    g = D.MixtureSameFamily(mix, comp)
+    return [g.log_prob(m.tensor([[0.5, 0.5], [2., 1.]])), g.mean, g.variance, g.batch_shape, g.event_shape, repr(g)]
+
+def _runtime_error_text(fn):
+    """The library's SavedTensorModifiedError is a RuntimeError: compare that and the text."""
+    def go(m, D):
+        try:
+            return fn(m, D)
+        except RuntimeError as e:
+            return "RuntimeError", str(e)
+    return go
+
+
+@_runtime_error_text
+def inplace_after(m, D):
+    loc = m.tensor([0.5, 1.0], requires_grad=True)
+    scale = m.tensor([1.0, 2.0], requires_grad=True)
+    d = D.Normal(loc * 2, scale)
+    lp = d.log_prob(m.tensor([0.0, 0.0])).sum()
+    with m.no_grad():
+        scale.add_(1.0)
+    lp.backward()
+    return loc.grad, scale.grad
+
+@_runtime_error_text
+def inplace_err(m, D):
+    loc = m.tensor([0.5, 1.0], requires_grad=True)
+    s = m.tensor([1.0, 2.0], requires_grad=True)
+    scale = s * 1
+    d = D.Normal(loc, scale)
+    lp = d.log_prob(m.tensor([0.0, 0.0])).sum()
+    scale.mul_(2)
+    lp.backward()
+    return loc.grad
+
+def versions(m, D):
+    loc = m.tensor([0.5, 1.0], requires_grad=True)
+    d = D.Normal(loc, 1.0)
+    x = d.rsample()
+    g = D.Gamma(m.tensor([2.0]), 1.0).sample()
+    return [loc._version, d.scale._version, d.loc._version, g._version > -1]
+
+def entropy_kl_td(m, D):
+    base = D.Normal(m.tensor([0.0]), m.tensor([1.0]))
+    ln = D.LogNormal(m.tensor([0.0]), m.tensor([1.0]))
+    return [ln.mean, ln.variance, ln.entropy(), D.kl_divergence(ln, D.LogNormal(m.tensor([1.0]), m.tensor([2.0])))]
+
+def bern_logits_big(m, D):
+    b = D.Bernoulli(logits=m.tensor([100., -100., 0.]))
+    return [b.log_prob(m.tensor([1., 1., 0.])), b.entropy(), b.probs, b.mean]
+
+def cat_lp_extreme(m, D):
+    c = D.Categorical(probs=m.tensor([0.0, 1.0]))
+    return [c.log_prob(m.tensor([0, 1])), c.entropy(), c.logits]
+
+def std_f64_mix(m, D):
+    return D.Normal(m.tensor([0.], dtype=m.float64), m.tensor([1.])).log_prob(m.tensor([0.5]))
+
+def expand_err(m, D):
+    return D.Categorical(m.ones(2, 3)).expand((4,))
+
+def sample_shape_int(m, D):
+    return D.Normal(0., 1.).sample(3)
+
+def arg_repr(m, D):
+    return [repr(D.Bernoulli(0.3)), repr(D.Categorical(m.ones(3))), repr(D.Uniform(0., 1.)),
+            repr(D.Dirichlet(m.ones(3))), repr(D.Binomial(3, 0.5)), str(D.Normal(m.zeros(1), 1.).mean)]
+
+
+TEACHING = [policy, param_dist, bayes, mh, gmm, inplace_after, inplace_err, versions, entropy_kl_td, bern_logits_big, cat_lp_extreme, std_f64_mix, expand_err, sample_shape_int, arg_repr]
+
+
+@pytest.mark.parametrize("fn", TEACHING, ids=lambda f: f.__name__)
+def test_teaching_programs(fn):
+    same(fn)
