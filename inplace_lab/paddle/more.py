@@ -1259,3 +1259,113 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
 
     y._vc = VersionCounter()  # (one out-of-place op in Paddle: the result's version is 0)
     return y
+
+
+# ---- more of Paddle's argument lists over the core's ops --------------------------------------
+
+NAMES += ("diagonal_scatter", "argmax", "argmin", "logcumsumexp", "bernoulli", "frexp", "take")
+METHODS += ("argmax", "argmin", "logcumsumexp", "frexp", "take", "diagonal_scatter")
+
+
+def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
+    """``paddle.diagonal_scatter``: Paddle's fill_diagonal_tensor (FillDiagonalTensorGradNode)."""
+    return _dispatch.call(OPS["fill_diagonal_tensor"], (x, y),
+                          {"offset": offset, "dim1": axis1, "dim2": axis2})
+
+
+def _arg_reduce(fn, x, axis, keepdim, dtype):
+    dt = _pc._dtype(dtype)
+    if dt.name not in ("int32", "int64"):
+        raise TypeError("the value of 'dtype' in argmax could not be None, but received None"
+                        if dtype is None else
+                        f"The data type of 'dtype' in {fn.__name__} must be ['int32', 'int64'], "
+                        f"but received {dt.name}.")
+    r = fn(x, axis, keepdim) if axis is not None else fn(x)
+    if axis is None and keepdim:
+        r = _views.reshape(r, [1] * x.ndim)
+    return r if dt is dtypes.int64 else r.astype(dt.name)
+
+
+def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
+    return _arg_reduce(_il.argmax, x, axis, keepdim, dtype)
+
+
+def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
+    return _arg_reduce(_il.argmin, x, axis, keepdim, dtype)
+
+
+def logcumsumexp(x, axis=None, dtype=None, name=None):
+    """``paddle.logcumsumexp``: over the flattened x when ``axis`` is None; ``dtype`` casts
+    x first."""
+    if dtype is not None:
+        x = x.astype(_pc._dtype(dtype).name)
+    if axis is None:
+        x = _views.reshape(x, [-1])
+        axis = 0
+    return _il.logcumsumexp(x, axis)
+
+
+def bernoulli(x, p=None, name=None):
+    """``paddle.bernoulli``: 0/1 draws with probabilities x, or ``p`` everywhere."""
+    if p is None:
+        return _il.bernoulli(x)
+    from inplace_lab.paddle import full_like
+
+    return _il.bernoulli(full_like(x, builtins.float(p)))
+
+
+def frexp(x, name=None):
+    """``paddle.frexp``: Paddle's composite (mantissa differentiable; exponent in x's dtype)."""
+    import inplace_lab.paddle as paddle
+
+    if x._dtype.name not in ("float32", "float64"):
+        raise TypeError("The data type of input must be one of ['float32', 'float64'], but got "
+                        f"{x.dtype}")
+    input_x = paddle.abs(x)
+    exponent = paddle.floor(paddle.log2(input_x))
+    exponent = paddle.where(paddle.isinf(exponent), paddle.full_like(exponent, 0), exponent)
+    mantissa = paddle.divide(input_x, 2 ** exponent)
+    exponent = paddle.where(mantissa >= 1, paddle.add(exponent, paddle.ones_like(exponent)),
+                            exponent)
+    mantissa = paddle.where(mantissa >= 1,
+                            paddle.divide(mantissa, 2 ** paddle.ones_like(exponent)), mantissa)
+    mantissa = paddle.where(x < 0, mantissa * -1, mantissa)
+    return mantissa, exponent
+
+
+def take(x, index, mode="raise", name=None):
+    """``paddle.take``: elements of the flattened x (``mode``: 'raise' checks the bounds and
+    counts negative indices from the end, 'wrap' takes them modulo, 'clip' clamps them)."""
+    from inplace_lab.paddle import index_select
+
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError("'mode' in 'take' should be 'raise', 'wrap', 'clip', but received "
+                         f"{mode}.")
+    if not isinstance(index, _Core):
+        raise TypeError(f"The type of 'index' must be Tensor, but got {type(index)}")
+    if index._dtype.name not in ("int32", "int64"):
+        raise TypeError("The data type of 'index' must be one of ['int32', 'int64'], but got "
+                        f"{index.dtype}")
+    n = int(np.prod(x.shape))
+    a = backend.to_numpy(index._a)
+    if mode == "raise":  # (negative indices wrap once here, and once more in index_select)
+        a = np.where(a < 0, a + n, a)
+        bad = a[(a < -n) | (a >= n)]
+        if bad.size:
+            v = int(bad.reshape(-1)[0])
+            hint = (f"index_data[i] < input_dim[dim], but received index_data[i]:{v} >= "
+                    f"input_dim[dim]:{n}" if v >= n else
+                    f"index_data[i] >= -input_dim[dim], but received index_data[i]:{v} < "
+                    f"-input_dim[dim]:{-n}")
+            raise ValueError(
+                f"(InvalidArgument) Variable value (index) of OP(index_select) expected >= -{n} "
+                f"and < {n}, but got {v}. Please check input value.\n  [Hint: Expected {hint}.] "
+                f"(at /paddle/paddle/phi/kernels/cpu/index_select_impl.h:{96 if v >= n else 86})\n")
+        a = np.where(a < 0, a + n, a)
+    elif mode == "wrap":
+        a = np.mod(a, n)
+    else:
+        a = np.clip(a, 0, n - 1)
+    flat_index = _pc.to_tensor(a.reshape(-1).astype(index._dtype.np))
+    r = index_select(_views.reshape(x, [-1]), flat_index, axis=0)
+    return _views.reshape(r, list(index.shape))

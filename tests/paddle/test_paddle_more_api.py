@@ -213,6 +213,7 @@ PLAIN = {
                                                                  2).tolist(),
     "histogram_bin_edges_f64": lambda L: str(L.histogram_bin_edges(L.to_tensor(
         A.astype("float64")), 2).dtype),
+    "take_twice_negative": lambda L: L.take(L.to_tensor(A), L.to_tensor([-13, -24])).tolist(),
     "int32_method": lambda L: [str(L.to_tensor(A).int32().dtype),
                                L.to_tensor(A).int64().tolist()],
 }
@@ -285,6 +286,9 @@ ERRORS = {
         L.to_tensor(np.zeros((0,), np.float32)), 3),
     "logspace_int64_num": lambda L: L.logspace(0.0, 2.0, L.to_tensor(3)),
     "gather_oob": lambda L: L.gather(L.to_tensor(A), L.to_tensor([0, 5])),
+    "take_oob": lambda L: L.take(L.to_tensor(A), L.to_tensor([0, 12])),
+    "take_oob_negative": lambda L: L.take(L.to_tensor(A), L.to_tensor([-25])),
+    "take_mode": lambda L: L.take(L.to_tensor(A), L.to_tensor([0]), mode="nearest"),
 }
 
 
@@ -381,6 +385,18 @@ MORE = {
     "slice_scatter": (lambda L, x, v: L.slice_scatter(x, v[:, :2], [1], [0], [4], [2]), A, B),
     "slice_scatter_2axes": (lambda L, x, v: L.slice_scatter(x, v[:2, :2], [0, 1], [2, 3],
                                                             [0, 0], [-1, -2]), A, B),
+    "diagonal_scatter": (lambda L, x, y: L.diagonal_scatter(x, y[:, 0], offset=1, axis1=0,
+                                                            axis2=1), A, B),
+    "argmax_dtype": (lambda L, x: L.argmax(x, axis=1, dtype="int32"), A),
+    "argmax_all_keepdim": (lambda L, x: x.argmax(keepdim=True), A),
+    "argmin_axis": (lambda L, x: L.argmin(x, axis=0, keepdim=True), A),
+    "logcumsumexp_flat": (lambda L, x: L.logcumsumexp(x), A),
+    "logcumsumexp_axis_dtype": (lambda L, x: x.logcumsumexp(axis=1, dtype="float64"), A),
+    "bernoulli_p": (lambda L, x: L.bernoulli(x, p=1.0), POS),
+    "frexp": (lambda L, x: L.frexp(x), A),
+    "take_raise_negative": (lambda L, x: L.take(x, L.to_tensor([[0, -1], [5, 11]])), A),
+    "take_wrap": (lambda L, x: x.take(L.to_tensor([13, -14]), mode="wrap"), A),
+    "take_clip": (lambda L, x: L.take(x, L.to_tensor([-3, 40]), mode="clip"), A),
     "sum_axis_node": (lambda L, x: x.sum(1), A),
     "sum_axes_node": (lambda L, x: L.sum(x, axis=[0, 1]), A),
     "mean_axis_node": (lambda L, x: x.mean(1), A),
