@@ -222,7 +222,11 @@ _PADDLE_NODE_BASE = {
     "squeeze_dim": "Squeeze", "squeeze_dims": "Squeeze"}
 _PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal", "norm": "PNormGradNode", "sum_dim": "SumGradNode",
                      "mean_dim": "MeanGradNode", "prod_dim": "ProdGradNode",
-                     "nansum": "SumGradNode"}
+                     "nansum": "SumGradNode", "mT": "TransposeGradNode", "repeat": "TileGradNode",
+                     "sort_stable": "ArgsortGradNode", "unfold": "TensorUnfoldGradNode",
+                     "moveaxis": "TransposeGradNode", "frac": "SubtractGradNode",
+                     "linalg_cross": "CrossGradNode", "std": "SqrtGradNode",
+                     "var": "DivideGradNode"}
 # Arithmetic with a Python number runs Paddle's ``scale`` kernel.
 _PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Divide",
                   "rsub": "Subtract"}

@@ -1369,3 +1369,20 @@ def take(x, index, mode="raise", name=None):
     flat_index = _pc.to_tensor(a.reshape(-1).astype(index._dtype.np))
     r = index_select(_views.reshape(x, [-1]), flat_index, axis=0)
     return _views.reshape(r, list(index.shape))
+
+
+def _paddle_new(fname):
+    core = getattr(_Core, fname)
+
+    def new(self, *args, **kwargs):
+        r = core(self, *args, **kwargs)
+        r._policy = "paddle"
+        return r
+
+    new.__name__ = new.__qualname__ = fname
+    return new
+
+
+for _n in ("new_full", "new_zeros", "new_ones", "new_empty", "new_tensor"):
+    if hasattr(_Core, _n):
+        TENSOR_METHODS[_n] = _paddle_new(_n)

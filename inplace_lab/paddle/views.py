@@ -198,6 +198,10 @@ def reshape(x, shape, name=None):
 
 def view(x, shape_or_dtype, name=None):
     if not isinstance(shape_or_dtype, (list, tuple, _Core)):
+        if isinstance(shape_or_dtype, str):  # ('int32', 'paddle.float64': a dtype by name)
+            from inplace_lab import dtypes
+
+            shape_or_dtype = dtypes.from_any(shape_or_dtype.replace("paddle.", ""))
         return _Core.view(x, shape_or_dtype)
     shape = _shape_list(shape_or_dtype)
     target = _target(x, shape)
