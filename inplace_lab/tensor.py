@@ -513,7 +513,7 @@ class Size(tuple):
     # torch.Size arithmetic and slicing give a Size (torch.distributions prints them)
     def __add__(self, other):
         if not isinstance(other, tuple):
-            return NotImplemented
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
         return Size(tuple.__add__(self, other))
 
     def __radd__(self, other):

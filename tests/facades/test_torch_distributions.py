@@ -887,3 +887,15 @@ TEACHING = [policy, param_dist, bayes, mh, gmm, inplace_after, inplace_err, vers
 @pytest.mark.parametrize("fn", TEACHING, ids=lambda f: f.__name__)
 def test_teaching_programs(fn):
     same(fn)
+
+
+def test_size_arithmetic_and_tensor_new_with_a_size():
+    """The two shared hooks the distributions rely on (their error texts print
+    batch_shape + event_shape; samplers call ``param.new(shape)``)."""
+    same(lambda m, D: [repr(m.Size([2]) + m.Size([3])), repr(m.Size([2]) + (1,)),
+                       repr((1,) + m.Size([2])), repr(m.Size([2, 3, 4])[1:]), repr(m.Size([2]) * 2),
+                       m.Size([2, 3])[0], type(m.Size([2, 3])[-1]).__name__])
+    same(lambda m, D: [m.zeros(2, dtype=m.float64).new(m.Size([3, 2])).shape,
+                       m.zeros(2, dtype=m.float64).new(m.Size([3, 2])).dtype,
+                       m.zeros(2).new((3, 2)), m.zeros(2).new([3.5]), m.zeros(2).new(2, 3).shape])
+    same(lambda m, D: m.Size([2]) + [1])
