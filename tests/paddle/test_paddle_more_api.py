@@ -480,6 +480,8 @@ NN = {
     "ctc_none": (lambda L, lg, lb, i, n: L.nn.functional.ctc_loss(lg, lb, i, n,
                                                                   reduction="none"),
                  LOGITS, LABELS, IN_LEN, LB_LEN),
+    "ctc_norm_by_times": (lambda L, lg, lb, i, n: L.nn.CTCLoss(reduction="sum")(
+        lg, lb, i, n, norm_by_times=True), LOGITS, LABELS, IN_LEN, LB_LEN),
     "huber": (lambda L, x, y: L.nn.HuberLoss(delta=0.5)(x, y), A, B),
     "huber_sum": (lambda L, x, y: L.nn.HuberLoss(reduction="sum", delta=2.0)(x, y), A, B),
     "smooth_l1_not_huber": (lambda L, x, y: L.nn.functional.smooth_l1_loss(

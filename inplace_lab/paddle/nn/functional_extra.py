@@ -217,6 +217,9 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     loss = call(OPS["_ctc_loss"], (lp, labels.astype("int64"), il, ll),
                 {"blank": blank, "zero_infinity": False})
     loss = loss if isinstance(loss, pd.Tensor.__mro__[1]) else loss[0]
+    if norm_by_times:  # (warpctc scales each sample's gradient by 1 / its input length only)
+        scaled = loss / il.astype(loss.dtype)
+        loss = scaled + (loss - scaled).detach()
     loss = pd.squeeze(pd.unsqueeze(loss, -1), [-1])
     if zero_infinity:
         loss = pd.where(pd.isinf(loss), pd.zeros_like(loss), loss)
