@@ -735,3 +735,24 @@ def test_initializer_submodules():
                 n in dir(paddle.nn.initializer)}
         got = set(dir(getattr(lab.nn.initializer, mod)))
         assert want <= got, (mod, want - got)
+
+
+def test_nn_init_functions_as_paddle():
+    """``paddle.nn.init.*_``: filled out of band (version 0), None returned."""
+    for L in (paddle, lab):
+        w = L.create_parameter([3, 4], "float32")
+        got = []
+        for f in (lambda: L.nn.init.constant_(w, 0.5), lambda: L.nn.init.ones_(w),
+                  lambda: L.nn.init.eye_(w), lambda: L.nn.init.zeros_(w),
+                  lambda: L.nn.init.uniform_(w, 2.0, 3.0), lambda: L.nn.init.normal_(w),
+                  lambda: L.nn.init.xavier_uniform_(w), lambda: L.nn.init.kaiming_normal_(w),
+                  lambda: L.nn.init.trunc_normal_(w), lambda: L.nn.init.orthogonal_(w)):
+            got.append((f() is None, w.inplace_version, list(w.shape)))
+        v = L.create_parameter([4, 2, 3], "float32")
+        L.nn.init.dirac_(v)
+        got.append(v.numpy().tolist())
+        got.append(L.nn.init.calculate_gain("leaky_relu", 0.2))
+        if L is paddle:
+            want = got
+    assert got == want
+    _same_error(lambda L: L.nn.init.eye_(L.create_parameter([2, 2, 2], "float32")))

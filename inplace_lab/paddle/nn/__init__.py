@@ -27,3 +27,4 @@ from . import aliases as _aliases  # noqa: E402
 import sys as _sys  # noqa: E402
 
 _aliases.install(_sys.modules[__name__])  # (Conv2d is Conv2D, ZeroPad2d is ZeroPad2D ...)
+from . import init  # noqa: E402,F401  (paddle.nn.init: xavier_uniform_ ...)
