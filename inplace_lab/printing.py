@@ -21,6 +21,7 @@ PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE = None  # torch.set_printoptions(sci_mode=): forces (True/False) or not (None)
 
 
 class _Formatter:
@@ -40,7 +41,8 @@ class _Formatter:
         absd = np.abs(nz.astype(np.float64))
         lo, hi = absd.min(), absd.max()
         self.int_mode = bool(np.all(nz == np.ceil(nz)))
-        self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
+        self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if SCI_MODE is None \
+            else SCI_MODE  # (torch.set_printoptions(sci_mode=) forces it)
         for v in nz.tolist():
             if self.sci_mode:
                 width = len(f"{v:.{PRECISION}e}")

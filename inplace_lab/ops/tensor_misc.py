@@ -1,2 +1,590 @@
-"""(being written)"""
+"""Memory formats, the ``*_copy`` ops, ``unsafe_split``/``unsafe_chunk`` and smaller Tensor
+methods PyTorch has (``dim_order``, ``storage_type``, ``nonzero_static``, ``isreal`` ...).
+
+Memory formats: ``torch.channels_last`` lays a 4-dim NCHW tensor out as NHWC (strides
+``(C*H*W, 1, W*C, C)``), ``channels_last_3d`` a 5-dim NCDHW one as NDHWC. A copy into a
+memory format (``clone``/``contiguous``/``to``/``*_like``/``empty(memory_format=)``) makes the
+usual fresh result (CloneBackward0, ToCopyBackward0 ...) and lays its storage out in the
+format before anyone else sees it (``relayout``). Elementwise results follow their inputs'
+layout already (TensorIterator, ``layout.py``), so ``y + 1`` of a channels-last ``y`` stays
+channels-last as in PyTorch.
+
+The ``*_copy`` ops are PyTorch's functional forms of the view ops: the view op's node under the
+name ``<ViewNode>_copy`` (``PermuteBackward0_copy``) over a fresh contiguous result.
+``unsafe_split`` and friends return tensors over the input's storage that are *not* views to
+autograd (no ``_base``, their own version counter, ``UnsafeSplitBackward0``), so an in-place
+op on one is allowed, as in PyTorch.
+"""
 from __future__ import annotations
+
+import dataclasses
+from collections import namedtuple
+
+from .. import backend, layout
+from ..storage import Storage
+from ..tensor import Tensor
+from . import dispatch
+from .table import OPS, OpSpec, register
+
+# ---- memory formats ----------------------------------------------------------------------------
+
+
+class memory_format:
+    """``torch.memory_format``: one of four singletons, printed ``torch.channels_last``."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return (_by_name, (self._name,))
+
+
+memory_format.__module__ = "torch"
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+_FORMATS = {m._name: m for m in (contiguous_format, preserve_format, channels_last,
+                                 channels_last_3d)}
+_RANK = {"channels_last": 4, "channels_last_3d": 5}
+
+
+def _by_name(name):
+    return _FORMATS[name]
+
+
+def check_format(fname, mf, argname="memory_format"):
+    """A memory_format argument, or torch's TypeError naming what came instead."""
+    if mf is not None and not isinstance(mf, memory_format):
+        from ..dtypes import dtype
+
+        got = "torch.dtype" if isinstance(mf, dtype) else type(mf).__name__
+        raise TypeError(f"{fname}(): argument '{argname}' must be torch.memory_format, not {got}")
+    return mf
+
+
+def format_strides(shape, mf):
+    """The strides of a fresh tensor of ``shape`` laid out in ``mf`` (contiguous or channels
+    last; c10's ``get_channels_last_strides_2d/3d``, errors as torch's)."""
+    shape = tuple(shape)
+    if mf is None or mf is contiguous_format:
+        return layout.contiguous_strides(shape)
+    if mf is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    rank = _RANK[mf._name]
+    if len(shape) != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {mf._name} format")
+    st = [0] * rank
+    st[1] = 1
+    st[-1] = shape[1]
+    for d in range(rank - 2, 1, -1):
+        st[d] = st[d + 1] * shape[d + 1]
+    st[0] = st[2] * shape[2]
+    return tuple(st)
+
+
+def is_format_contiguous(shape, strides, mf):
+    """``is_contiguous(memory_format=mf)``: c10's channels-last contiguity (size-1 dims aside)."""
+    if mf is None or mf is contiguous_format or mf is preserve_format:
+        return layout.is_contiguous(shape, strides)
+    rank = _RANK[mf._name]
+    if len(shape) != rank:
+        return False
+    expected = 1
+    for d in (1,) + tuple(range(rank - 1, 1, -1)) + (0,):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def suggest_format(t):
+    """ATen's ``suggest_memory_format``: channels_last(_3d) when the strides say so."""
+    shape, strides = t._shape, t._strides
+    if len(shape) == 4 and layout.suggests_channels_last(shape, strides):
+        return channels_last
+    if len(shape) == 5 and not layout.is_contiguous(shape, strides) and \
+            is_format_contiguous(shape, strides, channels_last_3d):
+        return channels_last_3d
+    return contiguous_format
+
+
+def relayout(t, mf):
+    """Lay a fresh, unshared tensor's storage out in ``mf`` (values, graph and counter kept)."""
+    strides = format_strides(t._shape, mf)
+    if strides == t._strides and t._offset == 0:
+        return t
+    dev = t._storage.device
+    st = Storage.allocate(layout.numel(t._shape), t._dtype, dev)
+    new = Tensor._make(st, t._shape, strides, 0)
+    if layout.numel(t._shape):
+        new._a[...] = t._a
+    t._storage = st
+    t._set_geometry(t._shape, strides, 0)
+    return t
+
+
+# ---- the memory_format keyword of Tensor methods ------------------------------------------------
+
+_orig: dict = {}
+
+
+def is_contiguous(self, memory_format=contiguous_format):
+    check_format("is_contiguous", memory_format)
+    return is_format_contiguous(self._shape, self._strides, memory_format)
+
+
+def contiguous(self, memory_format=contiguous_format):
+    check_format("contiguous", memory_format)
+    if memory_format is None or memory_format is contiguous_format:
+        return _orig["contiguous"](self)
+    if is_format_contiguous(self._shape, self._strides, memory_format):
+        return self
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone(self, memory_format=memory_format)
+
+
+def clone(self, *args, memory_format=None, **kwargs):
+    check_format("clone", memory_format)
+    if memory_format is None or memory_format is preserve_format:
+        return _orig["clone"](self, *args, **kwargs)
+    format_strides(self._shape, memory_format)  # (the rank error before anything is made)
+    return relayout(_orig["clone"](self, *args, **kwargs), memory_format)
+
+
+def to(self, *args, memory_format=None, **kwargs):
+    check_format("to", memory_format)
+    if memory_format is None or memory_format is preserve_format:
+        return _orig["to"](self, *args, **kwargs)
+    format_strides(self._shape, memory_format)
+    out = _orig["to"](self, *args, **kwargs)
+    if out is self:
+        if suggest_format(self) is memory_format:
+            return self
+        out = dispatch.call(OPS["_to_copy"], (self,), {"dtype": self._dtype})
+    return relayout(out, memory_format)
+
+
+def _caster(name):
+    def cast(self, memory_format=preserve_format):
+        check_format(name, memory_format)
+        out = _orig[name](self)
+        if memory_format is not preserve_format and memory_format is not None:
+            return to(out if out is not self else self, memory_format=memory_format)
+        return out
+
+    cast.__name__ = cast.__qualname__ = name
+    return cast
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """torch's ``Tensor.dim_order`` (its Python code, on this tensor's sizes and strides)."""
+    if not isinstance(ambiguity_check, (bool, list)):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    if isinstance(ambiguity_check, list):
+        for m in ambiguity_check:
+            if not isinstance(m, memory_format):
+                raise RuntimeError(
+                    "The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides = self._shape, self._strides
+
+    def invalid_unique_format(valid):
+        n = sum(1 for m in valid if is_format_contiguous(shape, strides, m))
+        return n != 1
+
+    def multiple_orders():
+        dup = any(a == b for a, b in zip(strides, strides[1:]))
+        return dup or any(s == 1 for s in shape)
+
+    valid = ambiguity_check if isinstance(ambiguity_check, list) else []
+    check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+    if check and multiple_orders() and invalid_unique_format(valid):
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact "
+                           "one of the given memory formats.")
+    perm, ambiguous = _logical_to_physical(shape, strides, bool(ambiguity_check))
+    if ambiguous:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(perm)
+
+
+def _logical_to_physical(shape, strides, ambiguity_check):
+    nd = len(shape)
+    if nd == 0:
+        return [], False
+    if nd == 1:
+        return [0], False
+    contig = layout.is_contiguous(shape, strides)
+    cl = is_format_contiguous(shape, strides, channels_last)
+    if contig and not cl:
+        return list(range(nd)), False
+    if cl and not contig:
+        return [0, *range(2, nd), 1], False
+
+    def ge(a, b):
+        if b == 0:
+            return True
+        if a == 0:
+            return False
+        return a >= b or a % b == 0
+
+    def should_swap(a, b):
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa == sb:
+            return 0 if ge(shape[b], shape[a]) else 1
+        if ge(sb, sa):
+            return -1
+        if ge(sa, sb):
+            return 1
+        return 0
+
+    perm = list(reversed(range(nd)))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    amb = False
+    if ambiguity_check:
+        for i in range(nd - 1):
+            if should_swap(perm[i], perm[i + 1]) != -1:
+                amb = True
+                break
+    return list(reversed(perm)), amb
+
+
+# ---- unsafe_split / unsafe_chunk / unsafe_split_with_sizes ---------------------------------------
+
+def _spec_as(name, node_name, base=None):
+    spec = OPS[base or name]
+    return dataclasses.replace(spec, name=name, node_name=node_name, method=False,
+                               function=False, select=None)
+
+
+_UNSAFE = {
+    "split": _spec_as("unsafe_split", "UnsafeSplitBackward0", "split"),
+    "split_with_sizes": _spec_as("unsafe_split_with_sizes", "UnsafeSplitWithSizesBackward0",
+                                 "_split_with_sizes"),
+    "chunk": _spec_as("unsafe_chunk", "UnsafeSplitBackward0", "chunk"),
+}
+
+
+def _unview(views):
+    """The pieces as torch's unsafe ops return them: same storage, no base, own counter."""
+    outs = []
+    for v in views:
+        t = Tensor._make(v._storage, v._shape, v._strides, v._offset)
+        if v._grad_fn is not None:
+            t._grad_fn, t._output_nr, t._requires_grad = v._grad_fn, v._output_nr, True
+        if v._pol is not None:
+            t._policy = v._pol
+        outs.append(t)
+    return tuple(outs)
+
+
+def _need_tensor(fname, x, argname="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``torch.unsafe_split``: split's pieces, not views to autograd (UnsafeSplitBackward0)."""
+    _need_tensor("unsafe_split", input)
+    if not isinstance(split_size, int) or isinstance(split_size, bool):
+        raise TypeError("unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    n = input._shape[layout.wrap_dim(dim, input.ndim)] if input.ndim else 0
+    if split_size == 0 and n != 0:
+        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    return _unview(dispatch.call_view(_UNSAFE["split"], (input, split_size, dim), {}))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    _need_tensor("unsafe_split_with_sizes", input)
+    return _unview(dispatch.call_view(_UNSAFE["split_with_sizes"],
+                                      (input, list(split_sizes), dim), {}))
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    _need_tensor("unsafe_chunk", input)
+    return _unview(dispatch.call_view(_UNSAFE["chunk"], (input, chunks, dim), {}))
+
+
+# ---- the *_copy ops ------------------------------------------------------------------------------
+
+_COPY_SPECS: dict = {}
+
+
+def _copy_spec(spec):
+    name = spec.node_name + "_copy"
+    s = _COPY_SPECS.get(name)
+    if s is None:
+        s = _COPY_SPECS[name] = dataclasses.replace(
+            spec, name=spec.name + "_copy", node_name=name, method=False, function=False,
+            select=None)
+    return s
+
+
+def _fresh_copies(views):
+    outs = []
+    for v in views:
+        dev = v._storage.device
+        t = Tensor._wrap(v._a.copy(), dev, v._pol)  # (numpy's and cupy's copy: C order)
+        if v._grad_fn is not None:
+            t._grad_fn, t._output_nr, t._requires_grad = v._grad_fn, v._output_nr, True
+        outs.append(t)
+    return outs
+
+
+def view_copy_op(view_name):
+    """``torch.<view>_copy``: the view op's node renamed ``..._copy``, a fresh contiguous result."""
+    base = OPS[view_name]
+
+    def fn(input, *args, **kwargs):
+        _need_tensor(f"{view_name}_copy", input)
+        spec = base
+        if spec.select is not None:
+            spec = spec.select((input,) + args, kwargs) or spec
+        views = dispatch.call_view(_copy_spec(spec), (input,) + args, kwargs)
+        many = isinstance(views, tuple)
+        outs = _fresh_copies(views if many else (views,))
+        return tuple(outs) if many else outs[0]
+
+    fn.__name__ = fn.__qualname__ = f"{view_name}_copy"
+    fn.__doc__ = (f"torch.{view_name}_copy: ``{view_name}`` as a fresh tensor "
+                  f"({base.node_name}_copy).")
+    return fn
+
+
+COPY_OPS = {f"{n}_copy": view_copy_op(n) for n in (
+    "view", "permute", "transpose", "t", "expand", "diagonal", "select", "slice", "squeeze",
+    "unsqueeze", "unbind", "unfold", "split", "alias", "as_strided")}
+
+
+def split_with_sizes_copy(input, split_sizes, dim=0):
+    _need_tensor("split_with_sizes_copy", input)
+    spec = _copy_spec(OPS["_split_with_sizes"])
+    spec = dataclasses.replace(spec, name="split_with_sizes_copy")
+    views = dispatch.call_view(spec, (input, list(split_sizes), dim), {})
+    return tuple(_fresh_copies(views))
+
+
+def _not_implemented(c, g):
+    raise RuntimeError("derivative for aten::detach_copy is not implemented")
+
+
+_DETACH_COPY = dataclasses.replace(OPS["alias"], name="detach_copy", method=False,
+                                   function=False, select=None, backward=_not_implemented,
+                                   node_name="torch::autograd::NotImplemented")
+
+
+def detach_copy(input):
+    """``torch.detach_copy``: a fresh copy that, as in torch 2.13, still requires grad through
+    a ``NotImplemented`` node (its backward raises)."""
+    _need_tensor("detach_copy", input)
+    return _fresh_copies([dispatch.call_view(_DETACH_COPY, (input,), {})])[0]
+
+
+_NARROW_COPY = dataclasses.replace(OPS["narrow"], name="narrow_copy",
+                                   node_name="NarrowCopyBackward0", method=False,
+                                   function=False, select=None)
+
+
+def narrow_copy(input, dim, start, length):
+    """``narrow_copy``: narrow's cells in a fresh tensor (NarrowCopyBackward0)."""
+    _need_tensor("narrow_copy", input)
+    v = dispatch.call_view(_NARROW_COPY, (input, dim, start, length), {})
+    return _fresh_copies([v])[0]
+
+
+COPY_OPS.update(split_with_sizes_copy=split_with_sizes_copy, detach_copy=detach_copy,
+                narrow_copy=narrow_copy)
+
+
+# ---- torch.fill ----------------------------------------------------------------------------------
+
+def _fill_out_fwd(xp, a, value, out=None, dt=None):
+    if hasattr(value, "shape"):
+        return xp.broadcast_to(value.astype(a.dtype), a.shape).copy()
+    return xp.full(a.shape, value, dtype=a.dtype)
+
+
+def _fill_out_bw(c, g):
+    from .elementwise import zeros_grad
+
+    return (zeros_grad(g) if c.needs_input_grad[0] else None,
+            g.sum() if len(c.needs_input_grad) > 1 and c.needs_input_grad[1] else None)
+
+
+def _fill_out_select(args, kwargs):
+    v = args[1] if len(args) > 1 else kwargs.get("value")
+    return _FILL_T if isinstance(v, Tensor) else None
+
+
+_FILL = register(OpSpec(name="_fill_out", forward=_fill_out_fwd, backward=_fill_out_bw,
+                        args=("self", "value"), dtype_rule="self", method=False,
+                        function=False, out=False, node_name="FillBackward0",
+                        select=_fill_out_select))
+_FILL_T = dataclasses.replace(_FILL, node_name="FillBackward1", select=None)
+
+
+def fill(input, value):
+    """``torch.fill(input, value)``: a new tensor of input's shape and dtype, all ``value``
+    (FillBackward0; a 0-dim tensor value: FillBackward1, its gradient the sum)."""
+    _need_tensor("fill", input)
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+    spec = _FILL_T if isinstance(value, Tensor) else _FILL
+    return dispatch.call(spec, (input, value), {})
+
+
+# ---- isreal, nonzero_static, histogramdd ---------------------------------------------------------
+
+def isreal(input):
+    """True where the imaginary part is 0: everywhere for a real tensor (a fresh bool tensor)."""
+    _need_tensor("isreal", input)
+    if input._dtype.is_complex:
+        return input.imag == 0
+    out = Tensor._wrap(backend.xp_of(input._storage.device).ones(input._shape, dtype=bool),
+                       input._storage.device, input._pol)
+    return out
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero`` padded with ``fill_value`` (or cut) to exactly ``size`` rows."""
+    _need_tensor("nonzero_static", input)
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    nz = input.nonzero()
+    xp = backend.xp_of(input._storage.device)
+    a = nz._a
+    res = xp.full((size, max(input.ndim, 1) if input.ndim else 0), fill_value, dtype=a.dtype)
+    k = min(size, a.shape[0])
+    res[:k] = a[:k]
+    return Tensor._wrap(res, input._storage.device, input._pol)
+
+
+HistogramddResult = namedtuple("histogramdd", ["hist", "bin_edges"], module="torch.return_types")
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
+    """``torch.histogramdd``: numpy's histogramdd on the CPU values (no gradient)."""
+    import numpy as np
+
+    _need_tensor("histogramdd", input)
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the "
+                           f"same dtype, but got input {input._dtype.torch_name.lower()} and "
+                           f"bins {input._dtype.torch_name.lower()}")
+    dev = input._storage.device
+    x = backend.to_numpy(input._a)
+    d = x.shape[-1]
+    pts = x.reshape(-1, d)
+    if isinstance(bins, int):
+        nb = [bins] * d
+    elif isinstance(bins, Tensor):
+        nb = [bins]
+    else:
+        nb = list(bins)
+    nb = [backend.to_numpy(b._a) if isinstance(b, Tensor) else b for b in nb]
+    rng = None
+    if range is not None:
+        rng = [(range[2 * i], range[2 * i + 1]) for i in builtins_range(d)]
+    w = None if weight is None else backend.to_numpy(weight._a).reshape(-1)
+    hist, edges = np.histogramdd(pts.astype(np.float64), bins=nb, range=rng, weights=w,
+                                 density=density)
+    npdt = input._dtype.np
+
+    def wrap(a):
+        return Tensor._wrap(backend.to_device_array(np.ascontiguousarray(a.astype(npdt)), dev),
+                            dev, input._pol)
+    return HistogramddResult(wrap(hist), tuple(wrap(e) for e in edges))
+
+
+builtins_range = range
+
+
+# ---- smaller Tensor methods --------------------------------------------------------------------
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False):
+    from .. import creation
+
+    t = creation.empty_strided(size, stride, dtype=dtype or self._dtype,
+                               device=device or self.device, requires_grad=requires_grad)
+    if self._pol is not None:
+        t._policy = self._pol
+    return t
+
+
+def storage_type(self):
+    """The legacy typed-storage class (``torch.FloatStorage``) of this tensor's dtype."""
+    name = f"{self._dtype.torch_name}Storage"
+    cls = _STORAGE_TYPES.get(name)
+    if cls is None:
+        cls = _STORAGE_TYPES[name] = type(name, (), {"__module__": "torch"})
+    return cls
+
+
+_STORAGE_TYPES: dict = {}
+
+
+def as_subclass(self, cls):
+    """A tensor of class ``cls`` over the same data, no history (torch's ``as_subclass``)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass(): argument 'cls' must be a type subclassing Tensor, "
+                        f"not {cls!r}")
+    a = dispatch.call_view(OPS["alias"], (self,), {})
+    a.__class__ = cls
+    return a
+
+
+def _false(doc):
+    return property(lambda self: False, doc=doc)
+
+
+def install(type_method):
+    """Tensor's memory_format keywords and the methods above (after ops.install, which would
+    otherwise put the plain clone/contiguous/to/type back)."""
+    from ..tensor import Tensor as T
+
+    if _orig:
+        return
+    for name in ("clone", "contiguous", "to", "type", "float", "double", "half", "bfloat16",
+                 "long", "int", "short", "char", "byte", "bool"):
+        if callable(getattr(T, name, None)):
+            _orig[name] = getattr(T, name)
+    T.clone, T.contiguous, T.to, T.is_contiguous = clone, contiguous, to, is_contiguous
+    T.type = type_method
+    for name in ("float", "double", "half", "long", "int", "short", "char", "byte", "bool"):
+        if name in _orig:
+            setattr(T, name, _caster(name))
+    T.dim_order = dim_order
+    T.unsafe_split = unsafe_split
+    T.unsafe_chunk = unsafe_chunk
+    T.unsafe_split_with_sizes = unsafe_split_with_sizes
+    T.narrow_copy = narrow_copy
+    T.isreal = isreal
+    T.nonzero_static = nonzero_static
+    T.new_empty_strided = new_empty_strided
+    T.storage_type = storage_type
+    T.as_subclass = as_subclass
+    T.const_data_ptr = T.data_ptr
+    for n in ("meta", "sparse", "sparse_csr", "quantized", "mkldnn", "nested", "xpu", "mps",
+              "ipu", "vulkan", "xla", "mtia", "maia"):
+        setattr(T, f"is_{n}", _false(f"False: this library has no {n} tensors."))
