@@ -481,4 +481,12 @@ for _name in ("empty", "empty_strided", "full", "zeros", "ones", "tensor", "from
               "rand", "randn", "randint", "randperm", "empty_like", "zeros_like", "ones_like",
               "full_like", "rand_like", "randn_like", "randint_like"):
     globals()[_name] = _observed(globals()[_name])
-as_tensor = tensor
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``torch.as_tensor``: a tensor comes back as itself, or through a differentiable ``.to``
+    where the dtype or device differs (torch.distributions' ``log_prob`` relies on both);
+    other data is copied as ``tensor`` copies it."""
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device)
+    return tensor(data, dtype=dtype, device=device)

@@ -899,3 +899,30 @@ def test_size_arithmetic_and_tensor_new_with_a_size():
                        m.zeros(2, dtype=m.float64).new(m.Size([3, 2])).dtype,
                        m.zeros(2).new((3, 2)), m.zeros(2).new([3.5]), m.zeros(2).new(2, 3).shape])
     same(lambda m, D: m.Size([2]) + [1])
+
+
+DISCRETE = {"Bernoulli_probs", "Bernoulli_logits", "Categorical_probs", "Categorical_logits",
+            "OneHotCategorical", "Binomial", "Binomial_logits", "Poisson", "Geometric",
+            "NegativeBinomial", "Multinomial"}
+
+
+@pytest.mark.parametrize("method", ["log_prob", "cdf"])
+@pytest.mark.parametrize("name", sorted(set(DISTS) - DISCRETE))
+def test_gradient_with_respect_to_the_value(name, method):
+    make, value = DISTS[name]
+
+    def go(mod, D):
+        d = make(mod, D, lambda n, data, dtype=None: mod.tensor(data, dtype=dtype))
+        x = value(mod).requires_grad_()
+        out = getattr(d, method)(x)
+        (out * _w(mod, out)).sum().backward()
+        return [out, x.grad]
+    same(go, rtol=1e-4)
+
+
+def test_as_tensor_keeps_the_tensor_and_its_graph():
+    """The shared hook behind the value gradients above (Gamma/HalfCauchy log_prob)."""
+    same(lambda m, D: (lambda x: [m.as_tensor(x) is x, m.as_tensor(x, dtype=m.float32) is x,
+                                  m.as_tensor(x, dtype=m.float64), m.as_tensor([1, 2]),
+                                  m.as_tensor(2.5, dtype=m.float64)])(
+        m.tensor([1.0, 2.0], requires_grad=True)))
