@@ -1386,3 +1386,17 @@ def _paddle_new(fname):
 for _n in ("new_full", "new_zeros", "new_ones", "new_empty", "new_tensor"):
     if hasattr(_Core, _n):
         TENSOR_METHODS[_n] = _paddle_new(_n)
+
+
+NAMES += ("summary", "flops")
+
+
+def summary(net, input_size=None, dtypes=None, input=None):
+    """``paddle.summary``: the layer table Paddle prints (see hapi_summary.py)."""
+    from .hapi_summary import summary as _summary
+
+    return _summary(net, input_size, dtypes, input)
+
+
+def flops(net, input_size, custom_ops=None, print_detail=False):
+    raise NotImplementedError("paddle.flops is not reproduced by inplace_lab")

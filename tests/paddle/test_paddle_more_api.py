@@ -756,3 +756,42 @@ def test_nn_init_functions_as_paddle():
             want = got
     assert got == want
     _same_error(lambda L: L.nn.init.eye_(L.create_parameter([2, 2, 2], "float32")))
+
+
+def _summary_nets(L):
+    class Net(L.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv = L.nn.Conv2D(1, 3, 3, padding=1)
+            self.bn = L.nn.BatchNorm2D(3)
+            self.pool = L.nn.MaxPool2D(2)
+            self.head = L.nn.Sequential(L.nn.Flatten(), L.nn.Linear(3 * 4 * 4, 5), L.nn.ReLU(),
+                                        L.nn.Linear(5, 2))
+
+        def forward(self, x):
+            return self.head(self.pool(L.nn.functional.relu(self.bn(self.conv(x)))))
+
+    class Two(L.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = L.nn.Linear(3, 4), L.nn.Linear(2, 4)
+            self.b.weight.stop_gradient = True
+
+        def forward(self, x, y):
+            return self.a(x) + self.b(y)
+
+    return [(Net(), dict(input_size=(2, 1, 8, 8))),
+            (Two(), dict(input_size=[(4, 3), (4, 2)])),
+            (L.nn.Sequential(L.nn.Linear(3, 3), L.nn.Tanh()),
+             dict(input=L.to_tensor(np.ones((2, 3), np.float32))))]
+
+
+def test_summary_prints_and_returns_as_paddle(capsys):
+    outs = []
+    for L in (paddle, lab):
+        res = []
+        for net, kw in _summary_nets(L):
+            r = L.summary(net, **kw)
+            res.append((capsys.readouterr().out, {k: int(v) for k, v in r.items()}))
+        outs.append(res)
+    assert outs[1] == outs[0]
