@@ -725,6 +725,31 @@ def linalg_qr(A, mode="reduced", *, out=None):
     return LinalgQrResult(r.Q, R)
 
 
+# ---- Paddle's variants (its eigvalsh kernel; its cholesky_solve gradient kept to the factor's
+# triangle): the same kernels under other nodes, named by the Paddle facade
+
+EIGVALSH = register(OpSpec(
+    name="_paddle_eigvalsh", forward=EIGH_W.forward, backward=EIGH_W.backward,
+    outputs=EIGH_W.outputs, params=dict(EIGH_W.params), dtype_rule=EIGH_W.dtype_rule,
+    saves=EIGH_W.saves, node_name="LinalgEighBackward0", method=False, function=False,
+    out=False, doc="paddle.linalg.eigvalsh: the eigenvalues of a symmetric matrix."))
+
+
+def _paddle_cs_bw(c, g):
+    """Paddle's cholesky_solve_grad: PyTorch's, the factor's gradient kept to its triangle."""
+    gB, gL = _cs_bw(c, g)
+    if gL is not None:
+        gL = gL.triu() if c["upper"] else gL.tril()
+    return gB, gL
+
+
+PADDLE_CHOLESKY_SOLVE = register(OpSpec(
+    name="_paddle_cholesky_solve", forward=_cs_fwd, backward=_paddle_cs_bw,
+    args=("self", "input2"), params={"upper": False}, dtype_rule=_cs_rule,
+    saves=("input2", "result"), node_name="CholeskySolveBackward0", method=False,
+    function=False, out=False,
+    doc="paddle.linalg.cholesky_solve: the factor's gradient in its triangle."))
+
 from . import linalg_compose, linalg_eig, linalg_lstsq, linalg_lu  # noqa: E402  (the rest)
 
 for _fn, _method in ((triangular_solve, True), (linalg_lu.lu, True), (linalg_lu.lu_solve, True),

@@ -1,9 +1,12 @@
 """``paddle.linalg``: the linear-algebra names whose core op answers as Paddle 3.3.1 does.
 
 ``slogdet`` is one stacked tensor ``[sign, log|det|]`` (PyTorch returns a pair),
-``svd`` is ``(U, S, VH)`` with ``full_matrices=False`` by default. Names Paddle has
-that are not mapped here raise AttributeError saying so, rather than answering with
-another framework's semantics.
+``svd`` is ``(U, S, VH)`` with ``full_matrices=False`` by default. The solves and
+factorisations (ops/linalg_solve.py, linalg_lu.py) answer with Paddle's argument names,
+plain tuples, Paddle's grad node names (SolveGradNode, EighGradNode, LuGradNode ...) and
+Paddle's errors for a bad dtype, a non-square, singular or not positive-definite input.
+Names Paddle has that are not mapped here raise AttributeError saying so, rather than
+answering with another framework's semantics.
 """
 from __future__ import annotations
 
@@ -12,11 +15,10 @@ import inplace_lab as _il
 from .numeric import cross  # noqa: F401  (paddle.linalg.cross(x, y, axis=9))
 
 _NOT_MAPPED = frozenset((
-    "norm", "vector_norm", "matrix_norm", "cholesky", "qr", "lu", "eig", "eigh", "eigvals",
-    "eigvalsh", "pinv", "solve", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "cond",
-    "cov", "corrcoef", "triangular_solve", "cholesky_solve", "householder_product", "matrix_exp",
-    "svdvals", "svd_lowrank", "pca_lowrank", "lu_unpack", "lu_solve", "ormqr", "vecdot",
-    "cholesky_inverse", "fp8_fp8_half_gemm_fused",
+    "norm", "vector_norm", "matrix_norm", "eig", "pinv", "lstsq", "matrix_power",
+    "multi_dot", "cond", "cov", "corrcoef", "householder_product", "matrix_exp",
+    "svdvals", "svd_lowrank", "pca_lowrank", "ormqr", "cholesky_inverse",
+    "fp8_fp8_half_gemm_fused",
 ))
 
 
@@ -37,6 +39,11 @@ def slogdet(x, name=None):
 def svd(x, full_matrices=False, name=None):
     """Paddle: ``(U, S, VH)``; ``full_matrices=False`` (the default) gives the reduced bases."""
     return tuple(_il.linalg_svd(x, full_matrices=full_matrices))
+
+
+from .linalg_solve import (cholesky, cholesky_solve, eigh, eigvals, eigvalsh, lu,  # noqa: E402,F401
+                           lu_solve, lu_unpack, matrix_rank, qr, solve, triangular_solve,
+                           vecdot)
 
 
 def __getattr__(name):
