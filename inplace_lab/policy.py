@@ -335,8 +335,10 @@ def saved_error(saved, found: int, pol: str):
         if saved.producer_name:
             producer = f", which is output {saved.output_nr} of {saved.producer_name},"
         shape = "[" + ", ".join(str(n) for n in t.shape) + "]"
+        # (TensorBase::toString: the legacy name, but ATen's CPUBoolType for bool and bfloat16)
+        kind = aten_type_name(t) if t._dtype.torch_name in ("Bool", "BFloat16") else torch_type_name(t)
         msg = ("one of the variables needed for gradient computation has been modified by an "
-               f"inplace operation: [{torch_type_name(t)} {shape}]{producer} is at version {found}; "
+               f"inplace operation: [{kind} {shape}]{producer} is at version {found}; "
                f"expected version {saved.version} instead. Hint: " + _anomaly_hint())
     return errors.SavedTensorModifiedError(
         msg, tensor=t, saved=saved, node=saved.node_name, expected=saved.version, found=found,

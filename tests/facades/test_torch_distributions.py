@@ -926,3 +926,51 @@ def test_as_tensor_keeps_the_tensor_and_its_graph():
                                   m.as_tensor(x, dtype=m.float64), m.as_tensor([1, 2]),
                                   m.as_tensor(2.5, dtype=m.float64)])(
         m.tensor([1.0, 2.0], requires_grad=True)))
+
+
+def _saved_bool_modified(m, D):
+    a = m.ones(3, requires_grad=True)
+    mask = m.tensor([True, False, True])
+    y = m.where(mask, a, a * 2)
+    mask.logical_not_()
+    y.sum().backward()
+
+
+def _wishart_rsample_backward(m, D):
+    """torch 2.13's Wishart.rsample edits a saved bool mask in place: backward fails there."""
+    m.manual_seed(0)
+    cov = m.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)
+    D.Wishart(m.tensor(4.0), covariance_matrix=cov).rsample((3,)).sum().backward()
+
+
+@pytest.mark.parametrize("fn", [_saved_bool_modified, _wishart_rsample_backward])
+def test_saved_bool_tensor_modified_error_names_cpu_bool_type(fn):
+    """torch words a bool tensor as ATen's CPUBoolType in the saved-tensor version error."""
+    def go(m, D):
+        try:
+            fn(m, D)
+        except RuntimeError as e:
+            return "RuntimeError", str(e)
+    same(go)
+
+
+@pytest.mark.parametrize("name", sorted(set(DISTS) - {"Wishart"}))
+def test_rsample_of_every_distribution(name):
+    """rsample (where torch has it): shape, dtype, last node, which parameters get a gradient,
+    and the draw lies in the support; NotImplementedError where torch raises it."""
+    make, _ = DISTS[name]
+
+    def go(mod, D):
+        leaves = {}
+
+        def p(n, data, dtype=None):
+            leaves[n] = mod.tensor(data, dtype=dtype, requires_grad=True)
+            return leaves[n]
+
+        mod.manual_seed(0)
+        d = make(mod, D, p)
+        x = d.rsample((3,))
+        x.sum().backward()
+        return [tuple(x.shape), str(x.dtype), x.grad_fn.name(), bool(d.support.check(x).all()),
+                sorted(k for k, v in leaves.items() if v.grad is not None)]
+    same(go)
