@@ -133,8 +133,9 @@ class tensortype(type):
 tensortype.__module__ = "torch"
 
 
-def _legacy_new(cls, args, kwargs):
-    """torch's ``legacy_tensor_ctor`` for one dtype on the CPU."""
+def _legacy_new(cls, args, kwargs, any_tensor=False):
+    """torch's ``legacy_tensor_ctor`` for one dtype on the CPU (``any_tensor``: torch.Tensor's
+    own, which aliases a tensor of any dtype)."""
     from inplace_lab import creation
 
     dt = cls._dtype
@@ -165,7 +166,7 @@ def _legacy_new(cls, args, kwargs):
                 raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
                                    "device=device) is not supported.  Use torch.tensor(...) or "
                                    "torch.as_tensor(...) instead.")
-            if a._dtype is not dt or a._storage.device.type != "cpu":
+            if not any_tensor and (a._dtype is not dt or a._storage.device.type != "cpu"):
                 raise TypeError(f"expected {_options(dt.name)} (got {_options(a._dtype.name)})")
             return a.alias() if hasattr(a, "alias") else _Tensor._alias(a)
         if isinstance(a, _torch.Size):
@@ -311,7 +312,7 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
         dtype = got
     if isinstance(dtype, tensortype):
         dtype = dtype._dtype
-    return _tm._orig["type"](self, dtype, non_blocking, **kwargs)
+    return _tm._no_int_grad(_tm._orig["type"](self, dtype, non_blocking, **kwargs), self)
 
 
 # ---- 3. memory formats ---------------------------------------------------------------------------
@@ -526,4 +527,23 @@ def is_warn_always_enabled():
     return _FLAGS["warn_always"]
 
 
+def _tensor_init(self, *args, **kwargs):
+    """``torch.Tensor(...)``: the legacy constructor of the default dtype (``torch.Tensor(2, 3)``
+    is a 2x3 tensor, ``torch.Tensor([2, 3])`` holds 2 and 3), the new object taking over the
+    made tensor's state (an alias of a tensor argument keeps its view and history)."""
+    paddle_cls = _Tensor._policy_classes.get("paddle")
+    if paddle_cls is not None and isinstance(self, paddle_cls):
+        return _orig_init(self, *args, **kwargs)
+    made = _legacy_new(_LEGACY_BY_DTYPE[_dtypes.get_default_dtype().name], args, kwargs,
+                       any_tensor=True)
+    for slot in _Tensor.__slots__:
+        if slot not in ("__weakref__", "__dict__"):
+            setattr(self, slot, getattr(made, slot))
+    self.__dict__.update(made.__dict__)
+    self._policy = _POLICY
+
+
+_orig_init = _Tensor.__init__
+_LEGACY_BY_DTYPE = {c._dtype.name: c for c in _LEGACY.values()}
 _tm.install(_type)
+_Tensor.__init__ = _tensor_init

@@ -396,3 +396,28 @@ def test_tensor_small_int_overflow(dt):
     for v in ("[300]", "[-1]", "[-129]", "[1e6]", "[70000]", "[2.5]", "[-2.7]", "[[1, 2], [3, -4]]",
               "5", "[]", "[float('nan')]", "[float('inf')]", "[-0.5]"):
         same(eval(f"lambda t: t.tensor({v}, dtype=t.{dt})"))  # noqa: S307 - test table
+
+
+@pytest.mark.parametrize("call", ["x.to(t.int32)", "x.t().to(t.int64)", "x.int()", "x.t().long()",
+                                  "x.type(t.LongTensor)", "x.type(t.int16)", "x.bool()",
+                                  "x.double()", "x.to(t.float16)", "x.to(t.int32).float()"])
+def test_cast_to_integer_is_not_differentiable(call):
+    same(eval(f"lambda t: (lambda x: {call})(_x(t, 2, 3))"))  # noqa: S307 - test table
+
+
+def test_legacy_types_and_torch_tensor_ctor():
+    # torch.Tensor is the legacy constructor of the default dtype
+    for args in ("2, 3", "t.Size([2])"):  # (uninitialised: the shape and dtype)
+        same(eval(f"lambda t: (t.Tensor({args}).shape, t.Tensor({args}).dtype)"))  # noqa: S307
+    for args in ("[1, 2]", "", "t.ones(2)", "t.ones(2, dtype=t.long)",
+                 "2.5", "-1", "[1], dtype=t.float64", "_x(t, 2)"):
+        same(eval(f"lambda t: t.Tensor({args})"))  # noqa: S307 - test table
+    same(lambda t: isinstance(t.Tensor(2), t.Tensor))
+    same(lambda t: (lambda a: (t.Tensor(a).add_(1), a._version, a))(t.ones(2)))
+    try:
+        T.set_default_dtype(T.float64)
+        L.set_default_dtype(L.float64)
+        same(lambda t: (t.Tensor(2).dtype, t.Tensor([1]).dtype))
+    finally:
+        T.set_default_dtype(T.float32)
+        L.set_default_dtype(L.float32)
