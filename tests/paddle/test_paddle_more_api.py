@@ -290,6 +290,7 @@ ERRORS = {
     "take_oob": lambda L: L.take(L.to_tensor(A), L.to_tensor([0, 12])),
     "take_oob_negative": lambda L: L.take(L.to_tensor(A), L.to_tensor([-25])),
     "take_mode": lambda L: L.take(L.to_tensor(A), L.to_tensor([0]), mode="nearest"),
+    "rms_norm_cpu": lambda L: L.nn.functional.rms_norm(L.to_tensor(A), [4]),
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "label_smooth", "sequence_mask",
-           "bilinear", "unfold", "fold", "scaled_dot_product_attention", "ctc_loss"]
+           "bilinear", "unfold", "fold", "scaled_dot_product_attention", "ctc_loss", "rms_norm"]
 
 
 def _pd():
@@ -230,3 +230,12 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     if reduction == "sum":
         return pd.sum(loss)
     return loss
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
+    """``paddle.nn.functional.rms_norm``: Paddle 3.3.1 registers its ``rms_norm`` kernel for
+    GPUs only; on the CPU it is this RuntimeError."""
+    raise RuntimeError(
+        "(NotFound) The kernel `rms_norm` is not registered.\n  [Hint: Expected iter != "
+        "kernels_.end(), but received iter == kernels_.end().] (at "
+        "/paddle/paddle/phi/core/kernel_factory.cc:273)\n")
