@@ -974,3 +974,23 @@ def test_rsample_of_every_distribution(name):
         return [tuple(x.shape), str(x.dtype), x.grad_fn.name(), bool(d.support.check(x).all()),
                 sorted(k for k, v in leaves.items() if v.grad is not None)]
     same(go)
+
+
+@pytest.mark.parametrize("name", sorted(DISTS))
+def test_log_prob_broadcasts_a_sample_shape(name):
+    make, value = DISTS[name]
+
+    def go(mod, D):
+        leaves = {}
+
+        def p(n, data, dtype=None):
+            leaves[n] = mod.tensor(data, dtype=dtype, requires_grad=True)
+            return leaves[n]
+
+        d = make(mod, D, p)
+        v = value(mod)
+        x = mod.stack([v, v.flip(0)]).unsqueeze(1)  # (2, 1, *value.shape)
+        out = d.log_prob(x)
+        (out * _w(mod, out)).sum().backward()
+        return [out, _grads(leaves)]
+    same(go, rtol=1e-4)
