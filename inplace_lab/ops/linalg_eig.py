@@ -20,7 +20,7 @@ import numpy as np
 from .. import backend, creation, dtypes
 from . import dispatch
 from .linalg_inverse import _square
-from .linalg_solve import _fcontig, _lapack, _matrices, _no_out, _rt  # noqa: F401
+from .linalg_solve import _fcontig, _lapack, _matrices, _no_out, _rt, on_host  # noqa: F401
 from .table import OpSpec, register
 
 LinalgEigResult = _rt("linalg_eig", ["eigenvalues", "eigenvectors"])
@@ -95,6 +95,7 @@ def _hh_rule(spec, ins, params):
     return A._dtype
 
 
+@on_host
 def _hh_fwd(xp, a, tau, out=None, dt=None):
     h = backend.to_numpy(a).astype(dt.np)
     ht = backend.to_numpy(tau).astype(dt.np)

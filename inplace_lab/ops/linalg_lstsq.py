@@ -23,8 +23,8 @@ from .. import backend, creation, dtypes, layout
 from . import dispatch
 from .linalg_inverse import _square
 from .linalg_more import _pinv_bw
-from .linalg_solve import (_fcontig, _matrices, _no_out, _rt, _sum_to, share_output,
-                           with_out)
+from .linalg_solve import (_fcontig, _matrices, _no_out, _rt, _sum_to, on_host,
+                           share_output, with_out)
 from .table import OpSpec, register
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -112,10 +112,12 @@ def _lstsq_arrays(xp, a, b, dt, rcond, driver):
     return _fcontig(xp, xp.asarray(x)), xp.asarray(res), xp.asarray(rank), xp.asarray(sv)
 
 
+@on_host
 def _lstsq_sol_fwd(xp, a, b, out=None, dt=None, rcond=None, driver=None):
     return _lstsq_arrays(xp, a, b, dt, rcond, driver)
 
 
+@on_host
 def _lstsq_res_fwd(xp, a, b, out=None, dt=None, rcond=None, driver=None):
     x, res, rank, sv = _lstsq_arrays(xp, a, b, dt, rcond, driver)
     return res, x, rank, sv
@@ -205,6 +207,7 @@ def _tols(xp, atol, rtol, m, n, dt):
     return a, xp.asarray(r, dtype=dt.np)
 
 
+@on_host
 def _pinv_tol_fwd(xp, a, out=None, dt=None, atol=None, rtol=None, hermitian=False):
     m, n = a.shape[-2:]
     if 0 in a.shape:

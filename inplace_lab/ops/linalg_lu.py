@@ -23,7 +23,7 @@ from . import dispatch
 from .join import cat
 from .linalg_more import _pinv_bw
 from .linalg_solve import (SOLVE_TRI, _broadcast_batch, _fcontig, _float_rule, _info_array,
-                           _lapack, _matrices, _no_out, _rt, _sum_to, _x, share_output,
+                           _lapack, _matrices, _no_out, _rt, _sum_to, _x, on_host, share_output,
                            warn_once, with_out)
 from .table import OpSpec, register
 
@@ -132,6 +132,7 @@ def _luf_rule(spec, ins, params):
     return a._dtype
 
 
+@on_host
 def _luf_fwd(xp, a, out=None, dt=None, pivot=True, check_errors=False):
     lu, piv, infos = _getrf(backend.to_numpy(a).astype(dt.np))
     if check_errors and any(infos):
@@ -217,11 +218,13 @@ def _plu_arrays(xp, a, dt):
     return xp.asarray(P), xp.asarray(L), xp.asarray(U)
 
 
+@on_host
 def _lu_l_fwd(xp, a, out=None, dt=None, pivot=True):
     P, L, U = _plu_arrays(xp, a, dt)
     return L, U, P
 
 
+@on_host
 def _lu_u_fwd(xp, a, out=None, dt=None, pivot=True):
     P, L, U = _plu_arrays(xp, a, dt)
     return U, L, P
@@ -280,11 +283,13 @@ def _unpack_arrays(xp, lu_, piv, dt, unpack_data, unpack_pivots):
     return xp.asarray(np.ascontiguousarray(P)), xp.asarray(L), xp.asarray(U)
 
 
+@on_host
 def _unpack_l_fwd(xp, lu_, piv, out=None, dt=None, unpack_data=True, unpack_pivots=True):
     P, L, U = _unpack_arrays(xp, lu_, piv, dt, unpack_data, unpack_pivots)
     return L, U, P
 
 
+@on_host
 def _unpack_u_fwd(xp, lu_, piv, out=None, dt=None, unpack_data=True, unpack_pivots=True):
     P, L, U = _unpack_arrays(xp, lu_, piv, dt, unpack_data, unpack_pivots)
     return U, L, P
@@ -368,6 +373,7 @@ def _lus_rule(spec, ins, params):
     return LU._dtype
 
 
+@on_host
 def _lus_fwd(xp, lu_, piv, b, out=None, dt=None, left=True, adjoint=False):
     h = backend.to_numpy(lu_).astype(dt.np)
     hp = backend.to_numpy(piv).astype(np.int32) - 1

@@ -77,6 +77,26 @@ def share_output(out, name, other):
                                        name=name)
 
 
+def on_host(kernel):
+    """The kernel run by numpy on host copies where the device is a GPU: LAPACK's answers,
+    infos and errors as on the CPU (cupy's solvers neither raise nor report per matrix
+    without a synchronisation), moved back to the device."""
+
+    def run(xp, *arrays, **kw):
+        if xp is np:
+            return kernel(xp, *arrays, **kw)
+        res = kernel(np, *[backend.to_numpy(a) if hasattr(a, "shape") else a for a in arrays],
+                     **kw)
+        if isinstance(res, tuple):
+            return tuple(xp.asarray(r) for r in res)
+        return xp.asarray(res)
+
+    run.__name__ = run.__qualname__ = kernel.__name__
+    run.__module__ = kernel.__module__
+    run.__doc__ = kernel.__doc__
+    return run
+
+
 def _x(shape):
     return f"{shape[-2]}x{shape[-1]}"
 
@@ -170,6 +190,7 @@ def _lu_solve_host(h, b, trans=0):
     return np.stack(out).reshape(b.shape) if out else np.zeros(b.shape, h.dtype)
 
 
+@on_host
 def _solve_fwd(xp, a, b, out=None, dt=None, left=True, check_errors=False):
     vec = _is_vector_rhs(a.shape, b.shape)
     if vec:
@@ -280,6 +301,7 @@ def _potrf_host(h, upper):
     return (np.stack(outs).reshape(h.shape) if outs else h.copy()), infos
 
 
+@on_host
 def _chol_ex_fwd(xp, a, out=None, dt=None, upper=False, check_errors=False):
     batch = a.shape[:-2]
     try:
@@ -322,6 +344,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     return LinalgCholeskyExResult(r.L, r.info)
 
 
+@on_host
 def _inv_ex_fwd(xp, a, out=None, dt=None, check_errors=False):
     batch = a.shape[:-2]
     try:
@@ -398,10 +421,12 @@ def _eigh_grad(L, V, gL, gV):
     return (V.matmul(ret).matmul(V.mH),)
 
 
+@on_host
 def _eigh_w_fwd(xp, a, out=None, dt=None, UPLO="L"):
     return _eigh_arrays(xp, a, dt, UPLO)
 
 
+@on_host
 def _eigh_v_fwd(xp, a, out=None, dt=None, UPLO="L"):
     w, v = _eigh_arrays(xp, a, dt, UPLO)
     return v, w
@@ -480,6 +505,7 @@ def _st_rule(spec, ins, params):
     return a._dtype
 
 
+@on_host
 def _st_fwd(xp, a, b, out=None, dt=None, upper=True, left=True, unitriangular=False):
     a, b = _broadcast_batch(xp, a, b)
     x = _trsm_host(backend.to_numpy(a).astype(dt.np), backend.to_numpy(b).astype(dt.np),
@@ -556,10 +582,12 @@ def _ts_arrays(xp, b, a, dt, upper, transpose, unitriangular):
     return _fcontig(xp, xp.asarray(x)), _fcontig(xp, a.astype(dt.np, copy=True))
 
 
+@on_host
 def _ts_sol_fwd(xp, b, a, out=None, dt=None, upper=True, transpose=False, unitriangular=False):
     return _ts_arrays(xp, b, a, dt, upper, transpose, unitriangular)
 
 
+@on_host
 def _ts_clone_fwd(xp, b, a, out=None, dt=None, upper=True, transpose=False, unitriangular=False):
     x, m = _ts_arrays(xp, b, a, dt, upper, transpose, unitriangular)
     return m, x
@@ -629,6 +657,7 @@ def _cs_rule(spec, ins, params):
     return b._dtype
 
 
+@on_host
 def _cs_fwd(xp, b, L, out=None, dt=None, upper=False):
     L, b = _broadcast_batch(xp, L, b)
     hL, hb = backend.to_numpy(L).astype(dt.np), backend.to_numpy(b).astype(dt.np)
@@ -677,10 +706,12 @@ def _lqr_grad(Q, R, gQ, gR, mode):
     return (_qr_grad(Q, R, gQ, gR, mode),)
 
 
+@on_host
 def _lqr_q_fwd(xp, a, out=None, dt=None, mode="reduced"):
     return _lqr_arrays(xp, a, dt, mode)
 
 
+@on_host
 def _lqr_r_fwd(xp, a, out=None, dt=None, mode="reduced"):
     q, r = _lqr_arrays(xp, a, dt, mode)
     return r, q

@@ -579,3 +579,48 @@ def test_out_forms(fn):
         res.append((r is o, tuple(o.stride()), o._version, np.round(o.numpy(), 8).tolist()))
     assert res[0] == res[1]
     errors_match(lambda T, x: fn(T, x, T.empty(3, 3, dtype=T.float64)), well(3, 3))
+
+
+GPU_PROGRAMS = {
+    "solve": lambda T, a, b: T.linalg.solve(a, b),
+    "solve_ex": lambda T, a, b: T.linalg.solve_ex(a, b),
+    "cholesky": lambda T, a, b: T.linalg.cholesky(a @ a.mT),
+    "inv_ex": lambda T, a, b: T.linalg.inv_ex(a),
+    "eigh": lambda T, a, b: T.linalg.eigh(a + a.mT),
+    "solve_triangular": lambda T, a, b: T.linalg.solve_triangular(a, b, upper=True),
+    "lu_factor": lambda T, a, b: T.linalg.lu_factor(a),
+    "lu": lambda T, a, b: T.linalg.lu(a),
+    "lu_solve": lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b),
+    "lstsq": lambda T, a, b: T.linalg.lstsq(a, b, driver="gelsd"),
+    "pinv": lambda T, a, b: T.linalg.pinv(a, hermitian=False),
+    "matrix_rank": lambda T, a, b: T.linalg.matrix_rank(a),
+    "qr": lambda T, a, b: T.linalg.qr(a),
+    "cholesky_solve": lambda T, a, b: T.cholesky_solve(b, a.tril()),
+    "householder": lambda T, a, b: T.linalg.householder_product(a, b[..., 0, :]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GPU_PROGRAMS))
+def test_gpu_runs_as_the_cpu(name):
+    """On ``cuda`` (cupy, or the simulated GPU): LAPACK on host copies, the same values,
+    strides and gradients as on the CPU."""
+    from tests.differential.cupy_like import any_gpu
+
+    data_a = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    data_b = RNG.standard_normal((2, 3, 2))
+    got = []
+    with any_gpu():
+        for dev in ("cpu", "cuda"):
+            a = il.tensor(data_a, device=dev, requires_grad=True)
+            b = il.tensor(data_b, device=dev)
+            r = GPU_PROGRAMS[name](il, a, b)
+            rs = r if isinstance(r, tuple) else (r,)
+            assert all(t.device.type == dev for t in rs)
+            diff = [t for t in rs if t.requires_grad]
+            if diff:
+                sum((t * t).sum() for t in diff).backward()
+            got.append(([(tuple(t.shape), t.stride(), np.round(t.detach().cpu().numpy(), 8).tolist())
+                         for t in rs], None if a.grad is None else a.grad.cpu().numpy()))
+    assert got[0][0] == got[1][0]
+    if got[0][1] is not None:
+        np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-9, atol=1e-12)
