@@ -25,15 +25,28 @@ from inplace_lab.ops.table import OPS
 from inplace_lab.tensor import Tensor as _Core
 
 
-def _copy(t):
-    """A row-major copy with its own buffer and counter (recorded as a clone).
+def _copy(t, kernel=None):
+    """A row-major copy with its own buffer and counter (recorded as a clone; ``kernel``:
+    recorded under that Paddle kernel's name, SplitGradNode, ExpandGradNode ...).
 
     (The contiguous-copy op copies only what numpy does not already call C-contiguous, so
     a C-contiguous piece goes through clone: either way the result owns new memory.)
     """
-    if t._a.flags.c_contiguous:
-        return _Core.clone(t)
-    return dispatch.call(OPS["_contiguous_copy"], (t,), {})
+    contiguous = t._a.flags.c_contiguous
+    if kernel is None:
+        return _Core.clone(t) if contiguous else dispatch.call(OPS["_contiguous_copy"], (t,), {})
+    return dispatch.call(_named_copy("clone" if contiguous else "_contiguous_copy", kernel),
+                         (t,), {})
+
+
+_NAMED_COPIES: dict = {}
+
+
+def _named_copy(op, kernel):
+    """A copy op under a Paddle kernel's name (its backward passes g through)."""
+    if (op, kernel) not in _NAMED_COPIES:
+        _NAMED_COPIES[op, kernel] = dataclasses.replace(OPS[op], name=kernel, select=None)
+    return _NAMED_COPIES[op, kernel]
 
 
 def _sizes(n: int, num_or_sections, dim: int, shape) -> list:
@@ -64,7 +77,8 @@ def split(x, num_or_sections, axis=0, name=None):
         axis = int(axis.item())
     dim = layout.wrap_dim(axis, x.ndim)
     sizes = _sizes(x.shape[dim], num_or_sections, dim, x.shape)
-    return [_copy(p) for p in _Core.split(x, sizes, dim)]
+    kernel = "split_with_num" if isinstance(num_or_sections, int) else "split"
+    return [_copy(p, kernel) for p in _Core.split(x, sizes, dim)]
 
 
 def chunk(x, chunks, axis=0, name=None):
@@ -83,16 +97,16 @@ def unstack(x, axis=0, num=None, name=None):
         raise ValueError(
             f"(InvalidArgument) The number of attribute num is not equal to the length of the "
             f"{axis % x.ndim} axis of Input(X). Expect {n} but got {num}.")
-    return [_copy(p) for p in _Core.unbind(x, axis)] if n else []
+    return [_copy(p, "unstack") for p in _Core.unbind(x, axis)] if n else []
 
 
-def expand(x, shape, name=None):
+def expand(x, shape, name=None, _kernel="expand"):
     """``paddle.expand``: the broadcast values in a new buffer (writable, own counter)."""
     if isinstance(shape, _Core):
         shape = shape.tolist()
     shape = [int(s.item()) if isinstance(s, _Core) else int(s) for s in shape]
     _check_expand(list(x.shape), shape)
-    return _copy(_Core.expand(x, shape))
+    return _copy(_Core.expand(x, shape), _kernel)
 
 
 def _check_expand(have, shape):
@@ -130,7 +144,7 @@ def check_perm(nd, perm):
 
 
 def expand_as(x, y, name=None):
-    return expand(x, list(y.shape))
+    return expand(x, list(y.shape), _kernel="expand_as")
 
 
 broadcast_to = expand
