@@ -155,3 +155,124 @@ def householder_product(A, tau, *, out=None):
     """``torch.linalg.householder_product`` (``torch.orgqr``)."""
     _no_out(out, "householder_product")
     return dispatch.call(HOUSEHOLDER, (A, tau), {})
+
+
+# ---- ldl_factor, ldl_solve (LAPACK sytrf/sytrs; PyTorch has no derivative: NotImplemented) --------
+
+def _no_derivative(op):
+    def backward(c, *grads):  # (PyTorch's NotImplemented node: it raises when backward runs)
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    return backward
+
+
+def _ldl_rule(spec, ins, params):
+    a = ins[0]
+    name = "torch.linalg.ldl_factor_ex"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if not (a._dtype.is_floating_point or a._dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{a._dtype.torch_name}")
+    return a._dtype
+
+
+@on_host
+def _ldl_fwd(xp, a, out=None, dt=None, hermitian=False, check_errors=False):
+    h = backend.to_numpy(a).astype(dt.np)
+    f = _lapack("lapack", "sytrf", h.dtype)
+    mats, batch = _matrices(h)
+    n = h.shape[-1]
+    lds, pivs, infos = [], [], []
+    for m in mats:
+        if n == 0:
+            lds.append(m.copy()), pivs.append(np.zeros(0, np.int32)), infos.append(0)
+            continue
+        ld, piv, info = f(m, lower=1)
+        lds.append(np.tril(ld))
+        pivs.append(np.asarray(piv, np.int32))
+        infos.append(int(info))
+    if check_errors and any(infos):
+        k = next(i for i, v in enumerate(infos) if v)
+        raise RuntimeError(f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
+                           f'native/BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. '
+                           f'torch.linalg.ldl_factor: Unknown error code: {infos[k]}.')
+    ld = np.stack(lds).reshape(h.shape) if lds else h.copy()
+    piv = np.stack(pivs).reshape(batch + (n,)) if pivs else np.zeros(batch + (n,), np.int32)
+    return (_fcontig(np, ld), piv, np.asarray(infos, np.int32).reshape(batch))
+
+
+LDL = register(OpSpec(
+    name="_linalg_ldl_factor_ex", forward=_ldl_fwd,
+    backward=_no_derivative("linalg_ldl_factor_ex"), outputs=("LD", "pivots", "info"),
+    params={"hermitian": False, "check_errors": False}, dtype_rule=_ldl_rule,
+    node_name="torch::autograd::NotImplemented", method=False, function=False, out=False,
+    doc="LAPACK sytrf: the compact LDL^T factor (Bunch-Kaufman pivots)."))
+LinalgLdlFactorResult = _rt("linalg_ldl_factor", ["LD", "pivots"])
+LinalgLdlFactorExResult = _rt("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``torch.linalg.ldl_factor_ex``: (LD, pivots, info); no derivative, as PyTorch."""
+    _no_out(out, "ldl_factor_ex")
+    r = dispatch.call(LDL, (A,), {"hermitian": hermitian, "check_errors": check_errors})
+    return LinalgLdlFactorExResult(r.LD, r.pivots, r.info)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """``torch.linalg.ldl_factor``: (LD, pivots)."""
+    _no_out(out, "ldl_factor")
+    r = dispatch.call(LDL, (A,), {"hermitian": hermitian, "check_errors": True})
+    return LinalgLdlFactorResult(r.LD, r.pivots)
+
+
+@on_host
+def _ldl_solve_fwd(xp, ld, piv, b, out=None, dt=None, hermitian=False):
+    h = backend.to_numpy(ld).astype(dt.np)
+    hp = backend.to_numpy(piv).astype(np.int32)
+    hb = backend.to_numpy(b).astype(dt.np)
+    batch = np.broadcast_shapes(h.shape[:-2], hb.shape[:-2])
+    h = np.broadcast_to(h, batch + h.shape[-2:])
+    hp = np.broadcast_to(hp, batch + hp.shape[-1:])
+    hb = np.broadcast_to(hb, batch + hb.shape[-2:])
+    f = _lapack("lapack", "sytrs", h.dtype)
+    ma, _ = _matrices(np.ascontiguousarray(h))
+    mb, _ = _matrices(np.ascontiguousarray(hb))
+    mp = list(hp.reshape((len(ma), hp.shape[-1])))
+    res = [f(m, p, r, lower=1)[0] for m, p, r in zip(ma, mp, mb)]
+    x = np.stack(res).reshape(hb.shape) if res else np.zeros(hb.shape, dt.np)
+    return _fcontig(np, x)
+
+
+def _ldl_solve_rule(spec, ins, params):
+    ld, piv, b = ins
+    name = "torch.linalg.ldl_solve"
+    if ld.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor LD must have at least 2 dimensions.")
+    if ld.shape[-1] != ld.shape[-2]:
+        raise RuntimeError(f"{name}: LD must be batches of square matrices, but they are "
+                           f"{ld.shape[-2]} by {ld.shape[-1]} matrices")
+    if b.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if piv._dtype is not dtypes.int32:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {piv._dtype.torch_name}")
+    if ld._dtype is not b._dtype:
+        raise RuntimeError(f"{name}: LD dtype {ld._dtype.torch_name} does not match b dtype "
+                           f"{b._dtype.torch_name}")
+    return ld._dtype
+
+
+LDL_SOLVE = register(OpSpec(
+    name="_linalg_ldl_solve", forward=_ldl_solve_fwd, backward=_no_derivative("linalg_ldl_solve"),
+    args=("LD", "pivots", "B"), params={"hermitian": False}, dtype_rule=_ldl_solve_rule,
+    nondiff=("pivots",), node_name="torch::autograd::NotImplemented", method=False,
+    function=False, out=False, doc="LAPACK sytrs: the solution of A X = B from ldl_factor."))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """``torch.linalg.ldl_solve``: X with A X = B from ``ldl_factor``'s (LD, pivots)."""
+    _no_out(out, "ldl_solve")
+    return dispatch.call(LDL_SOLVE, (LD, pivots, B), {"hermitian": hermitian})

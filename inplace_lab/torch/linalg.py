@@ -27,7 +27,8 @@ from inplace_lab.ops.linalg_lstsq import (  # noqa: F401
     linalg_lstsq as lstsq, linalg_matrix_rank as matrix_rank, linalg_pinv as pinv)
 from inplace_lab.ops.linalg_compose import (  # noqa: F401
     cond, multi_dot, tensorinv, tensorsolve, vander, vecdot)
-from inplace_lab.ops.linalg_eig import eig, eigvals, householder_product  # noqa: F401
+from inplace_lab.ops.linalg_eig import (  # noqa: F401
+    eig, eigvals, householder_product, ldl_factor, ldl_factor_ex, ldl_solve)
 
 
 def cross(input, other, *, dim=-1, out=None):

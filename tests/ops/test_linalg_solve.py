@@ -624,3 +624,18 @@ def test_gpu_runs_as_the_cpu(name):
     assert got[0][0] == got[1][0]
     if got[0][1] is not None:
         np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-9, atol=1e-12)
+
+
+def test_ldl_factor_and_solve_as_lapack_sytrf():
+    m = RNG.standard_normal((2, 4, 4))
+    a = pair(data=m + np.swapaxes(m, -1, -2))
+    run(lambda T, x: T.linalg.ldl_factor(x), [a])
+    run(lambda T, x: T.linalg.ldl_factor_ex(x), [a])
+    b = pair(2, 4, 2)
+    run(lambda T, x, y: T.linalg.ldl_solve(*T.linalg.ldl_factor(x), y), [a, b])
+    a = pair(data=m + np.swapaxes(m, -1, -2), grad=True)
+    assert il.linalg.ldl_factor(a[1]).LD.grad_fn.name() == \
+        torch.linalg.ldl_factor(a[0]).LD.grad_fn.name()
+    errors_match(lambda T, x: T.linalg.ldl_factor(x), pair(3, 3, dtype="int64"))
+    errors_match(lambda T, x: T.linalg.ldl_factor(x), pair(data=np.zeros((3, 3))))
+    errors_match(lambda T, x: T.linalg.ldl_factor(x).LD.sum().backward(), a)
