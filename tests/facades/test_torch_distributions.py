@@ -1032,3 +1032,47 @@ def test_rsample_gradient_is_the_closed_form_of_its_own_draw(mod, name):
     for k, form in forms.items():
         want = form(x.detach(), q).sum(0).tolist()
         assert _close(leaves[k].grad.tolist(), want, 1e-4), (k, leaves[k].grad.tolist(), want)
+
+
+# ---- transforms beyond the common ones, biject_to, errors of the rarer families ----------------
+
+MORE_PROGRAMS = {
+ "lowrank_err": lambda m, D: D.LowRankMultivariateNormal(m.zeros(2), m.ones(3, 1), m.ones(2)),
+ "cat_nan": lambda m, D: D.Categorical(logits=m.tensor([float('nan'), 0.0])),
+ "normal_nan_loc": lambda m, D: D.Normal(m.tensor([float('nan')]), 1.0),
+ "beta_mode": lambda m, D: D.Beta(m.tensor([2.0, 0.5]), m.tensor([3.0, 0.5])).mode,
+ "relaxed_temp": lambda m, D: D.RelaxedOneHotCategorical(m.tensor(0.5), probs=m.tensor([0.2, 0.8])).log_prob(m.tensor([0.3, 0.7])),
+ "binomial_total_count_tensor_err": lambda m, D: D.Binomial(m.tensor([-1.0]), m.tensor([0.5])),
+ "ohc_lp_err": lambda m, D: D.OneHotCategorical(m.ones(3)).log_prob(m.tensor([0.5, 0.5, 0.0])),
+ "indep_lp": lambda m, D: D.Independent(D.Bernoulli(m.tensor([[0.2, 0.7]])), 1).log_prob(m.tensor([[1.0, 0.0]])),
+ "transform_sign_err": lambda m, D: D.transforms.SigmoidTransform().sign,
+ "affine_event": lambda m, D: D.transforms.AffineTransform(0.0, m.ones(2), event_dim=1).log_abs_det_jacobian(m.zeros(2), m.zeros(2)),
+ "compose_event": lambda m, D: [D.transforms.ComposeTransform([D.transforms.ExpTransform(), D.transforms.SoftmaxTransform()]).domain.event_dim, repr(D.transforms.ComposeTransform([]))],
+ "reshape_t": lambda m, D: D.transforms.ReshapeTransform((4,), (2, 2))(m.arange(4.)),
+ "cat_t": lambda m, D: D.transforms.CatTransform([D.transforms.ExpTransform(), D.transforms.identity_transform], 0, [1, 1])(m.tensor([1.0, 2.0])),
+ "stack_t": lambda m, D: D.transforms.StackTransform([D.transforms.ExpTransform(), D.transforms.identity_transform], 0)(m.tensor([1.0, 2.0])),
+ "cumdist": lambda m, D: D.transforms.CumulativeDistributionTransform(D.Normal(0., 1.))(m.tensor([0.5])),
+ "corr_chol_t": lambda m, D: D.transforms.CorrCholeskyTransform()(m.tensor([0.3, -0.2, 0.5])),
+ "pos_def_t": lambda m, D: D.transforms.PositiveDefiniteTransform()(m.tensor([[0.3, 0.0], [0.5, 0.1]])),
+ "biject_pd": lambda m, D: D.biject_to(D.constraints.positive_definite)(m.tensor([0.3, 0.2, 0.1])),
+ "biject_corr": lambda m, D: D.biject_to(D.constraints.corr_cholesky)(m.tensor([0.3])),
+ "lkj_sample_shape": lambda m, D: D.LKJCholesky(3, 0.5).sample((2,)).shape,
+ "vm_sample": lambda m, D: D.VonMises(m.tensor([0.0, 1.0]), m.tensor([1.0, 50.0])).sample((5,)).shape,
+ "gp_icdf": lambda m, D: D.GeneralizedPareto(0., 1., 0.2).icdf(m.tensor([0.3, 0.7])),
+ "mixture_cdf": lambda m, D: D.MixtureSameFamily(D.Categorical(m.tensor([0.3, 0.7])), D.Normal(m.tensor([0., 2.]), 1.)).cdf(m.tensor([0.5, 1.0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_PROGRAMS))
+def test_more_programs(name):
+    same(MORE_PROGRAMS[name])
+
+
+def test_cholesky_failure_without_validation():
+    """validate_args=False lets a non-positive-definite covariance reach linalg.cholesky."""
+    def go(m, D):
+        try:
+            D.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 2.0], [2.0, 1.0]]), validate_args=False)
+        except m.linalg.LinAlgError as e:
+            return str(e)
+    same(go)
