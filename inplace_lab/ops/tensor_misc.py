@@ -18,6 +18,7 @@ op on one is allowed, as in PyTorch.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections import namedtuple
 
 from .. import backend, layout
@@ -200,7 +201,7 @@ def dim_order(self, *, ambiguity_check=False):
     if isinstance(ambiguity_check, list):
         for m in ambiguity_check:
             if not isinstance(m, memory_format):
-                raise RuntimeError(
+                raise TypeError(
                     "The ambiguity_check argument must be a bool or a list of memory formats.")
     shape, strides = self._shape, self._strides
 
@@ -477,7 +478,10 @@ def isreal(input):
 def nonzero_static(input, *, size, fill_value=-1):
     """``nonzero`` padded with ``fill_value`` (or cut) to exactly ``size`` rows."""
     _need_tensor("nonzero_static", input)
-    if not isinstance(size, int) or size < 0:
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise TypeError(f"nonzero_static(): argument 'size' must be int, not "
+                        f"{type(size).__name__}")
+    if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     nz = input.nonzero()
     xp = backend.xp_of(input._storage.device)
@@ -491,40 +495,133 @@ def nonzero_static(input, *, size, fill_value=-1):
 HistogramddResult = namedtuple("histogramdd", ["hist", "bin_edges"], module="torch.return_types")
 
 
+def torch_linspace(start, end, steps, npdt):
+    """ATen's CPU linspace in ``npdt`` (numpy), bit for bit: the first half counts up from
+    ``start``, the second down from ``end``, each a fused multiply-add (emulated one width up)."""
+    import numpy as np
+
+    wide = np.float64 if npdt == np.float32 else np.longdouble
+    s, e = npdt(start), npdt(end)
+    step = (e - s) / npdt(steps - 1) if steps > 1 else npdt(0)
+    k = np.arange(steps)
+    up = (wide(s) + wide(step) * k.astype(wide)).astype(npdt)
+    down = (wide(e) - wide(step) * (steps - k - 1).astype(wide)).astype(npdt)
+    return np.where(k < steps // 2, up, down).astype(npdt)
+
+
+def _cfmt(v):
+    """A double as C++'s ostream prints it (``1``, ``0.5``, ``nan``, ``inf``)."""
+    return f"{v:g}"
+
+
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # noqa: A002
-    """``torch.histogramdd``: numpy's histogramdd on the CPU values (no gradient)."""
+    """``torch.histogramdd`` as ATen computes it: per dimension, edges by torch's linspace
+    between the data's (or ``range``'s) ends in the input's dtype (equal ends widened by 0.5),
+    each point counted in the bin whose edges hold it (the last bin closed), weights summed in
+    the input dtype; ``density`` divides by the total and by every bin's lengths. No grad."""
     import numpy as np
 
     _need_tensor("histogramdd", input)
-    if not input._dtype.is_floating_point:
-        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the "
-                           f"same dtype, but got input {input._dtype.torch_name.lower()} and "
-                           f"bins {input._dtype.torch_name.lower()}")
-    dev = input._storage.device
-    x = backend.to_numpy(input._a)
-    d = x.shape[-1]
-    pts = x.reshape(-1, d)
-    if isinstance(bins, int):
-        nb = [bins] * d
-    elif isinstance(bins, Tensor):
-        nb = [bins]
+    dt = input._dtype
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if dt.name not in ("float32", "float64"):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{dt.torch_name}'")
+    n = input._shape[-1]
+    if isinstance(bins, (list, tuple)):
+        given = [b for b in bins]
+        tensors = [isinstance(b, Tensor) for b in given]
+        if any(tensors):
+            for k, b in enumerate(given):
+                if not isinstance(b, Tensor):
+                    raise TypeError(f"expected Tensor as element {k} in argument 1, but got "
+                                    f"{type(b).__name__}")
+        else:
+            for k, b in enumerate(given):
+                if not isinstance(b, int) or isinstance(b, bool):
+                    raise TypeError(f"expected Tensor as element {k} in argument 1, but got "
+                                    f"{type(b).__name__}")
+    elif isinstance(bins, int) and not isinstance(bins, bool):
+        given = [bins] * n
     else:
-        nb = list(bins)
-    nb = [backend.to_numpy(b._a) if isinstance(b, Tensor) else b for b in nb]
-    rng = None
-    if range is not None:
-        rng = [(range[2 * i], range[2 * i + 1]) for i in builtins_range(d)]
-    w = None if weight is None else backend.to_numpy(weight._a).reshape(-1)
-    hist, edges = np.histogramdd(pts.astype(np.float64), bins=nb, range=rng, weights=w,
-                                 density=density)
-    npdt = input._dtype.np
+        raise TypeError(f"histogramdd(): argument 'bins' must be tuple of ints, not "
+                        f"{type(bins).__name__}")
+    if len(given) != n:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if weight is not None:
+        if tuple(weight._shape) != tuple(input._shape[:-1]):
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape "
+                "as the input tensor excluding its innermost dimension, but got input with "
+                f"shape {list(input._shape)} and weight with shape {list(weight._shape)}")
+        if weight._dtype is not dt:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided, input tensor and weight "
+                f"tensor should have the same dtype, but got input({_CNAME[dt.name]}), and "
+                f"weight({_CNAME.get(weight._dtype.name, weight._dtype.name)})")
+    npdt = dt.np.type
+    pts = backend.to_numpy(input._a).reshape(-1, n).astype(npdt)
+    edges = []
+    if isinstance(given[0], Tensor) if given else False:
+        edges = [backend.to_numpy(b._a).astype(npdt).reshape(-1) for b in given]
+    else:
+        for d, b in enumerate(given):
+            if b <= 0:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for "
+                                   f"dimension {d}")
+        if range is not None:
+            rng = [float(v) for v in range]
+            if len(rng) != 2 * n:
+                raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range "
+                                   f"should have {2 * n} elements, but got {len(rng)}")
+        for d, b in enumerate(given):
+            if range is not None:
+                lo, hi = rng[2 * d], rng[2 * d + 1]
+            elif pts.shape[0]:
+                lo, hi = float(pts[:, d].min()), float(pts[:, d].max())
+                if np.isnan(pts[:, d]).any():
+                    lo = hi = float("nan")
+            else:
+                lo, hi = 0.0, 1.0
+            if not (np.isfinite(lo) and np.isfinite(hi)):
+                raise RuntimeError(f"torch.histogramdd: dimension {d}'s range "
+                                   f"[{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
+            if lo > hi:
+                raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                                   f"{_cfmt(lo)} max {_cfmt(hi)} for dimension {d}")
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            edges.append(torch_linspace(lo, hi, b + 1, npdt))
+    shape = tuple(max(len(e) - 1, 0) for e in edges)
+    hist = np.zeros(shape, dtype=npdt)
+    if pts.shape[0] and all(shape):
+        keep = np.ones(pts.shape[0], dtype=bool)
+        pos = []
+        for d, e in enumerate(edges):
+            v = pts[:, d]
+            keep &= (v >= e[0]) & (v <= e[-1])
+            p = np.searchsorted(e, v, side="right") - 1
+            pos.append(np.clip(p, 0, len(e) - 2))
+        w = np.ones(pts.shape[0], dtype=npdt) if weight is None else \
+            backend.to_numpy(weight._a).reshape(-1).astype(npdt)
+        np.add.at(hist, tuple(p[keep] for p in pos), w[keep])
+    if density:
+        hist = (hist / npdt(float(hist.sum(dtype=npdt)))).astype(npdt)
+        for d, e in enumerate(edges):
+            lens = np.diff(e).astype(npdt)
+            hist = (hist / lens.reshape([-1 if k == d else 1 for k in builtins_range(n)])
+                    ).astype(npdt)
+    dev = input._storage.device
 
     def wrap(a):
-        return Tensor._wrap(backend.to_device_array(np.ascontiguousarray(a.astype(npdt)), dev),
+        return Tensor._wrap(backend.to_device_array(np.ascontiguousarray(a, dtype=npdt), dev),
                             dev, input._pol)
+
     return HistogramddResult(wrap(hist), tuple(wrap(e) for e in edges))
 
 
+_CNAME = {"float32": "float", "float64": "double", "float16": "c10::Half"}
 builtins_range = range
 
 
@@ -542,7 +639,17 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 
 
 def storage_type(self):
-    """The legacy typed-storage class (``torch.FloatStorage``) of this tensor's dtype."""
+    """The legacy typed-storage class (``torch.FloatStorage``) of this tensor's dtype (torch
+    goes through the deprecated typed storage: its warning, once per process)."""
+    from . import tensor_extras
+
+    if not tensor_extras._WARNED[0]:
+        tensor_extras._WARNED[0] = True
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                      "UntypedStorage will be the only storage class. This should only matter "
+                      "to you if you are using storages directly.  To access UntypedStorage "
+                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=2)
     name = f"{self._dtype.torch_name}Storage"
     cls = _STORAGE_TYPES.get(name)
     if cls is None:

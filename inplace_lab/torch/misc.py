@@ -23,7 +23,7 @@ __all__ = [
     "e", "pi", "inf", "nan", "newaxis",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "set_default_tensor_type", "tensor",
-    "memory_format", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
+    "memory_format", "contiguous_format", "preserve_format", "legacy_contiguous_format", "channels_last", "channels_last_3d",
     "empty", "zeros", "ones", "empty_like", "zeros_like", "ones_like", "full_like", "rand_like",
     "randn_like", "randint_like", "clone", "empty_permuted",
     "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", *sorted(_tm.COPY_OPS),
@@ -322,6 +322,7 @@ contiguous_format = _tm.contiguous_format
 preserve_format = _tm.preserve_format
 channels_last = _tm.channels_last
 channels_last_3d = _tm.channels_last_3d
+legacy_contiguous_format = _tm.contiguous_format  # (the same object in torch)
 
 
 def _with_format(fn, name, like=False):
@@ -367,8 +368,14 @@ def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_g
         raise RuntimeError("Number of dimensions in size does not match the length of the "
                            f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
                            f"len(physical_layout) = {len(perm)}")
-    if sorted(perm) != list(range(len(size))):
-        raise RuntimeError(f"Dimension {sorted(perm)} is not a valid permutation")
+    for k, d in enumerate(perm):
+        if not 0 <= d < len(size):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got "
+                f"{d} at index {k}).  NB: negative dims not currently supported; file an issue "
+                "if you want it.")
+    if len(set(perm)) != len(perm):
+        raise RuntimeError("Duplicate dim not allowed")
     phys = _torch.empty([size[d] for d in perm], dtype=dtype, device=device)
     inv = [perm.index(d) for d in range(len(size))]
     out = phys.permute(*inv) if size else phys

@@ -421,3 +421,77 @@ def test_legacy_types_and_torch_tensor_ctor():
     finally:
         T.set_default_dtype(T.float32)
         L.set_default_dtype(L.float32)
+
+
+def _pts(t):
+    return t.tensor([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [0.3, 1.7], [0.1, 0.2]])
+
+
+HIST_PROGRAMS = [
+    lambda t: t.histogramdd(_pts(t), bins=[2, 3]),
+    lambda t: t.histogramdd(_pts(t), bins=4),
+    lambda t: t.histogramdd(_pts(t), bins=17),
+    lambda t: t.histogramdd(_pts(t), bins=2, weight=t.arange(5.0)),
+    lambda t: t.histogramdd(_pts(t), bins=[2, 2], density=True),
+    lambda t: t.histogramdd(_pts(t), bins=[3, 5], weight=t.arange(5.0) / 3, density=True),
+    lambda t: t.histogramdd(_pts(t), bins=2, range=[0.0, 1.0, 0.0, 1.0]),
+    lambda t: t.histogramdd(_pts(t), bins=[t.tensor([0.0, 1.0, 3.0]), t.tensor([0.0, 0.5, 2.0])]),
+    lambda t: t.histogramdd(_pts(t).double() * 7.9 - 1.3, bins=[3, 11]),
+    lambda t: t.histogramdd(_pts(t).reshape(5, 1, 2), bins=2),
+    lambda t: t.histogramdd(t.tensor([[0.1], [0.2], [0.3], [0.4], [0.7]]), bins=3),
+    lambda t: t.histogramdd(t.tensor([[1.0, 1.0], [1.0, 1.0]]), bins=2),
+    lambda t: t.histogramdd(t.empty(0, 2), bins=2),
+    lambda t: t.histogramdd(t.tensor([[1.5, 1.0]]), bins=2, range=[0.0, 1.0, 0.0, 1.0]),
+    lambda t: t.histogramdd(t.tensor([1.0, 2.0, 3.0]), bins=2),
+    lambda t: t.histogramdd(t.tensor([[1, 2]]), bins=2),
+    lambda t: t.histogramdd(_pts(t), bins=[2]),
+    lambda t: t.histogramdd(_pts(t), bins=0),
+    lambda t: t.histogramdd(_pts(t), bins=[2.5, 2]),
+    lambda t: t.histogramdd(_pts(t), bins=[t.tensor([0.0, 1.0]), 2]),
+    lambda t: t.histogramdd(_pts(t), bins=2, weight=t.ones(4)),
+    lambda t: t.histogramdd(_pts(t), bins=2, weight=t.ones(5, dtype=t.float64)),
+    lambda t: t.histogramdd(_pts(t), bins=2, range=[1.0, 0.0, 0.0, 1.0]),
+    lambda t: t.histogramdd(_pts(t), bins=2, range=[0.0, 1.0]),
+    lambda t: t.histogramdd(t.tensor([[math.nan, 1.0]]), bins=2),
+    lambda t: t.histogramdd(t.tensor([[0.0, math.inf]]), bins=2),
+    lambda t: type(t.histogramdd(_pts(t), bins=2)).__name__,
+]
+
+
+@pytest.mark.parametrize("i", range(len(HIST_PROGRAMS)))
+def test_histogramdd(i):
+    same(HIST_PROGRAMS[i])
+
+
+MORE_PROGRAMS = [
+    lambda t: t.nonzero_static(t.tensor(3), size=2),
+    lambda t: t.nonzero_static(t.tensor(0), size=2),
+    lambda t: t.nonzero_static(t.tensor([0.0, 2.0]), size=2, fill_value=9),
+    lambda t: t.nonzero_static(t.tensor([True, False, True]), size=1),
+    lambda t: t.nonzero_static(t.tensor([1]), size=2.0),
+    lambda t: t.ones(2, 3).dim_order(ambiguity_check=[1]),
+    lambda t: t.ones(2, 3, 4, 5).dim_order(ambiguity_check=[t.channels_last]),
+    lambda t: t.ones(2, 1).expand(2, 3).dim_order(),
+    lambda t: t.tensor(1.0).dim_order(),
+    lambda t: t.ones(1, 3, 1, 1).dim_order(ambiguity_check=[t.contiguous_format,
+                                                            t.channels_last]),
+    lambda t: t.legacy_contiguous_format is t.contiguous_format,
+    lambda t: (t.ones(2).storage_type().__name__, t.ones(2).storage_type().__module__,
+               t.ones(2).storage_type() is t.ones(3).storage_type()),
+    lambda t: t.fill(t.ones(2, dtype=t.long), 2.7),
+    lambda t: t.fill(t.ones(2), True),
+    lambda t: t.fill(t.ones(2), t.tensor(3)),
+    lambda t: t.unsafe_chunk(t.ones(4), 0),
+    lambda t: t.unsafe_split(t.ones(4), -1),
+    lambda t: t.unsafe_split_with_sizes(t.ones(4), [1, 2]),
+    lambda t: t.empty_permuted((2, 3), (0, 0)),
+    lambda t: t.empty_permuted((2, 3), (0, 5)),
+    lambda t: t.empty_permuted((2, 3), (-1, 0)),
+    lambda t: t.empty_permuted((2, 3), (1, 0), requires_grad=True).requires_grad,
+    lambda t: t.ones(2, 3).new_empty_strided((2, 3), (1, 2), dtype=t.float64).stride(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MORE_PROGRAMS)))
+def test_more(i):
+    same(MORE_PROGRAMS[i])
