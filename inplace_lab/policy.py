@@ -226,10 +226,17 @@ _PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal", "norm": "PNormGradNode", "sum
                      "sort_stable": "ArgsortGradNode", "unfold": "TensorUnfoldGradNode",
                      "moveaxis": "TransposeGradNode", "frac": "SubtractGradNode",
                      "linalg_cross": "CrossGradNode", "std": "SqrtGradNode",
-                     "var": "DivideGradNode"}
+                     "var": "DivideGradNode", "conv2d": "Conv2dGradNodeFinal"}
 # Arithmetic with a Python number runs Paddle's ``scale`` kernel.
 _PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Divide",
                   "rsub": "Subtract"}
+
+
+def _bool_index(indices) -> bool:
+    from . import dtypes
+
+    return bool(indices) and len(indices) == 1 and getattr(indices[0], "_dtype", None) is \
+        dtypes.bool_
 
 
 def paddle_node_name(node) -> str:
@@ -243,8 +250,10 @@ def paddle_node_name(node) -> str:
         base = ("DivScale" if n == "div" else "Scale") if "other" in params else \
             _PADDLE_BINARY[n]
     elif n == "pow":
-        base = "Pow" if "exponent" in params else "Square" if not node.next_functions[1:] \
-            else "ElementwisePow"
+        base = "Pow" if "exponent" in params else "ElementwisePow" if "self" in params else \
+            "Square" if not node.next_functions[1:] else "ElementwisePow"
+    elif n == "index" and _bool_index(params.get("indices")):
+        base = "MaskedSelect"  # (x[mask] is Paddle's masked_select)
     elif n == "slice" and params.get("step") not in (None, 1):
         base = "StridedSlice"
     else:

@@ -228,6 +228,7 @@ def view(x, shape_or_dtype, name=None):
 
 # Paddle's view(shape) is its view_shape kernel (ViewShapeGradNode), PyTorch's view otherwise.
 VIEW_SHAPE = dataclasses.replace(OPS["view"], name="view_shape", select=None)
+FLATTEN = dataclasses.replace(OPS["view"], name="flatten", select=None)
 
 
 def _view_error():
@@ -257,6 +258,10 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     flatten_axes(nd, start_axis, stop_axis)
     if nd == 0:
         return _shared_counter_copy(x, [1])
+    s, e = start_axis % nd, stop_axis % nd
+    target = list(x.shape[:s]) + [layout.numel(x.shape[s:e + 1])] + list(x.shape[e + 1:])
+    if layout.view_strides(x.shape, x.stride(), target) is not None:  # (FlattenGradNode)
+        return dispatch.call_view(FLATTEN, (x, target), {})
     r = _Core.flatten(x, start_axis, stop_axis)
     if r is x:  # nothing to merge: still a new view (a leaf's flatten is not a leaf)
         return _Core.view(x, list(x.shape))

@@ -30,6 +30,7 @@ C = r(4, 3, 2)
 V = r(5)
 V3 = r(3)
 POS = np.abs(r(3, 4)) + 0.1
+P01 = (1 / (1 + np.exp(-r(3, 4)))).astype(np.float32)
 I_ROW = np.array([[0], [3], [1]], np.int64)
 I_COL = np.array([[2, 0, 1, 1]], np.int64)
 I_ND = np.array([[0, 1], [2, 3], [0, 1]], np.int64)
@@ -406,6 +407,22 @@ MORE = {
     "expand_node": (lambda L, x: x[:1].expand([2, 4]), A),
     "expand_as_node": (lambda L, x, y: L.expand_as(x[:1], y), A, B),
     "broadcast_to_node": (lambda L, x: L.broadcast_to(x[:, :1], [3, 4]), A),
+    "ce_mean_all": (lambda L, x: L.nn.functional.cross_entropy(x, L.to_tensor([0, 3, 1])), A),
+    "l1_mean_all": (lambda L, x, y: L.nn.functional.l1_loss(x, y), A, B),
+    "bce_mean_all": (lambda L, p: L.nn.functional.binary_cross_entropy(p, L.ones([3, 4]) * 0.3),
+                     P01),
+    "bce_logits_mean_all": (lambda L, x: L.nn.functional.binary_cross_entropy_with_logits(
+        x, L.ones([3, 4]) * 0.7), A),
+    "margin_ranking_mean_all": (lambda L, x, y: L.nn.functional.margin_ranking_loss(
+        x, y, L.ones([3, 4]), margin=0.1), A, B),
+    "mse_mean": (lambda L, x, y: L.nn.functional.mse_loss(x, y), A, B),
+    "conv2d_final": (lambda L, x, w: L.nn.functional.conv2d(x.reshape([1, 1, 3, 4]),
+                                                             w[:2, :2].reshape([1, 1, 2, 2])),
+                     A, B),
+    "flatten_node": (lambda L, c: c.flatten(1), C),
+    "flatten_layer_node": (lambda L, c: L.nn.Flatten()(c), C),
+    "rpow_node": (lambda L, x: 2 ** x, A),
+    "mask_select_node": (lambda L, x: x[x > 0], A),
     "tile_node": (lambda L, x: x.tile([1, 2]), A),
     "sort_node": (lambda L, x: x.sort(axis=0, descending=True), A),
     "mT_node": (lambda L, x: x.mT, A),

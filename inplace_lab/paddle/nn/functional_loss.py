@@ -53,8 +53,12 @@ def _shape_check(kernel, input, label):
                      f"Input(Label) is {y}.")
 
 
-def _reduce(out, reduction):
+def _reduce(out, reduction, mean_all=False):
     if reduction == "mean":
+        if mean_all:  # (l1_loss, binary_cross_entropy...: Paddle's mean_all kernel)
+            from .functional_loss_ce import mean_all as _mean_all
+
+            return _mean_all(out)
         return out.mean()
     if reduction == "sum":
         return out.sum()
@@ -64,7 +68,7 @@ def _reduce(out, reduction):
 def l1_loss(input, label, reduction="mean", name=None):
     """``abs(input - label)``, reduced (label broadcasts, silently, as in Paddle)."""
     _reduction("L1Loss", reduction)
-    return _reduce((input - label).abs(), reduction)
+    return _reduce((input - label).abs(), reduction, mean_all=True)
 
 
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
@@ -108,7 +112,7 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 def _times_weight(out, weight, reduction):
     """Paddle multiplies the kernel's loss by ``weight`` as an op (so weight gets a
     gradient), then ``sum`` or ``mean_all``."""
-    return _reduce(out if weight is None else out * weight, reduction)
+    return _reduce(out if weight is None else out * weight, reduction, mean_all=True)
 
 
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):

@@ -18,6 +18,22 @@ import numpy as np
 
 import inplace_lab as _il
 
+
+def mean_all(t):
+    """Paddle's ``_C_ops.mean_all`` (MeanAllGradNode): the losses' 'mean' reduction."""
+    import dataclasses
+
+    from inplace_lab.ops import dispatch
+    from inplace_lab.ops.table import OPS
+
+    global _MEAN_ALL
+    if _MEAN_ALL is None:
+        _MEAN_ALL = dataclasses.replace(OPS["mean"], name="mean_all", select=None)
+    return dispatch.call(_MEAN_ALL, (t,), {})
+
+
+_MEAN_ALL = None
+
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "log_loss",
            "square_error_cost"]
 
@@ -143,7 +159,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         return out.sum()
     if reduction == "mean":
         if 0 in input.shape:
-            return (out + float("nan")).mean()
+            return mean_all(out + float("nan"))
         if ignore_index >= 0:
             keep = (label != ignore_index)
             if per_sample_weight is None:
@@ -151,7 +167,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             return _safe_div(out.sum(), (keep.astype(out.dtype) * per_sample_weight).sum())
         if per_sample_weight is not None:
             return _safe_div(out.sum(), per_sample_weight.sum())
-        return out.mean()
+        return mean_all(out)
     return out.squeeze(axis) if squeeze_back else out
 
 

@@ -37,8 +37,12 @@ def _check(fname, reduction, which_is_not_allowed=True):
                      f"received {reduction}.")
 
 
-def _reduce(loss, reduction):
+def _reduce(loss, reduction, mean_all=False):
     if reduction == "mean":
+        if mean_all:  # (margin_ranking_loss, sigmoid_focal_loss: Paddle's mean_all kernel)
+            from .functional_loss_ce import mean_all as _mean_all
+
+            return _mean_all(loss)
         return loss.mean()
     if reduction == "sum":
         return loss.sum()
@@ -57,7 +61,7 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     out = (other - input) * label
     if margin != 0.0:  # Paddle adds a [1] tensor here
         out = out + _const(margin, out)
-    return _reduce(_core.relu(out), reduction)
+    return _reduce(_core.relu(out), reduction, mean_all=True)
 
 
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
@@ -267,7 +271,7 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     loss = (one - p_t).pow(gamma) * loss
     if normalizer is not None:
         loss = loss / normalizer
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, mean_all=True)
 
 
 def dice_loss(input, label, epsilon=1e-05, name=None):
