@@ -24,7 +24,7 @@ from . import dispatch
 from .linalg_inverse import _square
 from .linalg_more import _pinv_bw
 from .linalg_solve import (_fcontig, _matrices, _no_out, _rt, _sum_to, on_host,
-                           share_output, with_out)
+                           output_nr, share_output, with_out)
 from .table import OpSpec, register
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -173,7 +173,7 @@ _LSTSQ = dict(args=("self", "b"), params={"rcond": None, "driver": None},
               function=False, out=False)
 LSTSQ = register(OpSpec(
     name="_linalg_lstsq", forward=_lstsq_sol_fwd, backward=_lstsq_sol_bw,
-    outputs=("solution", "residuals", "rank", "singular_values"), saves=("self", "b"),
+    outputs=("solution", "residuals", "rank", "singular_values"), saves=("self", "b", "result"),
     doc="the least-squares solution (LAPACK's driver), with its share of the backward.",
     **_LSTSQ))
 LSTSQ_RES = register(OpSpec(
@@ -190,7 +190,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     res = r.residuals
     if r.solution.requires_grad:
         res = dispatch.call(LSTSQ_RES, (A, B), kw).residuals
-        share_output(res, "solution", r.solution)
+        share_output(res, "solution", r.solution, 0)
+        output_nr(res, 1)
     return LinalgLstsqResult(r.solution, res, r.rank, r.singular_values)
 
 

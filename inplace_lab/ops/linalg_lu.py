@@ -23,7 +23,7 @@ from . import dispatch
 from .join import cat
 from .linalg_more import _pinv_bw
 from .linalg_solve import (SOLVE_TRI, _broadcast_batch, _fcontig, _float_rule, _info_array,
-                           _lapack, _matrices, _no_out, _rt, _sum_to, _x, on_host, share_output,
+                           _lapack, _matrices, _no_out, _rt, _sum_to, _x, on_host, output_nr, share_output,
                            warn_once, with_out)
 from .table import OpSpec, register
 
@@ -250,8 +250,9 @@ def linalg_lu(A, *, pivot=True, out=None):
     if not r.L.requires_grad:
         return LinalgLuResult(r.P, r.L, r.U)
     U = dispatch.call(LU_U, (A,), {"pivot": pivot}).U
-    share_output(r.L, "U", U)
-    share_output(U, "L", r.L)
+    share_output(r.L, "U", U, 1)  # (P is not differentiable: PyTorch's node numbers L 0, U 1)
+    share_output(U, "L", r.L, 0)
+    output_nr(U, 1)
     return LinalgLuResult(r.P, r.L, U)
 
 

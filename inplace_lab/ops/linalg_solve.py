@@ -65,16 +65,26 @@ def _fcontig(xp, r):
     return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(r, -1, -2)), -1, -2)
 
 
-def share_output(out, name, other):
+def share_output(out, name, other, nr):
     """Save ``other`` (a result of a sibling part, with its history) in ``out``'s node under
     ``name``: the part's backward then differentiates through it again (create_graph), as
-    PyTorch's one node differentiates through all its outputs."""
-    from ..autograd.saved import SavedTensor
+    PyTorch's one node differentiates through all its outputs. An in-place change of it is
+    reported as PyTorch reports it: 'output ``nr`` of <the node>'."""
+    from ..autograd.saved import SavedTensor, _short
 
     node = out.grad_fn
     if node is not None and other.grad_fn is not None and name in node.saved:
-        node.saved[name] = SavedTensor(other, node.name(), is_output=False, policy=other._pol,
-                                       name=name)
+        st = SavedTensor(other, node.name(), is_output=False, policy=other._pol, name=name)
+        st._producer, st.output_nr = _short(node.name()), nr
+        node.saved[name] = st
+
+
+def output_nr(out, nr):
+    """The result of a part is output ``nr`` of PyTorch's node (eigh's eigenvectors: 1), as
+    the saved-tensor error names it."""
+    node = out.grad_fn
+    if node is not None and "result" in node.saved:
+        node.saved["result"].output_nr = nr
 
 
 def on_host(kernel):
@@ -459,8 +469,9 @@ def _eigh_parts(A, UPLO):
     if not r.eigenvalues.requires_grad:
         return r.eigenvalues, r.eigenvectors
     v = dispatch.call(EIGH_V, (A,), {"UPLO": UPLO}).eigenvectors
-    share_output(r.eigenvalues, "eigenvectors", v)
-    share_output(v, "eigenvalues", r.eigenvalues)
+    share_output(r.eigenvalues, "eigenvectors", v, 1)
+    share_output(v, "eigenvalues", r.eigenvalues, 0)
+    output_nr(v, 1)
     return r.eigenvalues, v
 
 
@@ -629,8 +640,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     r = dispatch.call(TS_SOL, (input, A), kw)
     if not r.solution.requires_grad:
         return TriangularSolveResult(r.solution, r.cloned_coefficient)
-    return TriangularSolveResult(r.solution,
-                                 dispatch.call(TS_CLONE, (input, A), kw).cloned_coefficient)
+    clone = dispatch.call(TS_CLONE, (input, A), kw).cloned_coefficient
+    output_nr(clone, 1)
+    return TriangularSolveResult(r.solution, clone)
 
 
 # ---- cholesky_solve --------------------------------------------------------------------------------
@@ -751,8 +763,9 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if not r.Q.requires_grad:
         return LinalgQrResult(r.Q, r.R)
     R = dispatch.call(LQR_R, (A,), kw).R
-    share_output(r.Q, "R", R)
-    share_output(R, "Q", r.Q)
+    share_output(r.Q, "R", R, 1)
+    share_output(R, "Q", r.Q, 0)
+    output_nr(R, 1)
     return LinalgQrResult(r.Q, R)
 
 

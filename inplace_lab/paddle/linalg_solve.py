@@ -113,8 +113,8 @@ def eigh(x, UPLO="L", name=None):
     if not r.eigenvalues.requires_grad:
         return r.eigenvalues, r.eigenvectors
     v = dispatch.call(EIGH_V, (x,), {"UPLO": UPLO}).eigenvectors
-    share_output(r.eigenvalues, "eigenvectors", v)
-    share_output(v, "eigenvalues", r.eigenvalues)
+    share_output(r.eigenvalues, "eigenvectors", v, 1)
+    share_output(v, "eigenvalues", r.eigenvalues, 0)
     return r.eigenvalues, v
 
 
@@ -233,8 +233,8 @@ def qr(x, mode="reduced", name=None):
     if not r.Q.requires_grad:
         return r.Q, r.R
     R = dispatch.call(LQR_R, (x,), {"mode": mode}).R
-    share_output(r.Q, "R", R)
-    share_output(R, "Q", r.Q)
+    share_output(r.Q, "R", R, 1)
+    share_output(R, "Q", r.Q, 0)
     return r.Q, R
 
 

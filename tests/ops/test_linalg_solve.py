@@ -639,3 +639,79 @@ def test_ldl_factor_and_solve_as_lapack_sytrf():
     errors_match(lambda T, x: T.linalg.ldl_factor(x), pair(3, 3, dtype="int64"))
     errors_match(lambda T, x: T.linalg.ldl_factor(x), pair(data=np.zeros((3, 3))))
     errors_match(lambda T, x: T.linalg.ldl_factor(x).LD.sum().backward(), a)
+
+
+def _modify_after(T, A, B, prog):
+    """A program that changes a saved tensor in place before backward."""
+    if prog == "solve A":
+        A2 = A * 1
+        X = T.linalg.solve(A2, B)
+        A2.add_(1)
+        X.sum().backward()
+    elif prog == "solve B (not saved)":
+        B2 = B * 1
+        X = T.linalg.solve(A * 1, B2)
+        B2.add_(1)
+        X.sum().backward()
+        return A.grad
+    elif prog == "cholesky L":
+        L = T.linalg.cholesky(A @ A.mT)
+        L.add_(1)
+        L.sum().backward()
+    elif prog == "eigh V":
+        w, V = T.linalg.eigh(A + A.mT)
+        V.mul_(2)
+        w.sum().backward()
+    elif prog == "eigh w":
+        w, V = T.linalg.eigh(A + A.mT)
+        w.mul_(2)
+        (V * V).sum().backward()
+    elif prog == "lu_factor LU":
+        LU, _ = T.linalg.lu_factor(A * 1)
+        LU.add_(1)
+        LU.sum().backward()
+    elif prog == "lu U":
+        _, L, U = T.linalg.lu(A * 1)
+        U.add_(1)
+        L.sum().backward()
+    elif prog == "lu L":
+        _, L, U = T.linalg.lu(A * 1)
+        L.add_(1)
+        U.sum().backward()
+    elif prog == "qr R":
+        Q, R = T.linalg.qr(A * 1)
+        R.add_(1)
+        Q.sum().backward()
+    elif prog == "solve_triangular X":
+        X = T.linalg.solve_triangular(A * 1, B, upper=True)
+        X.add_(1)
+        X.sum().backward()
+    elif prog == "lstsq solution":
+        r = T.linalg.lstsq(T.cat([A, A]) * 1, T.cat([B, B]), driver="gelsd")
+        r.solution.add_(1)
+        r.residuals.sum().backward()
+    elif prog == "triangular_solve copy (not saved)":
+        r = T.triangular_solve(B * 1, A * 1)
+        r.cloned_coefficient.add_(1)
+        r.solution.sum().backward()
+        return A.grad
+    return None
+
+
+@pytest.mark.parametrize("prog", ["solve A", "solve B (not saved)", "cholesky L", "eigh V",
+                                  "eigh w", "lu_factor LU", "lu U", "lu L", "qr R",
+                                  "solve_triangular X", "lstsq solution",
+                                  "triangular_solve copy (not saved)"])
+def test_in_place_change_of_a_saved_tensor_is_reported_as_torch(prog):
+    """What each node saves (inputs, its outputs) and how the error names it ('output 1 of
+    LinalgEigh'): the parts of one PyTorch node answer as that node."""
+    a0, b0 = RNG.standard_normal((3, 3)) + 3 * np.eye(3), RNG.standard_normal((3, 2))
+    out = []
+    for T in (torch, il):
+        A, B = T.tensor(a0, requires_grad=True), T.tensor(b0, requires_grad=True)
+        try:
+            g = _modify_after(T, A, B, prog)
+            out.append(None if g is None else np.round(g.numpy(), 8).tolist())
+        except RuntimeError as e:
+            out.append(str(e))
+    assert out[0] == out[1]
