@@ -893,7 +893,7 @@ BERN = register(OpSpec(
 
 
 def _poisson_fwd(xp, rate, out=None, dt=None):
-    return assign(xp, out, _gen(xp).poisson(rate).astype(dt.np))
+    return assign(xp, out, xp.asarray(_gen(xp).poisson(rate)).astype(dt.np))  # (0-d: a scalar)
 
 
 POISSON = register(OpSpec(
@@ -904,7 +904,7 @@ POISSON = register(OpSpec(
 
 def _binom_fwd(xp, count, prob, out=None, dt=None):
     r = _gen(xp).binomial(count.astype("int64"), prob)
-    return assign(xp, out, r.astype(dt.np))
+    return assign(xp, out, xp.asarray(r).astype(dt.np))  # (0-d: a Python int)
 
 
 BINOMIAL = register(OpSpec(
@@ -963,6 +963,8 @@ def _new_tensor(self, *args, **kwargs):
         if isinstance(a, (list, tuple)) and not isinstance(a, Size):  # (ints: data, as torch's
             # legacy constructor reads them; a torch.Size gives the sizes)
             return creation.tensor(list(a), dtype=dtype, device=device)
+        if isinstance(a, Size):  # (torch.Size([]): a 0-d tensor)
+            return creation.empty(tuple(a), dtype=dtype, device=device)
         args = tuple(a)
     return creation.empty(tuple(args) if args else (0,), dtype=dtype, device=device)
 

@@ -1076,3 +1076,42 @@ def test_cholesky_failure_without_validation():
         except m.linalg.LinAlgError as e:
             return str(e)
     same(go)
+
+
+# ---- scalar (0-d) parameters: sample shapes from () up, dtypes, support, log_prob shapes -----
+
+D0 = {  # scalar (0-d) parameters
+ "Normal": lambda m, D: D.Normal(0., 1.), "Gamma": lambda m, D: D.Gamma(2., 1.), "Beta": lambda m, D: D.Beta(2., 1.),
+ "Dirichlet": lambda m, D: D.Dirichlet(m.ones(3)), "StudentT": lambda m, D: D.StudentT(3.), "FisherSnedecor": lambda m, D: D.FisherSnedecor(3., 4.),
+ "Chi2": lambda m, D: D.Chi2(3.), "Geometric": lambda m, D: D.Geometric(0.3), "Poisson": lambda m, D: D.Poisson(2.),
+ "Binomial": lambda m, D: D.Binomial(5, 0.3), "NegativeBinomial": lambda m, D: D.NegativeBinomial(5, 0.3),
+ "Bernoulli": lambda m, D: D.Bernoulli(0.3), "Categorical": lambda m, D: D.Categorical(m.ones(3)),
+ "Uniform": lambda m, D: D.Uniform(0., 1.), "Exponential": lambda m, D: D.Exponential(1.), "Laplace": lambda m, D: D.Laplace(0., 1.),
+ "Cauchy": lambda m, D: D.Cauchy(0., 1.), "Gumbel": lambda m, D: D.Gumbel(0., 1.), "HalfNormal": lambda m, D: D.HalfNormal(1.),
+ "HalfCauchy": lambda m, D: D.HalfCauchy(1.), "LogNormal": lambda m, D: D.LogNormal(0., 1.), "Pareto": lambda m, D: D.Pareto(1., 2.),
+ "Weibull": lambda m, D: D.Weibull(1., 2.), "Kumaraswamy": lambda m, D: D.Kumaraswamy(1., 2.), "VonMises": lambda m, D: D.VonMises(0., 2.),
+ "InverseGamma": lambda m, D: D.InverseGamma(2., 1.), "ContinuousBernoulli": lambda m, D: D.ContinuousBernoulli(0.3),
+ "GeneralizedPareto": lambda m, D: D.GeneralizedPareto(0., 1., 0.1), "LKJCholesky": lambda m, D: D.LKJCholesky(2, 1.),
+ "RelaxedBernoulli": lambda m, D: D.RelaxedBernoulli(m.tensor(0.5), 0.3), "Multinomial": lambda m, D: D.Multinomial(3, m.ones(3)),
+ "MVN": lambda m, D: D.MultivariateNormal(m.zeros(2), m.eye(2)), "Wishart": lambda m, D: D.Wishart(m.tensor(3.), m.eye(2)),
+ "LowRankMVN": lambda m, D: D.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(2)),
+ "OneHot": lambda m, D: D.OneHotCategorical(m.ones(3)), "RelaxedOneHot": lambda m, D: D.RelaxedOneHotCategorical(m.tensor(0.5), m.ones(3)),
+ "LogisticNormal": lambda m, D: D.LogisticNormal(m.zeros(2), m.ones(2)),
+}
+
+
+@pytest.mark.parametrize("sample_shape", [(), (3,), (2, 2)], ids=str)
+@pytest.mark.parametrize("name", sorted(D0))
+def test_scalar_parameters_sample_shapes(name, sample_shape):
+    def go(m, D):
+        d = D0[name](m, D)
+        s = d.sample(sample_shape)
+        return [tuple(s.shape), str(s.dtype), bool(d.support.check(s).all()),
+                tuple(d.log_prob(s).shape)]
+    same(go)
+
+
+def test_scalar_samplers_and_new_with_an_empty_size():
+    """The shared kernels behind the 0-d draws: poisson/binomial of a 0-d rate, Tensor.new(Size([]))."""
+    same(lambda m, D: [m.poisson(m.tensor(2.0)).shape, m.binomial(m.tensor(4.0), m.tensor(0.3)).shape,
+                       m.zeros(2).new(m.Size([])).shape, m.zeros(2).new(()).shape])

@@ -41,7 +41,6 @@ def _infer_size(a, b):
 
 _C = types.SimpleNamespace(_get_tracing_state=lambda: None, _infer_size=_infer_size)
 jit = types.SimpleNamespace(script_if_tracing=lambda fn: fn)
-contiguous_format = getattr(_t, "contiguous_format", None)
 
 
 def _is_all_true(t):
@@ -189,7 +188,7 @@ def _np_of(t):
 
 def _like(arr, t):
     """``arr`` (numpy) as a tensor of t's dtype on t's device."""
-    return _t.tensor(arr.astype(_np_dtype(t)), dtype=t.dtype, device=t.device)
+    return _t.tensor(_np.asarray(arr).astype(_np_dtype(t)), dtype=t.dtype, device=t.device)
 
 
 def _standard_gamma_grad(alpha, x):
