@@ -393,6 +393,8 @@ def _to_keep_int(t, args, kwargs):
     """``module.to(float64)`` converts floating tensors only (num_batches_tracked stays int64)."""
     from ..dtypes import dtype as _dtype
 
+    if kwargs.get("memory_format") is not None and t.dim() not in (4, 5):  # (torch: only
+        kwargs = {k: v for k, v in kwargs.items() if k != "memory_format"}  # 4/5-dim ones)
     wants_dtype = any(isinstance(a, _dtype) for a in args) or "dtype" in kwargs
     if wants_dtype and not t.is_floating_point():
         args = tuple(a for a in args if not isinstance(a, _dtype))

@@ -136,13 +136,28 @@ def relayout(t, mf):
 _orig: dict = {}
 
 
-def is_contiguous(self, memory_format=contiguous_format):
-    check_format("is_contiguous", memory_format)
+def _no_positional(fname, args):
+    if args:
+        raise TypeError(f"{fname}() takes 0 positional arguments but {len(args)} "
+                        f"{'was' if len(args) == 1 else 'were'} given")
+
+
+def _required_format(fname, mf):
+    if mf is None:
+        raise TypeError(f"{fname}(): argument 'memory_format' must be torch.memory_format, not "
+                        "NoneType")
+    check_format(fname, mf)
+
+
+def is_contiguous(self, *args, memory_format=contiguous_format):
+    _no_positional("is_contiguous", args)
+    _required_format("is_contiguous", memory_format)
     return is_format_contiguous(self._shape, self._strides, memory_format)
 
 
-def contiguous(self, memory_format=contiguous_format):
-    check_format("contiguous", memory_format)
+def contiguous(self, *args, memory_format=contiguous_format):
+    _no_positional("contiguous", args)
+    _required_format("contiguous", memory_format)
     if memory_format is None or memory_format is contiguous_format:
         return _orig["contiguous"](self)
     if is_format_contiguous(self._shape, self._strides, memory_format):
@@ -153,6 +168,8 @@ def contiguous(self, memory_format=contiguous_format):
 
 
 def clone(self, *args, memory_format=None, **kwargs):
+    if self._pol is None or not self._pol.startswith("paddle"):
+        _no_positional("clone", args)
     check_format("clone", memory_format)
     if memory_format is None or memory_format is preserve_format:
         return _orig["clone"](self, *args, **kwargs)
@@ -183,7 +200,8 @@ def to(self, *args, memory_format=None, **kwargs):
 
 
 def _caster(name):
-    def cast(self, memory_format=preserve_format):
+    def cast(self, *args, memory_format=preserve_format):
+        _no_positional(name, args)
         check_format(name, memory_format)
         out = _no_int_grad(_orig[name](self), self)
         if memory_format is not preserve_format and memory_format is not None:

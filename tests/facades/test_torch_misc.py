@@ -495,3 +495,33 @@ MORE_PROGRAMS = [
 @pytest.mark.parametrize("i", range(len(MORE_PROGRAMS)))
 def test_more(i):
     same(MORE_PROGRAMS[i])
+
+
+SIGNATURE_PROGRAMS = [
+    lambda t: t.ones(2, 3, 4, 5).is_contiguous(t.channels_last),
+    lambda t: t.ones(2, 3, 4, 5).contiguous(t.channels_last),
+    lambda t: t.ones(2, 3, 4, 5).clone(t.channels_last),
+    lambda t: t.ones(2, 3, 4, 5).double(t.channels_last),
+    lambda t: t.ones(2, 3, 4, 5).contiguous(memory_format=None),
+    lambda t: t.ones(2, 3, 4, 5).is_contiguous(memory_format=None),
+    lambda t: t.ones(2, 3, 4, 5).clone(memory_format=None).stride(),
+    lambda t: t.ones(2, 3, 4, 5).to(memory_format=None).stride(),
+    # Module.to(memory_format=) lays out the 4/5-dim parameters only
+    lambda t: [p.stride() for p in t.nn.Conv2d(3, 4, 3).to(memory_format=t.channels_last)
+               .parameters()],
+    lambda t: t.nn.Parameter(t.Tensor(3, 4)).shape,
+    lambda t: (lambda y: y.to(memory_format=t.contiguous_format).stride())(
+        t.ones(2, 3, 4, 5).contiguous(memory_format=t.channels_last)),
+    lambda t: t.ones(2, 3, 4, 5, 6).to(memory_format=t.channels_last_3d).stride(),
+    lambda t: t.ones_like(t.ones(2, 3, 4, 5, 6), memory_format=t.channels_last_3d).stride(),
+    lambda t: t.randint_like(t.ones(2, 3, 4, 5), 5, memory_format=t.channels_last).stride(),
+    lambda t: t.ones(2, 3, 4, 10)[..., ::2].clone().stride(),
+    lambda t: t.ones(2, 3, 1, 1).expand(2, 3, 4, 5).clone().stride(),
+    lambda t: t.ones(2, 3, 4, 10).contiguous(memory_format=t.channels_last)[..., ::2]
+    .clone().stride(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SIGNATURE_PROGRAMS)))
+def test_signatures_and_layouts(i):
+    same(SIGNATURE_PROGRAMS[i])
