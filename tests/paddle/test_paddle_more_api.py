@@ -423,6 +423,9 @@ MORE = {
     "flatten_layer_node": (lambda L, c: L.nn.Flatten()(c), C),
     "rpow_node": (lambda L, x: 2 ** x, A),
     "mask_select_node": (lambda L, x: x[x > 0], A),
+    "dropout_eval_node": (lambda L, x: L.nn.functional.dropout(x, 0.3, training=False), A),
+    "dropout_layer_eval_node": (lambda L, x: (lambda d: (d.eval(), d(x))[1])(L.nn.Dropout(0.4)),
+                                A),
     "tile_node": (lambda L, x: x.tile([1, 2]), A),
     "sort_node": (lambda L, x: x.sort(axis=0, descending=True), A),
     "mT_node": (lambda L, x: x.mT, A),
@@ -823,3 +826,13 @@ def test_summary_prints_and_returns_as_paddle(capsys):
             res.append((table, {k: int(v) for k, v in r.items()}))
         outs.append(res)
     assert outs[1] == outs[0]
+
+
+def test_dropout_training_node_and_scale_as_paddle():
+    for L in (paddle, lab):
+        x = L.to_tensor(np.ones((50, 40), np.float32), stop_gradient=False)
+        y = L.nn.functional.dropout(x, 0.25)
+        vals = set(np.unique(y.numpy()).round(5).tolist())
+        assert y.grad_fn.name() == "DropoutGradNode" and vals == {0.0, round(1 / 0.75, 5)}
+        y.sum().backward()
+        assert (x.grad.numpy() == y.numpy()).all()

@@ -31,6 +31,23 @@ def _keep_mask(shape, p, dtype):
     return (pd.rand(shape, dtype="float32") >= p).astype(dtype)
 
 
+_DROPOUT_SPECS: dict = {}
+
+
+def _dropout_node(op, *args):
+    """The op recorded under Paddle's dropout kernel (DropoutGradNode): ``x * mask`` while
+    training, a copy at inference."""
+    import dataclasses
+
+    from inplace_lab.ops import dispatch
+    from inplace_lab.ops.table import OPS
+
+    if op not in _DROPOUT_SPECS:
+        _DROPOUT_SPECS[op] = dataclasses.replace(OPS[op], name="dropout", select=None,
+                                                 ufunc="")
+    return dispatch.call(_DROPOUT_SPECS[op], args, {})
+
+
 def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train",
             name=None):
     """Zero elements (or, with ``axis``, whole slices along those axes) with probability p.
@@ -51,14 +68,14 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
     upscale = mode == "upscale_in_train"
     if axis is None:
         if not training:
-            out = x.clone() if upscale else x * (1 - p)
+            out = _dropout_node("clone", x) if upscale else x * (1 - p)
         else:
             mask = _keep_mask(x.shape, p, x.dtype)
             if upscale and p != 1:
                 mask = mask * (1.0 / (1 - p))
             if inplace:
                 return x.multiply_(mask)
-            out = x * mask
+            out = _dropout_node("mul", x, mask)
         return out
     if inplace:
         raise NotImplementedError("inplace not supported for dropout_nd yet")
