@@ -27,6 +27,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import backend, creation, dtypes
+from ..autograd.saved import SavedTensor, _short
 from . import dispatch
 from .linalg_inverse import LinAlgError, _inv_bw, _singular_message, _square
 from .linalg_more import _chol_bw, _pinv_bw
@@ -70,8 +71,6 @@ def share_output(out, name, other, nr):
     ``name``: the part's backward then differentiates through it again (create_graph), as
     PyTorch's one node differentiates through all its outputs. An in-place change of it is
     reported as PyTorch reports it: 'output ``nr`` of <the node>'."""
-    from ..autograd.saved import SavedTensor, _short
-
     node = out.grad_fn
     if node is not None and other.grad_fn is not None and name in node.saved:
         st = SavedTensor(other, node.name(), is_output=False, policy=other._pol, name=name)
@@ -81,10 +80,31 @@ def share_output(out, name, other, nr):
 
 def output_nr(out, nr):
     """The result of a part is output ``nr`` of PyTorch's node (eigh's eigenvectors: 1), as
-    the saved-tensor error names it."""
+    the saved-tensor error names it; create_graph still sees it as output 0 of its part."""
     node = out.grad_fn
     if node is not None and "result" in node.saved:
-        node.saved["result"].output_nr = nr
+        node.saved["result"] = _renumbered(node.saved["result"], nr)
+
+
+class _RenumberedSaved(SavedTensor):
+    """A saved output whose error message says 'output ``nr``' of PyTorch's node (its part's
+    own number, ``real_nr``, is kept for the gradient that flows through it again)."""
+
+    __slots__ = ("real_nr",)
+
+    def unpack(self, node=None):
+        t = SavedTensor.unpack(self, node)
+        if t is not self._tensor and t._grad_fn is node:
+            t._output_nr = self.real_nr
+        return t
+
+
+def _renumbered(saved, nr):
+    r = object.__new__(_RenumberedSaved)
+    for k in SavedTensor.__slots__:
+        setattr(r, k, getattr(saved, k))
+    r.real_nr, r.output_nr = saved.output_nr, nr
+    return r
 
 
 def on_host(kernel):
