@@ -426,6 +426,21 @@ MORE = {
     "dropout_eval_node": (lambda L, x: L.nn.functional.dropout(x, 0.3, training=False), A),
     "dropout_layer_eval_node": (lambda L, x: (lambda d: (d.eval(), d(x))[1])(L.nn.Dropout(0.4)),
                                 A),
+    "max_pool2d_node": (lambda L, c: L.nn.functional.max_pool2d(c.reshape([1, 2, 4, 3]), 2,
+                                                                 ceil_mode=True), C),
+    "avg_pool2d_nhwc_node": (lambda L, c: L.nn.functional.avg_pool2d(
+        c.reshape([1, 4, 3, 2]), 2, data_format="NHWC"), C),
+    "max_pool2d_mask_node": (lambda L, c: L.nn.functional.max_pool2d(
+        c.reshape([1, 2, 4, 3]), 2, return_mask=True), C),
+    "max_pool1d_node": (lambda L, c: L.nn.functional.max_pool1d(c, 2), C),
+    "avg_pool3d_node": (lambda L, c: L.nn.functional.avg_pool3d(c.reshape([1, 1, 4, 3, 2]), 2),
+                        C),
+    "adaptive_avg_node": (lambda L, c: L.nn.AdaptiveAvgPool2D(1)(c.reshape([1, 2, 4, 3])), C),
+    "adaptive_max_node": (lambda L, c: L.nn.functional.adaptive_max_pool2d(
+        c.reshape([1, 2, 4, 3]), 2), C),
+    "adaptive_avg1d_node": (lambda L, c: L.nn.functional.adaptive_avg_pool1d(c, 1), C),
+    "lp_pool2d_node": (lambda L, c: L.nn.functional.lp_pool2d(L.nn.functional.relu(
+        c.reshape([1, 2, 4, 3])) + 0.1, 2, 2), C),
     "tile_node": (lambda L, x: x.tile([1, 2]), A),
     "sort_node": (lambda L, x: x.sort(axis=0, descending=True), A),
     "mT_node": (lambda L, x: x.mT, A),

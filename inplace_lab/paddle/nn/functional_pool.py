@@ -62,6 +62,36 @@ def _check_positive(values, name):
                              f"x: {v}. ")
 
 
+_LABELS: dict = {}
+
+
+def _label(out, kind, nd, with_index):
+    """Paddle's grad node on a pooling result: a copy recorded under its kernel's name
+    (Pool2dGradNode, MaxPool2dWithIndexGradNode, LpPool2dGradNode; a 1-D pool runs as 2-D
+    between unsqueeze and squeeze: SqueezeGradNode). The values' gradient passes through."""
+    import dataclasses
+
+    from inplace_lab.ops import dispatch
+    from inplace_lab.ops.table import OPS
+
+    mask = None
+    if isinstance(out, (tuple, list)):
+        out, mask = out[0], out[1]
+    if nd == 1:
+        kernel = "squeeze"
+    elif kind == "lp":
+        kernel = f"lp_pool{nd}d"
+    else:
+        kernel = f"max_pool{nd}d_with_index" if with_index else f"pool{nd}d"
+    if out.stop_gradient:
+        labelled = out
+    else:
+        if kernel not in _LABELS:
+            _LABELS[kernel] = dataclasses.replace(OPS["clone"], name=kernel, select=None)
+        labelled = dispatch.call(_LABELS[kernel], (out,), {})
+    return labelled if mask is None else (labelled, mask)
+
+
 def _pool(kind, x, nd, kernel_size, stride, padding, ceil_mode, data_format, period="",
           exclusive=True, return_mask=False, norm_type=None, fname=""):
     kernel = _to_list(kernel_size, nd, "pool_size")
@@ -87,7 +117,7 @@ def _pool(kind, x, nd, kernel_size, stride, padding, ceil_mode, data_format, per
         out = _nd.lp_pool(x, norm_type, kernel, stride, pads, ceil_mode)
     if channel_last:
         out = out.transpose([0] + list(range(2, x.ndim)) + [1])
-    return out
+    return _label(out, kind, nd, kind == "max" and return_mask)
 
 
 def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
@@ -176,7 +206,7 @@ def _adaptive(kind, x, output_size, nd, data_format=None, return_mask=False):
     out = _nd.adaptive_pool(x, sizes, kind, return_mask)
     if channel_last:
         out = out.transpose([0] + list(range(2, x.ndim)) + [1])
-    return out
+    return _label(out, kind, nd, kind == "max")
 
 
 def adaptive_avg_pool1d(x, output_size, name=None):
