@@ -146,29 +146,36 @@ DISTS = {
                                              precision_matrix=p("prec", [[2.0, 0.3], [0.3, 1.0]])),
         lambda m: m.tensor([0.3, -2.0])),
     "Independent": (lambda m, D, p: D.Independent(D.Normal(p("loc", [[0.5, -1.0], [0.0, 1.0]]),
-                                                           p("scale", [[1.0, 0.5], [2.0, 1.0]])), 1),
+                                                           p("scale", [[1.0, 0.5], [2.0, 1.0]])),
+                                                               1),
                     lambda m: m.tensor([[0.3, -2.0], [1.0, 1.0]])),
     "Binomial": (lambda m, D, p: D.Binomial(5, probs=p("probs", [0.2, 0.7])),
                  lambda m: m.tensor([1.0, 4.0])),
-    "Binomial_logits": (lambda m, D, p: D.Binomial(m.tensor([3.0, 10.0]), logits=p("logits", [0.2, -0.7])),
+    "Binomial_logits": (lambda m, D, p: D.Binomial(m.tensor([3.0, 10.0]), logits=p("logits",
+                                                                                   [0.2, -0.7])),
                         lambda m: m.tensor([3.0, 4.0])),
     "Poisson": (lambda m, D, p: D.Poisson(p("rate", [0.5, 3.0])), lambda m: m.tensor([0.0, 4.0])),
     "LogNormal": (lambda m, D, p: D.LogNormal(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
                   lambda m: m.tensor([0.3, 2.0])),
     "Dirichlet": (lambda m, D, p: D.Dirichlet(p("conc", [[0.5, 2.0, 3.0], [1.0, 1.0, 1.0]])),
                   lambda m: m.tensor([0.2, 0.3, 0.5])),
-    "RelaxedBernoulli": (lambda m, D, p: D.RelaxedBernoulli(m.tensor(0.5), probs=p("probs", [0.2, 0.7])),
+    "RelaxedBernoulli": (lambda m, D, p: D.RelaxedBernoulli(m.tensor(0.5),
+                                                            probs=p("probs", [0.2, 0.7])),
                          lambda m: m.tensor([0.3, 0.9])),
     "RelaxedOneHotCategorical": (
-        lambda m, D, p: D.RelaxedOneHotCategorical(m.tensor(0.7), logits=p("logits", [0.2, -1.3, 0.5])),
+        lambda m, D, p: D.RelaxedOneHotCategorical(m.tensor(0.7), logits=p("logits", [0.2, -1.3,
+                                                                                      0.5])),
         lambda m: m.tensor([0.2, 0.3, 0.5])),
-    "Geometric": (lambda m, D, p: D.Geometric(p("probs", [0.2, 0.7])), lambda m: m.tensor([3.0, 0.0])),
+    "Geometric": (lambda m, D, p: D.Geometric(p("probs", [0.2, 0.7])),
+                  lambda m: m.tensor([3.0, 0.0])),
     "Cauchy": (lambda m, D, p: D.Cauchy(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
                lambda m: m.tensor([0.3, -2.0])),
-    "StudentT": (lambda m, D, p: D.StudentT(p("df", [3.0, 5.0]), p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
+    "StudentT": (lambda m, D, p: D.StudentT(p("df", [3.0, 5.0]), p("loc", [0.5, -1.0]),
+                                            p("scale", [1.0, 0.5])),
                  lambda m: m.tensor([0.3, -2.0])),
     "Chi2": (lambda m, D, p: D.Chi2(p("df", [3.0, 5.0])), lambda m: m.tensor([0.3, 2.0])),
-    "HalfNormal": (lambda m, D, p: D.HalfNormal(p("scale", [1.0, 0.5])), lambda m: m.tensor([0.3, 2.0])),
+    "HalfNormal": (lambda m, D, p: D.HalfNormal(p("scale", [1.0, 0.5])),
+                   lambda m: m.tensor([0.3, 2.0])),
     "Gumbel": (lambda m, D, p: D.Gumbel(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
                lambda m: m.tensor([0.3, -2.0])),
     "Multinomial": (lambda m, D, p: D.Multinomial(4, probs=p("probs", [0.2, 0.3, 0.5])),
@@ -177,15 +184,18 @@ DISTS = {
                             lambda m: m.tensor([0.3, 0.9, 0.5])),
     "FisherSnedecor": (lambda m, D, p: D.FisherSnedecor(p("df1", [3.0, 5.0]), p("df2", [5.0, 7.0])),
                        lambda m: m.tensor([0.3, 2.0])),
-    "GeneralizedPareto": (lambda m, D, p: D.GeneralizedPareto(p("loc", [0.0, 1.0]), p("scale", [1.0, 2.0]),
+    "GeneralizedPareto": (lambda m, D, p: D.GeneralizedPareto(p("loc", [0.0, 1.0]),
+                                                              p("scale", [1.0, 2.0]),
                                                               p("conc", [0.2, -0.1])),
                           lambda m: m.tensor([0.3, 2.0])),
-    "HalfCauchy": (lambda m, D, p: D.HalfCauchy(p("scale", [1.0, 0.5])), lambda m: m.tensor([0.3, 2.0])),
+    "HalfCauchy": (lambda m, D, p: D.HalfCauchy(p("scale", [1.0, 0.5])),
+                   lambda m: m.tensor([0.3, 2.0])),
     "InverseGamma": (lambda m, D, p: D.InverseGamma(p("conc", [3.0, 5.0]), p("rate", [1.0, 2.0])),
                      lambda m: m.tensor([0.3, 2.0])),
     "Kumaraswamy": (lambda m, D, p: D.Kumaraswamy(p("a", [3.0, 5.0]), p("b", [1.0, 2.0])),
                     lambda m: m.tensor([0.3, 0.8])),
-    "LogisticNormal": (lambda m, D, p: D.LogisticNormal(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
+    "LogisticNormal": (lambda m, D, p: D.LogisticNormal(p("loc", [0.5, -1.0]),
+                                                        p("scale", [1.0, 0.5])),
                        lambda m: m.tensor([0.2, 0.3, 0.5])),
     "LowRankMultivariateNormal": (
         lambda m, D, p: D.LowRankMultivariateNormal(p("loc", [0.5, -1.0]), p("W", [[1.0], [0.5]]),
@@ -193,9 +203,11 @@ DISTS = {
         lambda m: m.tensor([0.3, -2.0])),
     "MixtureSameFamily": (
         lambda m, D, p: D.MixtureSameFamily(D.Categorical(logits=p("logits", [0.3, -0.2])),
-                                            D.Normal(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5]))),
+                                            D.Normal(p("loc", [0.5, -1.0]),
+                                                     p("scale", [1.0, 0.5]))),
         lambda m: m.tensor([0.3, -2.0])),
-    "NegativeBinomial": (lambda m, D, p: D.NegativeBinomial(p("count", [3.0, 5.0]), p("probs", [0.2, 0.6])),
+    "NegativeBinomial": (lambda m, D, p: D.NegativeBinomial(p("count", [3.0, 5.0]),
+                                                            p("probs", [0.2, 0.6])),
                          lambda m: m.tensor([1.0, 4.0])),
     "Pareto": (lambda m, D, p: D.Pareto(p("scale", [1.0, 0.5]), p("alpha", [3.0, 4.0])),
                lambda m: m.tensor([1.3, 2.0])),
@@ -203,11 +215,13 @@ DISTS = {
                  lambda m: m.tensor([0.3, -2.0])),
     "Weibull": (lambda m, D, p: D.Weibull(p("scale", [1.0, 0.5]), p("conc", [3.0, 0.8])),
                 lambda m: m.tensor([0.3, 2.0])),
-    "Wishart": (lambda m, D, p: D.Wishart(p("df", 4.0), covariance_matrix=p("cov", [[2.0, 0.3], [0.3, 1.0]])),
+    "Wishart": (lambda m, D, p: D.Wishart(p("df", 4.0), covariance_matrix=p("cov", [[2.0, 0.3],
+                                                                                    [0.3, 1.0]])),
                 lambda m: m.tensor([[1.0, 0.2], [0.2, 0.5]])),
     "LKJCholesky": (lambda m, D, p: D.LKJCholesky(3, p("conc", 2.0)),
                     lambda m: m.tensor([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8]])),
-    "HalfNormal_icdf": (lambda m, D, p: D.HalfNormal(p("scale", [1.0, 0.5])), lambda m: m.tensor([0.3, 2.0])),
+    "HalfNormal_icdf": (lambda m, D, p: D.HalfNormal(p("scale", [1.0, 0.5])),
+                        lambda m: m.tensor([0.3, 2.0])),
 }
 
 METHODS = ["log_prob", "entropy", "mean", "variance", "stddev", "mode", "cdf", "icdf"]
@@ -254,10 +268,12 @@ RSAMPLE = {
     "Uniform": (lambda m, D, p: D.Uniform(p("low", [0.0, -1.0]), p("high", [1.0, 3.0])), "affine"),
     "Laplace": (lambda m, D, p: D.Laplace(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])), "affine"),
     "Exponential": (lambda m, D, p: D.Exponential(p("rate", [0.5, 2.0])), "scale"),
-    "LogNormal": (lambda m, D, p: D.LogNormal(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])), "exp"),
+    "LogNormal": (lambda m, D, p: D.LogNormal(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
+                  "exp"),
     "MultivariateNormal": (
         lambda m, D, p: D.MultivariateNormal(p("loc", [0.5, -1.0]),
-                                             scale_tril=p("tril", [[1.0, 0.0], [0.3, 2.0]])), "tril"),
+                                             scale_tril=p("tril", [[1.0, 0.0], [0.3, 2.0]])),
+                                                 "tril"),
 }
 
 
@@ -467,26 +483,31 @@ def test_default_validate_args_switch():
 KL = {
     "Normal": lambda m, D, p: (D.Normal(p("l1", [0.5, -1.0]), p("s1", [1.0, 0.5])),
                                D.Normal(p("l2", [0.0, 1.0]), p("s2", [2.0, 0.7]))),
-    "Bernoulli": lambda m, D, p: (D.Bernoulli(p("p1", [0.2, 0.7])), D.Bernoulli(logits=p("p2", [0.1, -0.3]))),
+    "Bernoulli": lambda m, D, p: (D.Bernoulli(p("p1", [0.2, 0.7])),
+                                  D.Bernoulli(logits=p("p2", [0.1, -0.3]))),
     "Categorical": lambda m, D, p: (D.Categorical(p("p1", [[0.2, 0.3, 0.5]])),
-                                    D.Categorical(logits=p("p2", [[0.1, -0.3, 1.0], [0.0, 0.0, 0.0]]))),
+                                    D.Categorical(logits=p("p2", [[0.1, -0.3, 1.0], [0.0, 0.0,
+                                                                                     0.0]]))),
     "OneHotCategorical": lambda m, D, p: (D.OneHotCategorical(p("p1", [0.2, 0.3, 0.5])),
                                           D.OneHotCategorical(logits=p("p2", [0.1, -0.3, 1.0]))),
     "MultivariateNormal": lambda m, D, p: (
         D.MultivariateNormal(p("l1", [0.5, -1.0]), p("c1", [[2.0, 0.3], [0.3, 1.0]])),
         D.MultivariateNormal(p("l2", [0.0, 1.0]), scale_tril=p("t2", [[1.0, 0.0], [0.4, 0.7]]))),
     "Independent": lambda m, D, p: (D.Independent(D.Normal(p("l1", [[0.5, -1.0]]), 1.0), 1),
-                                    D.Independent(D.Normal(p("l2", [[0.0, 1.0]]), p("s2", [[2.0, 0.7]])), 1)),
+                                    D.Independent(D.Normal(p("l2", [[0.0, 1.0]]),
+                                                           p("s2", [[2.0, 0.7]])), 1)),
     "Uniform": lambda m, D, p: (D.Uniform(p("a1", [0.2, 0.0]), p("b1", [0.5, 1.0])),
                                 D.Uniform(p("a2", [0.0, 0.5]), p("b2", [1.0, 2.0]))),
     "Beta": lambda m, D, p: (D.Beta(p("a1", [0.5, 2.0]), p("b1", [1.5, 2.0])),
                              D.Beta(p("a2", [1.0, 3.0]), p("b2", [1.0, 0.5]))),
     "Gamma": lambda m, D, p: (D.Gamma(p("a1", [0.5, 2.0]), p("b1", [1.5, 2.0])),
                               D.Gamma(p("a2", [1.0, 3.0]), p("b2", [1.0, 0.5]))),
-    "Exponential": lambda m, D, p: (D.Exponential(p("r1", [0.5, 2.0])), D.Exponential(p("r2", [1.0, 3.0]))),
+    "Exponential": lambda m, D, p: (D.Exponential(p("r1", [0.5, 2.0])),
+                                    D.Exponential(p("r2", [1.0, 3.0]))),
     "Laplace": lambda m, D, p: (D.Laplace(p("l1", [0.5, -1.0]), p("s1", [1.0, 0.5])),
                                 D.Laplace(p("l2", [0.0, 1.0]), p("s2", [2.0, 0.7]))),
-    "Dirichlet": lambda m, D, p: (D.Dirichlet(p("c1", [0.5, 2.0, 1.0])), D.Dirichlet(p("c2", [1.0, 1.0, 3.0]))),
+    "Dirichlet": lambda m, D, p: (D.Dirichlet(p("c1", [0.5, 2.0, 1.0])),
+                                  D.Dirichlet(p("c2", [1.0, 1.0, 3.0]))),
     "Poisson": lambda m, D, p: (D.Poisson(p("r1", [0.5, 2.0])), D.Poisson(p("r2", [1.0, 3.0]))),
     "Normal_Gumbel": lambda m, D, p: (D.Normal(p("l1", [0.5]), p("s1", [1.0])),
                                       D.Gumbel(p("l2", [0.0]), p("s2", [2.0]))),
@@ -494,7 +515,8 @@ KL = {
                                           D.Gamma(p("a2", [1.0, 3.0]), p("b2", [1.0, 0.5]))),
     "Uniform_Normal": lambda m, D, p: (D.Uniform(p("a1", [0.2]), p("b1", [0.5])),
                                        D.Normal(p("l2", [0.0]), p("s2", [2.0]))),
-    "Beta_Uniform": lambda m, D, p: (D.Beta(p("a1", [0.5]), p("b1", [1.5])), D.Uniform(0.0, p("b2", [1.0]))),
+    "Beta_Uniform": lambda m, D, p: (D.Beta(p("a1", [0.5]), p("b1", [1.5])),
+                                     D.Uniform(0.0, p("b2", [1.0]))),
     "LogNormal": lambda m, D, p: (D.LogNormal(p("l1", [0.5]), p("s1", [1.0])),
                                   D.LogNormal(p("l2", [0.0]), p("s2", [2.0]))),
 }
@@ -533,7 +555,7 @@ def test_register_kl_and_ambiguity_warning():
     same(lambda m, D: D.register_kl(D.Normal, D.Normal)(lambda p, q: 0) and None)
 
 
-# ---- constraints, transforms, TransformedDistribution ---------------------------------------------
+# ---- constraints, transforms, TransformedDistribution ---------------------------------------
 
 CONSTRAINTS = {
     "real": lambda m, C: C.real.check(m.tensor([0.0, float("inf"), float("nan")])),
@@ -551,8 +573,10 @@ CONSTRAINTS = {
     "lower_triangular": lambda m, C: C.lower_triangular.check(m.tensor([[1.0, 0.0], [2.0, 1.0]])),
     "positive_definite": lambda m, C: C.positive_definite.check(
         m.tensor([[[2.0, 0.3], [0.3, 1.0]], [[1.0, 2.0], [2.0, 1.0]]])),
-    "nonnegative_integer": lambda m, C: C.nonnegative_integer.check(m.tensor([0.0, 2.0, -1.0, 0.5])),
-    "independent": lambda m, C: C.independent(C.positive, 1).check(m.tensor([[1.0, 2.0], [1.0, -1.0]])),
+    "nonnegative_integer": lambda m, C: C.nonnegative_integer.check(m.tensor([0.0, 2.0, -1.0,
+                                                                              0.5])),
+    "independent": lambda m, C: C.independent(C.positive, 1).check(m.tensor([[1.0, 2.0],
+                                                                             [1.0, -1.0]])),
     "corr_cholesky": lambda m, C: C.corr_cholesky.check(m.tensor([[1.0, 0.0], [0.6, 0.8]])),
     "reprs": lambda m, C: [repr(C.real), repr(C.interval(0.0, 1.0)), repr(C.simplex),
                            repr(C.integer_interval(0, 3)), repr(C.independent(C.real, 1)),
@@ -567,7 +591,8 @@ def test_constraints(name):
 
 TRANSFORMS = {
     "Exp": lambda m, D: D.transforms.ExpTransform(),
-    "Affine": lambda m, D: D.transforms.AffineTransform(m.tensor([0.5, -1.0, 2.0]), m.tensor([2.0, 0.5, -1.0])),
+    "Affine": lambda m, D: D.transforms.AffineTransform(m.tensor([0.5, -1.0, 2.0]),
+                                                        m.tensor([2.0, 0.5, -1.0])),
     "Sigmoid": lambda m, D: D.transforms.SigmoidTransform(),
     "Tanh": lambda m, D: D.transforms.TanhTransform(),
     "Softmax": lambda m, D: D.transforms.SoftmaxTransform(),
@@ -628,7 +653,8 @@ def test_transformed_distributions():
 
 
 def test_transform_errors_and_biject_to():
-    same(lambda m, D: D.transforms.ComposeTransform([D.transforms.ExpTransform()]).inv(m.tensor([1.0])))
+    same(lambda m, D: D.transforms.ComposeTransform([D.transforms.ExpTransform()])
+         .inv(m.tensor([1.0])))
     same(lambda m, D: D.TransformedDistribution(D.Normal(0.0, 1.0), [1]))
     same(lambda m, D: [D.biject_to(D.constraints.positive)(m.tensor([0.3])),
                        D.transform_to(D.constraints.simplex)(m.tensor([0.3, 0.1])),
@@ -636,7 +662,7 @@ def test_transform_errors_and_biject_to():
                        repr(D.biject_to(D.constraints.unit_interval))])
 
 
-# ---- module layout ---------------------------------------------------------------------------------
+# ---- module layout -------------------------------------------------------------------------
 
 def test_import_paths_and_submodules():
     import importlib
@@ -691,58 +717,86 @@ def test_policy_gradient_step_matches():
 
 # ---- assorted programs: properties, broadcasting, dtypes, enumerate_support, errors -----------
 
+def _mvn_props(m, D, kind):
+    c = m.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)
+    d = D.MultivariateNormal(m.zeros(2), **{kind: c})
+    return [d.scale_tril, d.covariance_matrix, d.precision_matrix, d.loc]
+
+
 PROGRAMS = {
- "mvn_props": lambda m, D: (lambda c: (lambda d: [d.scale_tril, d.covariance_matrix, d.precision_matrix, d.loc])(D.MultivariateNormal(m.zeros(2), covariance_matrix=c)))(m.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)),
- "mvn_prec_props": lambda m, D: (lambda c: (lambda d: [d.scale_tril, d.covariance_matrix, d.precision_matrix])(D.MultivariateNormal(m.zeros(2), precision_matrix=c)))(m.tensor([[2.0, 0.3], [0.3, 1.0]], requires_grad=True)),
- "mvn_batch": lambda m, D: D.MultivariateNormal(m.zeros(3, 2), m.eye(2)).log_prob(m.ones(4, 1, 2)),
- "mvn_rsample": lambda m, D: D.MultivariateNormal(m.zeros(3, 2, requires_grad=True), m.eye(2)).rsample((4,)).shape,
- "mvn_rsample_fn": lambda m, D: D.MultivariateNormal(m.zeros(3, 2, requires_grad=True), m.eye(2)).rsample((4,)).grad_fn.name(),
- "normal_rsample_fn": lambda m, D: D.Normal(m.zeros(3, requires_grad=True), 1.0).rsample((4,)).grad_fn.name(),
- "unif_rsample_fn": lambda m, D: D.Uniform(m.zeros(3, requires_grad=True), 1.0).rsample((4,)).grad_fn.name(),
- "gamma_rsample_fn": lambda m, D: D.Gamma(m.ones(3, requires_grad=True), 1.0).rsample((4,)).grad_fn.next_functions[0][0].next_functions[0][0].name(),
- "dirichlet_rsample_fn": lambda m, D: D.Dirichlet(m.ones(3, requires_grad=True)).rsample((4,)).grad_fn.name(),
- "beta_rsample_fn": lambda m, D: D.Beta(m.ones(3, requires_grad=True), 2.0).rsample((4,)).grad_fn.name(),
- "beta_rsample_shape": lambda m, D: D.Beta(m.ones(3, requires_grad=True), 2.0).rsample((4,)).shape,
- "cat_sample": lambda m, D: [D.Categorical(m.ones(2, 3)).sample().shape, D.Categorical(m.ones(3)).sample((2, 2)).shape],
- "bern_ent": lambda m, D: D.Bernoulli(m.tensor([0.0, 1.0, 0.5])).entropy(),
- "cat_ent0": lambda m, D: D.Categorical(m.tensor([0.0, 1.0])).entropy(),
- "cat_lp_bcast": lambda m, D: D.Categorical(m.ones(2, 3)).log_prob(m.tensor([[0], [1], [2]])),
- "normal_int": lambda m, D: D.Normal(m.tensor([0, 1]), 1),
- "normal_int_lp": lambda m, D: D.Normal(0, 1).log_prob(m.tensor(1)),
- "normal_scalar_lp": lambda m, D: D.Normal(0., 1.).log_prob(0.5),
- "normal_scale0": lambda m, D: D.Normal(0., 0.),
- "perplexity": lambda m, D: D.Categorical(m.tensor([0.2, 0.8])).perplexity(),
- "exp_family_ent": lambda m, D: D.Exponential(m.tensor([2.0])).entropy(),
- "indep_repr": lambda m, D: repr(D.Independent(D.Normal(m.zeros(2, 3), 1.0), 1)),
- "td_repr": lambda m, D: repr(D.TransformedDistribution(D.Normal(0., 1.), [D.transforms.ExpTransform()])),
- "lognormal_repr": lambda m, D: repr(D.LogNormal(0., 1.)),
- "kl_shapes": lambda m, D: D.kl_divergence(D.Normal(m.zeros(2, 1), 1.), D.Normal(m.zeros(3), 2.)),
- "kl_mvn_batch": lambda m, D: D.kl_divergence(D.MultivariateNormal(m.zeros(2, 2), m.eye(2)), D.MultivariateNormal(m.ones(2), 2 * m.eye(2))),
- "bern_sample_dtype": lambda m, D: D.Bernoulli(m.tensor([0.5], dtype=m.float64)).sample().dtype,
- "float64_lp": lambda m, D: D.Normal(m.tensor(0., dtype=m.float64), 1.).log_prob(m.tensor(1.)),
- "half": lambda m, D: D.Normal(m.tensor([0.], dtype=m.float64), m.tensor([1.])).loc.dtype,
- "multinom_lp": lambda m, D: D.Multinomial(probs=m.tensor([0.2, 0.8])).log_prob(m.tensor([1.0, 3.0])),
- "cat_enum": lambda m, D: D.Categorical(m.ones(2, 3)).enumerate_support(expand=False),
- "bern_enum": lambda m, D: D.Bernoulli(m.ones(2) / 2).enumerate_support(),
- "lp_grad_value": lambda m, D: (lambda x: (D.Normal(0., 2.).log_prob(x).sum().backward(), x.grad)[1])(m.tensor([1., 2.], requires_grad=True)),
- "sample_n": lambda m, D: D.Normal(m.zeros(2), 1.).sample_n(3).shape,
- "ohc_sample": lambda m, D: D.OneHotCategorical(m.ones(2, 3)).sample((4,)).sum(-1),
- "ohcst": lambda m, D: D.OneHotCategoricalStraightThrough(m.ones(3, requires_grad=True)).rsample().grad_fn.name(),
- "binom_sample": lambda m, D: D.Binomial(m.tensor([5., 10.]), m.tensor([0., 1.])).sample(),
- "poisson_sample0": lambda m, D: D.Poisson(m.tensor([0.])).sample(),
- "validate_sample": lambda m, D: D.Normal(0., 1.).log_prob(m.tensor([1.0], dtype=m.float64)).dtype,
- "cdf_err": lambda m, D: D.Exponential(1.).cdf(m.tensor(-1.)),
- "icdf_err": lambda m, D: D.Normal(0., 1.).icdf(m.tensor(1.5)),
- "uniform_cdf_clamp": lambda m, D: D.Uniform(0., 1., validate_args=False).cdf(m.tensor([-1., 2.])),
- "lp_outside_novalidate": lambda m, D: D.Uniform(0., 1., validate_args=False).log_prob(m.tensor([-1., 0.5])),
- "transform_cache": lambda m, D: (lambda t, x: t.inv(t(x)) is x)(D.transforms.ExpTransform(cache_size=1), m.tensor([1.])),
- "transform_eq": lambda m, D: [D.transforms.ExpTransform() == D.transforms.ExpTransform(), D.transforms.identity_transform],
- "constraint_err": lambda m, D: D.constraints.positive.check(1.0),
- "dependent": lambda m, D: D.constraints.dependent.check(m.zeros(1)),
- "is_dependent": lambda m, D: [D.constraints.is_dependent(D.Binomial(5, 0.5).support), D.constraints.is_dependent(D.constraints.real)],
- "getattr_missing": lambda m, D: D.NoSuch,
- "entropy_notimpl": lambda m, D: D.Binomial(5, 0.5).entropy(),
- "kl_err": lambda m, D: D.kl_divergence(D.Normal(0., 1.), D.StudentT(1.)),
+    "mvn_props": lambda m, D: _mvn_props(m, D, "covariance_matrix"),
+    "mvn_prec_props": lambda m, D: _mvn_props(m, D, "precision_matrix"),
+    "mvn_batch": lambda m, D: D.MultivariateNormal(m.zeros(3, 2),
+                                                   m.eye(2)).log_prob(m.ones(4, 1, 2)),
+    "mvn_rsample": lambda m, D: D.MultivariateNormal(m.zeros(3, 2, requires_grad=True),
+                                                     m.eye(2)).rsample((4,)).shape,
+    "mvn_rsample_fn": lambda m, D: D.MultivariateNormal(m.zeros(3, 2, requires_grad=True),
+                                                        m.eye(2)).rsample((4,)).grad_fn.name(),
+    "normal_rsample_fn": lambda m, D: D.Normal(m.zeros(3, requires_grad=True),
+                                               1.0).rsample((4,)).grad_fn.name(),
+    "unif_rsample_fn": lambda m, D: D.Uniform(m.zeros(3, requires_grad=True),
+                                              1.0).rsample((4,)).grad_fn.name(),
+    "gamma_rsample_fn": lambda m, D: D.Gamma(m.ones(3, requires_grad=True), 1.0).rsample((4,))
+     .grad_fn.next_functions[0][0].next_functions[0][0].name(),
+    "dirichlet_rsample_fn": lambda m, D: D.Dirichlet(m.ones(3, requires_grad=True))
+    .rsample((4,)).grad_fn.name(),
+    "beta_rsample_fn": lambda m, D: D.Beta(m.ones(3, requires_grad=True),
+                                           2.0).rsample((4,)).grad_fn.name(),
+    "beta_rsample_shape": lambda m, D: D.Beta(m.ones(3, requires_grad=True),
+                                              2.0).rsample((4,)).shape,
+    "cat_sample": lambda m, D: [D.Categorical(m.ones(2, 3)).sample().shape,
+                                D.Categorical(m.ones(3)).sample((2, 2)).shape],
+    "bern_ent": lambda m, D: D.Bernoulli(m.tensor([0.0, 1.0, 0.5])).entropy(),
+    "cat_ent0": lambda m, D: D.Categorical(m.tensor([0.0, 1.0])).entropy(),
+    "cat_lp_bcast": lambda m, D: D.Categorical(m.ones(2, 3)).log_prob(m.tensor([[0], [1], [2]])),
+    "normal_int": lambda m, D: D.Normal(m.tensor([0, 1]), 1),
+    "normal_int_lp": lambda m, D: D.Normal(0, 1).log_prob(m.tensor(1)),
+    "normal_scalar_lp": lambda m, D: D.Normal(0., 1.).log_prob(0.5),
+    "normal_scale0": lambda m, D: D.Normal(0., 0.),
+    "perplexity": lambda m, D: D.Categorical(m.tensor([0.2, 0.8])).perplexity(),
+    "exp_family_ent": lambda m, D: D.Exponential(m.tensor([2.0])).entropy(),
+    "indep_repr": lambda m, D: repr(D.Independent(D.Normal(m.zeros(2, 3), 1.0), 1)),
+    "td_repr": lambda m, D: repr(D.TransformedDistribution(D.Normal(0., 1.),
+                                                           [D.transforms.ExpTransform()])),
+    "lognormal_repr": lambda m, D: repr(D.LogNormal(0., 1.)),
+    "kl_shapes": lambda m, D: D.kl_divergence(D.Normal(m.zeros(2, 1), 1.), D.Normal(m.zeros(3),
+                                                                                    2.)),
+    "kl_mvn_batch": lambda m, D: D.kl_divergence(D.MultivariateNormal(m.zeros(2, 2), m.eye(2)),
+                                                 D.MultivariateNormal(m.ones(2), 2 * m.eye(2))),
+    "bern_sample_dtype": lambda m, D: D.Bernoulli(m.tensor([0.5], dtype=m.float64)).sample().dtype,
+    "float64_lp": lambda m, D: D.Normal(m.tensor(0., dtype=m.float64), 1.).log_prob(m.tensor(1.)),
+    "half": lambda m, D: D.Normal(m.tensor([0.], dtype=m.float64), m.tensor([1.])).loc.dtype,
+    "multinom_lp": lambda m, D: D.Multinomial(probs=m.tensor([0.2, 0.8]))
+    .log_prob(m.tensor([1.0, 3.0])),
+    "cat_enum": lambda m, D: D.Categorical(m.ones(2, 3)).enumerate_support(expand=False),
+    "bern_enum": lambda m, D: D.Bernoulli(m.ones(2) / 2).enumerate_support(),
+    "lp_grad_value": lambda m, D: (lambda x: (D.Normal(0., 2.).log_prob(x).sum().backward(),
+                                              x.grad)[1])(m.tensor([1., 2.], requires_grad=True)),
+    "sample_n": lambda m, D: D.Normal(m.zeros(2), 1.).sample_n(3).shape,
+    "ohc_sample": lambda m, D: D.OneHotCategorical(m.ones(2, 3)).sample((4,)).sum(-1),
+    "ohcst": lambda m, D: D.OneHotCategoricalStraightThrough(m.ones(3, requires_grad=True))
+    .rsample().grad_fn.name(),
+    "binom_sample": lambda m, D: D.Binomial(m.tensor([5., 10.]), m.tensor([0., 1.])).sample(),
+    "poisson_sample0": lambda m, D: D.Poisson(m.tensor([0.])).sample(),
+    "validate_sample": lambda m, D: D.Normal(0., 1.)
+    .log_prob(m.tensor([1.0], dtype=m.float64)).dtype,
+    "cdf_err": lambda m, D: D.Exponential(1.).cdf(m.tensor(-1.)),
+    "icdf_err": lambda m, D: D.Normal(0., 1.).icdf(m.tensor(1.5)),
+    "uniform_cdf_clamp": lambda m, D: D.Uniform(0., 1., validate_args=False)
+    .cdf(m.tensor([-1., 2.])),
+    "lp_outside_novalidate": lambda m, D: D.Uniform(0., 1., validate_args=False)
+    .log_prob(m.tensor([-1., 0.5])),
+    "transform_cache": lambda m, D: (lambda t, x: t.inv(t(x)) is x)(
+        D.transforms.ExpTransform(cache_size=1), m.tensor([1.])),
+    "transform_eq": lambda m, D: [D.transforms.ExpTransform() == D.transforms.ExpTransform(),
+                                  D.transforms.identity_transform],
+    "constraint_err": lambda m, D: D.constraints.positive.check(1.0),
+    "dependent": lambda m, D: D.constraints.dependent.check(m.zeros(1)),
+    "is_dependent": lambda m, D: [D.constraints.is_dependent(D.Binomial(5, 0.5).support),
+                                  D.constraints.is_dependent(D.constraints.real)],
+    "getattr_missing": lambda m, D: D.NoSuch,
+    "entropy_notimpl": lambda m, D: D.Binomial(5, 0.5).entropy(),
+    "kl_err": lambda m, D: D.kl_divergence(D.Normal(0., 1.), D.StudentT(1.)),
 }
 
 
@@ -757,7 +811,8 @@ def test_pickle_and_deepcopy_round_trip():
 
     def go(mod, D):
         out = []
-        for d in [D.Normal(mod.tensor([0.5, 1.0]), 2.0), D.Categorical(logits=mod.tensor([0.1, 0.2])),
+        for d in [D.Normal(mod.tensor([0.5, 1.0]), 2.0),
+                  D.Categorical(logits=mod.tensor([0.1, 0.2])),
                   D.Independent(D.Normal(mod.zeros(2, 2), 1.0), 1),
                   D.MultivariateNormal(mod.zeros(2), mod.tensor([[2.0, 0.3], [0.3, 1.0]])),
                   D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.ExpTransform()])]:
@@ -807,13 +862,16 @@ def bayes(m, D):
 def mh(m, D):
     target = D.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 0.8], [0.8, 1.0]]))
     pts = m.tensor([[0.0, 0.0], [1.0, -1.0], [0.5, 0.5]])
-    return [target.log_prob(pts), target.log_prob(pts[0]) - target.log_prob(pts[1]), target.entropy()]
+    return [target.log_prob(pts), target.log_prob(pts[0]) - target.log_prob(pts[1]),
+            target.entropy()]
 
 def gmm(m, D):
     mix = D.Categorical(m.tensor([0.3, 0.7]))
-    comp = D.Independent(D.Normal(m.tensor([[0., 0.], [2., 2.]]), m.tensor([[1., 1.], [.5, .5]])), 1)
+    comp = D.Independent(D.Normal(m.tensor([[0., 0.], [2., 2.]]), m.tensor([[1., 1.], [.5, .5]])),
+                         1)
     g = D.MixtureSameFamily(mix, comp)
-    return [g.log_prob(m.tensor([[0.5, 0.5], [2., 1.]])), g.mean, g.variance, g.batch_shape, g.event_shape, repr(g)]
+    return [g.log_prob(m.tensor([[0.5, 0.5], [2., 1.]])), g.mean, g.variance, g.batch_shape,
+            g.event_shape, repr(g)]
 
 def _runtime_error_text(fn):
     """The library's SavedTensorModifiedError is a RuntimeError: compare that and the text."""
@@ -857,7 +915,8 @@ def versions(m, D):
 def entropy_kl_td(m, D):
     base = D.Normal(m.tensor([0.0]), m.tensor([1.0]))
     ln = D.LogNormal(m.tensor([0.0]), m.tensor([1.0]))
-    return [ln.mean, ln.variance, ln.entropy(), D.kl_divergence(ln, D.LogNormal(m.tensor([1.0]), m.tensor([2.0])))]
+    return [ln.mean, ln.variance, ln.entropy(), D.kl_divergence(ln, D.LogNormal(m.tensor([1.0]),
+                                                                                m.tensor([2.0])))]
 
 def bern_logits_big(m, D):
     b = D.Bernoulli(logits=m.tensor([100., -100., 0.]))
@@ -878,10 +937,13 @@ def sample_shape_int(m, D):
 
 def arg_repr(m, D):
     return [repr(D.Bernoulli(0.3)), repr(D.Categorical(m.ones(3))), repr(D.Uniform(0., 1.)),
-            repr(D.Dirichlet(m.ones(3))), repr(D.Binomial(3, 0.5)), str(D.Normal(m.zeros(1), 1.).mean)]
+            repr(D.Dirichlet(m.ones(3))), repr(D.Binomial(3, 0.5)), str(D.Normal(m.zeros(1),
+                                                                                 1.).mean)]
 
 
-TEACHING = [policy, param_dist, bayes, mh, gmm, inplace_after, inplace_err, versions, entropy_kl_td, bern_logits_big, cat_lp_extreme, std_f64_mix, expand_err, sample_shape_int, arg_repr]
+TEACHING = [policy, param_dist, bayes, mh, gmm, inplace_after, inplace_err, versions,
+            entropy_kl_td, bern_logits_big, cat_lp_extreme, std_f64_mix, expand_err,
+                sample_shape_int, arg_repr]
 
 
 @pytest.mark.parametrize("fn", TEACHING, ids=lambda f: f.__name__)
@@ -1004,8 +1066,10 @@ REPARAM = {  # name: (make(mod, leaves), {param: d x / d param as a function of 
                     {"rate": lambda x, q: -x / q["rate"]}),
     "Laplace": (lambda m, p: m.distributions.Laplace(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
                 {"loc": lambda x, q: x * 0 + 1, "scale": lambda x, q: (x - q["loc"]) / q["scale"]}),
-    "LogNormal": (lambda m, p: m.distributions.LogNormal(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
-                  {"loc": lambda x, q: x, "scale": lambda x, q: x * (x.log() - q["loc"]) / q["scale"]}),
+    "LogNormal": (lambda m, p: m.distributions.LogNormal(p("loc", [0.5, -1.0]),
+                                                         p("scale", [1.0, 0.5])),
+                  {"loc": lambda x, q: x,
+                   "scale": lambda x, q: x * (x.log() - q["loc"]) / q["scale"]}),
     "Gamma_rate": (lambda m, p: m.distributions.Gamma(m.tensor([0.5, 3.0]), p("rate", [1.5, 2.0])),
                    {"rate": lambda x, q: -x / q["rate"]}),
     "Cauchy": (lambda m, p: m.distributions.Cauchy(p("loc", [0.5, -1.0]), p("scale", [1.0, 0.5])),
@@ -1037,29 +1101,45 @@ def test_rsample_gradient_is_the_closed_form_of_its_own_draw(mod, name):
 # ---- transforms beyond the common ones, biject_to, errors of the rarer families ----------------
 
 MORE_PROGRAMS = {
- "lowrank_err": lambda m, D: D.LowRankMultivariateNormal(m.zeros(2), m.ones(3, 1), m.ones(2)),
- "cat_nan": lambda m, D: D.Categorical(logits=m.tensor([float('nan'), 0.0])),
- "normal_nan_loc": lambda m, D: D.Normal(m.tensor([float('nan')]), 1.0),
- "beta_mode": lambda m, D: D.Beta(m.tensor([2.0, 0.5]), m.tensor([3.0, 0.5])).mode,
- "relaxed_temp": lambda m, D: D.RelaxedOneHotCategorical(m.tensor(0.5), probs=m.tensor([0.2, 0.8])).log_prob(m.tensor([0.3, 0.7])),
- "binomial_total_count_tensor_err": lambda m, D: D.Binomial(m.tensor([-1.0]), m.tensor([0.5])),
- "ohc_lp_err": lambda m, D: D.OneHotCategorical(m.ones(3)).log_prob(m.tensor([0.5, 0.5, 0.0])),
- "indep_lp": lambda m, D: D.Independent(D.Bernoulli(m.tensor([[0.2, 0.7]])), 1).log_prob(m.tensor([[1.0, 0.0]])),
- "transform_sign_err": lambda m, D: D.transforms.SigmoidTransform().sign,
- "affine_event": lambda m, D: D.transforms.AffineTransform(0.0, m.ones(2), event_dim=1).log_abs_det_jacobian(m.zeros(2), m.zeros(2)),
- "compose_event": lambda m, D: [D.transforms.ComposeTransform([D.transforms.ExpTransform(), D.transforms.SoftmaxTransform()]).domain.event_dim, repr(D.transforms.ComposeTransform([]))],
- "reshape_t": lambda m, D: D.transforms.ReshapeTransform((4,), (2, 2))(m.arange(4.)),
- "cat_t": lambda m, D: D.transforms.CatTransform([D.transforms.ExpTransform(), D.transforms.identity_transform], 0, [1, 1])(m.tensor([1.0, 2.0])),
- "stack_t": lambda m, D: D.transforms.StackTransform([D.transforms.ExpTransform(), D.transforms.identity_transform], 0)(m.tensor([1.0, 2.0])),
- "cumdist": lambda m, D: D.transforms.CumulativeDistributionTransform(D.Normal(0., 1.))(m.tensor([0.5])),
- "corr_chol_t": lambda m, D: D.transforms.CorrCholeskyTransform()(m.tensor([0.3, -0.2, 0.5])),
- "pos_def_t": lambda m, D: D.transforms.PositiveDefiniteTransform()(m.tensor([[0.3, 0.0], [0.5, 0.1]])),
- "biject_pd": lambda m, D: D.biject_to(D.constraints.positive_definite)(m.tensor([0.3, 0.2, 0.1])),
- "biject_corr": lambda m, D: D.biject_to(D.constraints.corr_cholesky)(m.tensor([0.3])),
- "lkj_sample_shape": lambda m, D: D.LKJCholesky(3, 0.5).sample((2,)).shape,
- "vm_sample": lambda m, D: D.VonMises(m.tensor([0.0, 1.0]), m.tensor([1.0, 50.0])).sample((5,)).shape,
- "gp_icdf": lambda m, D: D.GeneralizedPareto(0., 1., 0.2).icdf(m.tensor([0.3, 0.7])),
- "mixture_cdf": lambda m, D: D.MixtureSameFamily(D.Categorical(m.tensor([0.3, 0.7])), D.Normal(m.tensor([0., 2.]), 1.)).cdf(m.tensor([0.5, 1.0])),
+    "lowrank_err": lambda m, D: D.LowRankMultivariateNormal(m.zeros(2), m.ones(3, 1), m.ones(2)),
+    "cat_nan": lambda m, D: D.Categorical(logits=m.tensor([float('nan'), 0.0])),
+    "normal_nan_loc": lambda m, D: D.Normal(m.tensor([float('nan')]), 1.0),
+    "beta_mode": lambda m, D: D.Beta(m.tensor([2.0, 0.5]), m.tensor([3.0, 0.5])).mode,
+    "relaxed_temp": lambda m, D: D.RelaxedOneHotCategorical(m.tensor(0.5), m.tensor([0.2, 0.8]))
+    .log_prob(m.tensor([0.3, 0.7])),
+    "binomial_total_count_tensor_err": lambda m, D: D.Binomial(m.tensor([-1.0]), m.tensor([0.5])),
+    "ohc_lp_err": lambda m, D: D.OneHotCategorical(m.ones(3)).log_prob(m.tensor([0.5, 0.5, 0.0])),
+    "indep_lp": lambda m, D: D.Independent(D.Bernoulli(m.tensor([[0.2, 0.7]])),
+                                           1).log_prob(m.tensor([[1.0, 0.0]])),
+    "transform_sign_err": lambda m, D: D.transforms.SigmoidTransform().sign,
+    "affine_event": lambda m, D: D.transforms.AffineTransform(0.0, m.ones(2), event_dim=1)
+    .log_abs_det_jacobian(m.zeros(2), m.zeros(2)),
+    "compose_event": lambda m, D: [
+        D.transforms.ComposeTransform([D.transforms.ExpTransform(),
+                                       D.transforms.SoftmaxTransform()]).domain.event_dim,
+        repr(D.transforms.ComposeTransform([]))],
+    "reshape_t": lambda m, D: D.transforms.ReshapeTransform((4,), (2, 2))(m.arange(4.)),
+    "cat_t": lambda m, D: D.transforms.CatTransform([D.transforms.ExpTransform(),
+                                                     D.transforms.identity_transform], 0,
+                                                         [1, 1])(m.tensor([1.0, 2.0])),
+    "stack_t": lambda m, D: D.transforms.StackTransform([D.transforms.ExpTransform(),
+                                                         D.transforms.identity_transform],
+                                                             0)(m.tensor([1.0, 2.0])),
+    "cumdist": lambda m, D: D.transforms.CumulativeDistributionTransform(D.Normal(0., 1.))(
+        m.tensor([0.5])),
+    "corr_chol_t": lambda m, D: D.transforms.CorrCholeskyTransform()(m.tensor([0.3, -0.2, 0.5])),
+    "pos_def_t": lambda m, D: D.transforms.PositiveDefiniteTransform()(m.tensor([[0.3, 0.0],
+                                                                                 [0.5, 0.1]])),
+    "biject_pd": lambda m, D: D.biject_to(D.constraints.positive_definite)(m.tensor([0.3, 0.2,
+                                                                                     0.1])),
+    "biject_corr": lambda m, D: D.biject_to(D.constraints.corr_cholesky)(m.tensor([0.3])),
+    "lkj_sample_shape": lambda m, D: D.LKJCholesky(3, 0.5).sample((2,)).shape,
+    "vm_sample": lambda m, D: D.VonMises(m.tensor([0.0, 1.0]),
+                                         m.tensor([1.0, 50.0])).sample((5,)).shape,
+    "gp_icdf": lambda m, D: D.GeneralizedPareto(0., 1., 0.2).icdf(m.tensor([0.3, 0.7])),
+    "mixture_cdf": lambda m, D: D.MixtureSameFamily(D.Categorical(m.tensor([0.3, 0.7])),
+                                                    D.Normal(m.tensor([0., 2.]),
+                                                             1.)).cdf(m.tensor([0.5, 1.0])),
 }
 
 
@@ -1072,7 +1152,8 @@ def test_cholesky_failure_without_validation():
     """validate_args=False lets a non-positive-definite covariance reach linalg.cholesky."""
     def go(m, D):
         try:
-            D.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 2.0], [2.0, 1.0]]), validate_args=False)
+            D.MultivariateNormal(m.zeros(2), m.tensor([[1.0, 2.0], [2.0, 1.0]]),
+                                 validate_args=False)
         except m.linalg.LinAlgError as e:
             return str(e)
     same(go)
@@ -1081,22 +1162,36 @@ def test_cholesky_failure_without_validation():
 # ---- scalar (0-d) parameters: sample shapes from () up, dtypes, support, log_prob shapes -----
 
 D0 = {  # scalar (0-d) parameters
- "Normal": lambda m, D: D.Normal(0., 1.), "Gamma": lambda m, D: D.Gamma(2., 1.), "Beta": lambda m, D: D.Beta(2., 1.),
- "Dirichlet": lambda m, D: D.Dirichlet(m.ones(3)), "StudentT": lambda m, D: D.StudentT(3.), "FisherSnedecor": lambda m, D: D.FisherSnedecor(3., 4.),
- "Chi2": lambda m, D: D.Chi2(3.), "Geometric": lambda m, D: D.Geometric(0.3), "Poisson": lambda m, D: D.Poisson(2.),
- "Binomial": lambda m, D: D.Binomial(5, 0.3), "NegativeBinomial": lambda m, D: D.NegativeBinomial(5, 0.3),
- "Bernoulli": lambda m, D: D.Bernoulli(0.3), "Categorical": lambda m, D: D.Categorical(m.ones(3)),
- "Uniform": lambda m, D: D.Uniform(0., 1.), "Exponential": lambda m, D: D.Exponential(1.), "Laplace": lambda m, D: D.Laplace(0., 1.),
- "Cauchy": lambda m, D: D.Cauchy(0., 1.), "Gumbel": lambda m, D: D.Gumbel(0., 1.), "HalfNormal": lambda m, D: D.HalfNormal(1.),
- "HalfCauchy": lambda m, D: D.HalfCauchy(1.), "LogNormal": lambda m, D: D.LogNormal(0., 1.), "Pareto": lambda m, D: D.Pareto(1., 2.),
- "Weibull": lambda m, D: D.Weibull(1., 2.), "Kumaraswamy": lambda m, D: D.Kumaraswamy(1., 2.), "VonMises": lambda m, D: D.VonMises(0., 2.),
- "InverseGamma": lambda m, D: D.InverseGamma(2., 1.), "ContinuousBernoulli": lambda m, D: D.ContinuousBernoulli(0.3),
- "GeneralizedPareto": lambda m, D: D.GeneralizedPareto(0., 1., 0.1), "LKJCholesky": lambda m, D: D.LKJCholesky(2, 1.),
- "RelaxedBernoulli": lambda m, D: D.RelaxedBernoulli(m.tensor(0.5), 0.3), "Multinomial": lambda m, D: D.Multinomial(3, m.ones(3)),
- "MVN": lambda m, D: D.MultivariateNormal(m.zeros(2), m.eye(2)), "Wishart": lambda m, D: D.Wishart(m.tensor(3.), m.eye(2)),
- "LowRankMVN": lambda m, D: D.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(2)),
- "OneHot": lambda m, D: D.OneHotCategorical(m.ones(3)), "RelaxedOneHot": lambda m, D: D.RelaxedOneHotCategorical(m.tensor(0.5), m.ones(3)),
- "LogisticNormal": lambda m, D: D.LogisticNormal(m.zeros(2), m.ones(2)),
+    "Normal": lambda m, D: D.Normal(0., 1.), "Gamma": lambda m, D: D.Gamma(2., 1.),
+        "Beta": lambda m, D: D.Beta(2., 1.),
+    "Dirichlet": lambda m, D: D.Dirichlet(m.ones(3)), "StudentT": lambda m, D: D.StudentT(3.),
+        "FisherSnedecor": lambda m, D: D.FisherSnedecor(3., 4.),
+    "Chi2": lambda m, D: D.Chi2(3.), "Geometric": lambda m, D: D.Geometric(0.3),
+        "Poisson": lambda m, D: D.Poisson(2.),
+    "Binomial": lambda m, D: D.Binomial(5, 0.3),
+        "NegativeBinomial": lambda m, D: D.NegativeBinomial(5, 0.3),
+    "Bernoulli": lambda m, D: D.Bernoulli(0.3),
+        "Categorical": lambda m, D: D.Categorical(m.ones(3)),
+    "Uniform": lambda m, D: D.Uniform(0., 1.), "Exponential": lambda m, D: D.Exponential(1.),
+        "Laplace": lambda m, D: D.Laplace(0., 1.),
+    "Cauchy": lambda m, D: D.Cauchy(0., 1.), "Gumbel": lambda m, D: D.Gumbel(0., 1.),
+        "HalfNormal": lambda m, D: D.HalfNormal(1.),
+    "HalfCauchy": lambda m, D: D.HalfCauchy(1.), "LogNormal": lambda m, D: D.LogNormal(0., 1.),
+        "Pareto": lambda m, D: D.Pareto(1., 2.),
+    "Weibull": lambda m, D: D.Weibull(1., 2.), "Kumaraswamy": lambda m, D: D.Kumaraswamy(1., 2.),
+        "VonMises": lambda m, D: D.VonMises(0., 2.),
+    "InverseGamma": lambda m, D: D.InverseGamma(2., 1.),
+        "ContinuousBernoulli": lambda m, D: D.ContinuousBernoulli(0.3),
+    "GeneralizedPareto": lambda m, D: D.GeneralizedPareto(0., 1., 0.1),
+        "LKJCholesky": lambda m, D: D.LKJCholesky(2, 1.),
+    "RelaxedBernoulli": lambda m, D: D.RelaxedBernoulli(m.tensor(0.5), 0.3),
+        "Multinomial": lambda m, D: D.Multinomial(3, m.ones(3)),
+    "MVN": lambda m, D: D.MultivariateNormal(m.zeros(2), m.eye(2)),
+        "Wishart": lambda m, D: D.Wishart(m.tensor(3.), m.eye(2)),
+    "LowRankMVN": lambda m, D: D.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(2)),
+    "OneHot": lambda m, D: D.OneHotCategorical(m.ones(3)),
+        "RelaxedOneHot": lambda m, D: D.RelaxedOneHotCategorical(m.tensor(0.5), m.ones(3)),
+    "LogisticNormal": lambda m, D: D.LogisticNormal(m.zeros(2), m.ones(2)),
 }
 
 
@@ -1112,6 +1207,7 @@ def test_scalar_parameters_sample_shapes(name, sample_shape):
 
 
 def test_scalar_samplers_and_new_with_an_empty_size():
-    """The shared kernels behind the 0-d draws: poisson/binomial of a 0-d rate, Tensor.new(Size([]))."""
-    same(lambda m, D: [m.poisson(m.tensor(2.0)).shape, m.binomial(m.tensor(4.0), m.tensor(0.3)).shape,
+    """The shared kernels behind 0-d draws: poisson/binomial of a 0-d rate, new(Size([]))."""
+    same(lambda m, D: [m.poisson(m.tensor(2.0)).shape, m.binomial(m.tensor(4.0),
+                                                                  m.tensor(0.3)).shape,
                        m.zeros(2).new(m.Size([])).shape, m.zeros(2).new(()).shape])

@@ -143,7 +143,8 @@ class _Namespace(types.ModuleType):
         try:
             return self._fallbacks[name]
         except KeyError:
-            raise AttributeError(f"module 'torch.{self.__name__}' has no attribute '{name}'") from None
+            raise AttributeError(
+                f"module 'torch.{self.__name__}' has no attribute '{name}'") from None
 
 
 linalg = _Namespace("linalg", lambda: None, {
