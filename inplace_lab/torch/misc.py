@@ -8,6 +8,7 @@ so setting them changes what the getters answer, not how anything computes.
 from __future__ import annotations
 
 import math as _math
+import os as _os
 import sys as _sys
 import warnings as _warnings
 
@@ -449,8 +450,9 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     p.SCI_MODE = sci_mode
 
 
-_FLAGS = {"deterministic": False, "warn_only": False, "interop": 2, "matmul": "highest",
-          "warn_always": False, "default_type_warned": False}
+_FLAGS = {"deterministic": False, "warn_only": False, "interop": _os.cpu_count() or 1,
+          "interop_set": False, "matmul": "highest", "warn_always": False,
+          "default_type_warned": False}
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -502,12 +504,16 @@ def get_num_interop_threads():
 
 
 def set_num_interop_threads(num):
+    """Once per process, as torch (a second call: its RuntimeError); state only here."""
     if not isinstance(num, int) or isinstance(num, bool):
-        raise TypeError(f"set_num_interop_threads(): argument 'num' (position 1) must be int, "
-                        f"not {type(num).__name__}")
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got "
+                           f"{type(num).__name__}")
     if num <= 0:
-        raise RuntimeError("Expected positive number of threads")
-    _FLAGS["interop"] = num
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _FLAGS["interop_set"]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has "
+                           "started or set_num_interop_threads called")
+    _FLAGS["interop"], _FLAGS["interop_set"] = num, True
 
 
 def get_float32_matmul_precision():

@@ -525,3 +525,18 @@ SIGNATURE_PROGRAMS = [
 @pytest.mark.parametrize("i", range(len(SIGNATURE_PROGRAMS)))
 def test_signatures_and_layouts(i):
     same(SIGNATURE_PROGRAMS[i])
+
+
+def test_interop_threads_once_per_process():
+    import subprocess
+    import sys
+
+    prog = ("import {m} as t\nout = [t.get_num_interop_threads()]\n"
+            "for v in (0, -1, 2.0, 3, 4):\n"
+            "    try:\n        out.append(t.set_num_interop_threads(v))\n"
+            "    except Exception as e:\n        out.append((type(e).__name__, str(e)))\n"
+            "out.append(t.get_num_interop_threads())\nprint(out)\n")
+    runs = [subprocess.run([sys.executable, "-c", prog.format(m=m)], capture_output=True,
+                           text=True, check=True, cwd=str(__import__("pathlib").Path(
+                               __file__).resolve().parents[2])).stdout for m in ("torch", "inplace_lab.torch")]
+    assert runs[0] == runs[1]
