@@ -15,7 +15,7 @@ import inplace_lab as _il
 from .numeric import cross  # noqa: F401  (paddle.linalg.cross(x, y, axis=9))
 
 _NOT_MAPPED = frozenset((
-    "norm", "vector_norm", "matrix_norm", "eig", "pinv", "lstsq", "matrix_power",
+    "norm", "vector_norm", "matrix_norm", "eig", "pinv", "matrix_power",
     "multi_dot", "cond", "cov", "corrcoef", "householder_product", "matrix_exp",
     "svdvals", "svd_lowrank", "pca_lowrank", "ormqr", "cholesky_inverse",
     "fp8_fp8_half_gemm_fused",
@@ -41,8 +41,8 @@ def svd(x, full_matrices=False, name=None):
     return tuple(_il.linalg_svd(x, full_matrices=full_matrices))
 
 
-from .linalg_solve import (cholesky, cholesky_solve, eigh, eigvals, eigvalsh, lu,  # noqa: E402,F401
-                           lu_solve, lu_unpack, matrix_rank, qr, solve, triangular_solve,
+from .linalg_solve import (cholesky, cholesky_solve, eigh, eigvals, eigvalsh, lstsq,  # noqa: E402,F401
+                           lu, lu_solve, lu_unpack, matrix_rank, qr, solve, triangular_solve,
                            vecdot)
 
 

@@ -254,3 +254,37 @@ def vecdot(x, y, axis=-1, name=None):
     SumGradNode)."""
     return (x * y).sum(axis)
 
+
+
+# ---- lstsq ------------------------------------------------------------------------------------------
+
+def lstsq(x, y, rcond=None, driver=None, name=None):
+    """paddle.linalg.lstsq: (solution, residuals, rank, singular_values), no gradient (Paddle's
+    results stop gradients); rank int32 (gels: an empty int64); rcond 1e-7 (float32) or 1e-15
+    (float64) times max(M, N) by default."""
+    from inplace_lab import dtypes
+    from inplace_lab.ops.linalg_lstsq import LSTSQ
+
+    if driver not in (None, "gels", "gelss", "gelsd", "gelsy"):
+        raise ValueError(f"Only support valid driver is 'gels', 'gelss', 'gelsd', 'gelsy' or None "
+                         f"for CPU inputs. But got {driver}")
+    driver = "gelsy" if driver is None else driver
+    if x._dtype is not y._dtype or x._dtype not in (dtypes.float32, dtypes.float64):
+        raise ValueError("Only support x and y have the same dtype such as 'float32' and "
+                         "'float64'.")
+    if x.ndim < 2:
+        raise ValueError(f"The shape of x should be (*, M, N), but received ndim is [{x.ndim} < 2]")
+    if y.ndim < 2:
+        raise ValueError(f"The shape of y should be (*, M, K), but received ndim is [{y.ndim} < 2]")
+    if x.shape[-2] != y.shape[-2]:
+        raise ValueError(f"x with shape (*, M = {x.shape[-2]}, N) and y with shape (*, M = "
+                         f"{y.shape[-2]}, K) should have same M.")
+    if x.ndim != y.ndim:
+        raise _invalid(f"Expects input tensor x and y to have the same dimension but got x's "
+                       f"dimension [{x.ndim}] and y's dimension [{y.ndim}]", "x_rank == y_rank",
+                       f"x_rank:{x.ndim} != y_rank:{y.ndim}", "infermeta/binary.cc:4421")
+    if rcond is None:
+        rcond = (1e-7 if x._dtype is dtypes.float32 else 1e-15) * max(x.shape[-2], x.shape[-1])
+    r = dispatch.call(LSTSQ, (x.detach(), y.detach()), {"rcond": rcond, "driver": driver})
+    rank = r.rank if driver == "gels" else r.rank.astype("int32")
+    return r.solution, r.residuals, rank, r.singular_values

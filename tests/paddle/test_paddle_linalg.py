@@ -145,7 +145,26 @@ def test_qr_matrix_rank_vecdot_eigvals():
     run(lambda L, x: L.linalg.eigvals(x), np.array([[0., 1.], [-1., 0.]]), grad=False)
 
 
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd", "gelss", "gelsy"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 3), (3, 5), (2, 5, 3)])
+def test_lstsq(driver, shape):
+    run(lambda L, a, b: L.linalg.lstsq(a, b, driver=driver), rng.standard_normal(shape),
+        rng.standard_normal(shape[:-1] + (2,)), rtol=1e-6, atol=1e-8)
+
+
+def test_lstsq_rank_deficient_default_rcond():
+    run(lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd"), np.ones((5, 3)),
+        rng.standard_normal((5, 2)), grad=False, rtol=1e-6, atol=1e-8)
+
+
 @pytest.mark.parametrize("fn,arrays", [
+    (lambda L, a, b: L.linalg.lstsq(a, b), (np.ones((3, 3), np.int64), np.ones((3, 2), np.int64))),
+    (lambda L, a, b: L.linalg.lstsq(a, b), (np.ones((3, 3)), np.ones((4, 2)))),
+    (lambda L, a, b: L.linalg.lstsq(a, b, driver="foo"), (np.ones((3, 3)), np.ones((3, 2)))),
+    (lambda L, a, b: L.linalg.lstsq(a, b), (np.ones(3), np.ones((3, 2)))),
+    (lambda L, a, b: L.linalg.lstsq(a, b), (np.ones((3, 3)), np.ones(3))),
+    (lambda L, a, b: L.linalg.lstsq(a, b), (np.ones((3, 3)), np.ones((3, 2), np.float32))),
+    (lambda L, a, b: L.linalg.lstsq(a, b), (np.ones((2, 3, 3)), np.ones((3, 2)))),
     (lambda L, a, b: L.linalg.solve(a, b), (np.zeros((3, 3)), np.ones((3, 2)))),
     (lambda L, a, b: L.linalg.solve(a, b), (np.ones((3, 3), np.int64), np.ones((3, 2), np.int64))),
     (lambda L, a, b: L.linalg.solve(a, b), (np.ones((2, 3)), np.ones((3, 2)))),
