@@ -116,9 +116,9 @@ CASES = {
     "kaiser_window": (lambda L: L.kaiser_window(6, beta=5.0),),
 }
 
-# The facade's smooth_l1 / interpolate record other nodes than Paddle's composites
-# (huber_loss then mean, nearest_interp): values and gradients are compared, node names not yet.
-NODE_NOT_YET = {"upsampling_nearest2d", "gather_index_0d"}  # (a 0-D gather: Squeeze on top)
+# A 0-D gather index: the facade's Gather is followed by a Squeeze (Paddle's kernel drops the
+# axis itself): values and gradients are compared, the node name not.
+NODE_NOT_YET = {"gather_index_0d"}  # (a 0-D gather: Squeeze on top)
 WINDOWS = {"hann_window", "hann_window_symmetric", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"}
 
@@ -441,6 +441,19 @@ MORE = {
     "adaptive_avg1d_node": (lambda L, c: L.nn.functional.adaptive_avg_pool1d(c, 1), C),
     "lp_pool2d_node": (lambda L, c: L.nn.functional.lp_pool2d(L.nn.functional.relu(
         c.reshape([1, 2, 4, 3])) + 0.1, 2, 2), C),
+    "interp_linear_node": (lambda L, c: L.nn.functional.interpolate(
+        c, scale_factor=2, mode="linear", data_format="NCW"), C),
+    "interp_bilinear_node": (lambda L, c: L.nn.functional.interpolate(
+        c.reshape([1, 2, 4, 3]), size=[5, 7], mode="bilinear", align_corners=True), C),
+    "interp_nearest_nhwc_node": (lambda L, c: L.nn.functional.interpolate(
+        c.reshape([1, 4, 3, 2]), scale_factor=2, data_format="NHWC"), C),
+    "interp_trilinear_node": (lambda L, c: L.nn.functional.interpolate(
+        c.reshape([1, 1, 4, 3, 2]), scale_factor=2, mode="trilinear"), C),
+    "nll_mean_node": (lambda L, x: L.nn.functional.nll_loss(
+        L.nn.functional.log_softmax(x), L.to_tensor([0, 3, 1])), A),
+    "nll_none_weight_node": (lambda L, x: L.nn.functional.nll_loss(
+        L.nn.functional.log_softmax(x), L.to_tensor([0, 3, 1]), reduction="none",
+        weight=L.to_tensor(np.linspace(1, 2, 4).astype(np.float32))), A),
     "tile_node": (lambda L, x: x.tile([1, 2]), A),
     "sort_node": (lambda L, x: x.sort(axis=0, descending=True), A),
     "mT_node": (lambda L, x: x.mT, A),

@@ -235,10 +235,19 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
             * keep.astype(weight.dtype)
     out = picked * w
     if reduction == "none":
-        return out
+        return _nll_node(out)
     if reduction == "sum":
-        return out.sum()
-    return _safe_div(out.sum(), w.sum())
+        return _nll_node(out.sum())
+    return _nll_node(_safe_div(out.sum(), w.sum()))
+
+
+def _nll_node(out):
+    """The result recorded as Paddle's nll_loss kernel (NllLossGradNode)."""
+    if out.stop_gradient:
+        return out
+    from ..views import _copy
+
+    return _copy(out, "nll_loss")
 
 
 def log_loss(input, label, epsilon=0.0001, name=None):

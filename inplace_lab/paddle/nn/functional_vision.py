@@ -154,6 +154,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                             align_mode)
     if channel_last:
         out = out.transpose([0] + list(range(2, out.ndim)) + [1])
+    if resample != "AREA" and not out.stop_gradient:  # (Paddle's kernel: NearestInterpGradNode,
+        from ..views import _copy  # BilinearInterpGradNode, LinearInterp..., TrilinearInterp...)
+
+        out = _copy(out, f"{resample.lower()}_interp")
     return out
 
 
