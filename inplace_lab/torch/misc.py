@@ -308,11 +308,12 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
         got = _legacy_from_name(dtype)
         if got is None:
             raise ValueError(f"invalid type: '{dtype}'")
-        if got == "cuda":
-            return _tm._orig["type"](self, dtype)
+        if got == "cuda":  # (torch.cuda.FloatTensor: that dtype on the GPU)
+            dt = _LEGACY[dtype[len("torch.cuda."):]]._dtype
+            return _tm._no_int_grad(_tm.to(self, "cuda", dt._facades[_POLICY]), self)
         dtype = got
-    if isinstance(dtype, tensortype):
-        dtype = dtype._dtype
+    if isinstance(dtype, tensortype):  # (a legacy type is a CPU type: a GPU tensor comes home)
+        return _tm._no_int_grad(_tm.to(self, "cpu", dtype.dtype), self)
     return _tm._no_int_grad(_tm._orig["type"](self, dtype, non_blocking, **kwargs), self)
 
 
