@@ -1400,3 +1400,16 @@ def summary(net, input_size=None, dtypes=None, input=None):
 
 def flops(net, input_size, custom_ops=None, print_detail=False):
     raise NotImplementedError("paddle.flops is not reproduced by inplace_lab")
+
+
+def _rtruediv(self, other):
+    """``number / x``: Paddle fills the number into a tensor and divides (DivideGradNode)."""
+    if isinstance(other, numbers.Number) and not isinstance(other, builtins.bool) and \
+            self._dtype.name in ("float16", "float32", "float64"):
+        from inplace_lab.paddle import divide, full
+
+        return divide(full([], other, dtype=self._dtype.name), self)
+    return _Core.__rtruediv__(self, other)
+
+
+TENSOR_METHODS["__rtruediv__"] = _rtruediv

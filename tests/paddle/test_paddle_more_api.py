@@ -454,6 +454,8 @@ MORE = {
     "nll_none_weight_node": (lambda L, x: L.nn.functional.nll_loss(
         L.nn.functional.log_softmax(x), L.to_tensor([0, 3, 1]), reduction="none",
         weight=L.to_tensor(np.linspace(1, 2, 4).astype(np.float32))), A),
+    "rdiv_node": (lambda L, x: 1 / x, POS),
+    "rdiv_float64_node": (lambda L, x: 2.5 / x.astype("float64"), POS),
     "tile_node": (lambda L, x: x.tile([1, 2]), A),
     "sort_node": (lambda L, x: x.sort(axis=0, descending=True), A),
     "mT_node": (lambda L, x: x.mT, A),
