@@ -722,3 +722,86 @@ def install(type_method):
     for n in ("meta", "sparse", "sparse_csr", "quantized", "mkldnn", "nested", "xpu", "mps",
               "ipu", "vulkan", "xla", "mtia", "maia"):
         setattr(T, f"is_{n}", _false(f"False: this library has no {n} tensors."))
+    install_leftovers(T)
+
+
+# ---- smaller leftovers of Tensor's API ---------------------------------------------------------
+
+def is_set_to(self, tensor):
+    """True when both tensors are the same window on the same storage (offset, sizes, strides)."""
+    _need_tensor("is_set_to", tensor, "tensor")
+    return (self._storage is tensor._storage and self._offset == tensor._offset and
+            self._shape == tensor._shape and self._strides == tensor._strides)
+
+
+def map2_(self, x, y, callable):
+    """``self[i] = callable(self[i], x[i], y[i])`` (x, y broadcast to self); CPU only, no
+    version bump (as torch's, and as ``map_``)."""
+    import numpy as np
+
+    from . import tensor_extras
+
+    tensor_extras._check_apply(self, "map2_")
+    _need_tensor("map2_", x, "x1")
+    _need_tensor("map2_", y, "x2")
+    a = self._a
+    b = np.broadcast_to(x._a, a.shape).reshape(-1).tolist()
+    c = np.broadcast_to(y._a, a.shape).reshape(-1).tolist()
+    new = [callable(p, q, r) for p, q, r in zip(a.reshape(-1).tolist(), b, c)]
+    a[...] = np.asarray(new, dtype=a.dtype).reshape(a.shape)
+    return self
+
+
+def _volatile_get(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+def _volatile_set(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                  "instead.", UserWarning, stacklevel=2)
+
+
+_REINFORCE = """reinforce() was removed.
+Use torch.distributions instead.
+See https://pytorch.org/docs/main/distributions.html
+
+Instead of:
+
+probs = policy_network(state)
+action = probs.multinomial()
+next_state, reward = env.step(action)
+action.reinforce(reward)
+action.backward()
+
+Use:
+
+probs = policy_network(state)
+# NOTE: categorical is equivalent to what used to be called multinomial
+m = torch.distributions.Categorical(probs)
+action = m.sample()
+next_state, reward = env.step(action)
+loss = -m.log_prob(action) * reward
+loss.backward()
+"""
+
+
+def reinforce(self, reward):
+    raise RuntimeError(_REINFORCE)
+
+
+def module_load(self, other, assign=False):
+    """What ``nn.Module.load_state_dict`` makes of a loaded value (torch's default)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def install_leftovers(T):
+    T.is_set_to = is_set_to
+    T.map2_ = map2_
+    T.is_distributed = lambda self: False
+    T.volatile = property(_volatile_get, _volatile_set)
+    T.reinforce = reinforce
+    T.module_load = module_load

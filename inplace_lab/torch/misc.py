@@ -33,7 +33,9 @@ __all__ = [
     "is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
     "set_deterministic_debug_mode", "set_flush_denormal", "get_num_interop_threads",
     "set_num_interop_threads", "get_float32_matmul_precision", "set_float32_matmul_precision",
-    "set_warn_always", "is_warn_always_enabled",
+    "set_warn_always", "is_warn_always_enabled", "is_vulkan_available",
+    "compiled_with_cxx11_abi", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
+    "init_num_threads", "is_distributed",
 ]
 
 # ---- 1. constants ------------------------------------------------------------------------------
@@ -559,5 +561,24 @@ def _tensor_init(self, *args, **kwargs):
 
 _orig_init = _Tensor.__init__
 _LEGACY_BY_DTYPE = {c._dtype.name: c for c in _LEGACY.values()}
+def is_vulkan_available():
+    return False
+
+
+def compiled_with_cxx11_abi():
+    return True
+
+
+has_lapack = has_mkl = has_openmp = has_spectral = True  # (what the CPU torch 2.13 wheel says)
+
+
+def init_num_threads():
+    """Nothing to do here (torch initialises its OpenMP/MKL thread pools)."""
+
+
+def is_distributed(input):
+    return False
+
+
 _tm.install(_type)
 _Tensor.__init__ = _tensor_init

@@ -540,3 +540,25 @@ def test_interop_threads_once_per_process():
                            text=True, check=True, cwd=str(__import__("pathlib").Path(
                                __file__).resolve().parents[2])).stdout for m in ("torch", "inplace_lab.torch")]
     assert runs[0] == runs[1]
+
+
+LEFTOVER_PROGRAMS = [
+    lambda t: (t.is_vulkan_available(), t.compiled_with_cxx11_abi(), t.has_lapack, t.has_mkl,
+               t.has_openmp, t.has_spectral, t.init_num_threads(), t.is_distributed(t.ones(2)),
+               t.ones(2).is_distributed()),
+    lambda t: (lambda x: (x.is_set_to(x), x.is_set_to(x.view(2, 3)), x.is_set_to(x.t()),
+                          x.is_set_to(x[0]), x.is_set_to(x.clone())))(t.ones(2, 3)),
+    lambda t: t.ones(2).volatile,
+    lambda t: setattr(t.ones(2), "volatile", True),
+    lambda t: t.ones(2).reinforce(1),
+    lambda t: (lambda y: (y.map2_(t.ones(2), t.full((2,), 2.0), lambda a, b, c: a + b * c),
+                          y._version))(t.zeros(2)),
+    lambda t: t.zeros(2, requires_grad=True).map2_(t.ones(2), t.ones(2), lambda a, b, c: a),
+    lambda t: (lambda p: (p.module_load(t.ones(2)), p))(t.zeros(2)),
+    lambda t: t.zeros(2).module_load(t.ones(2), assign=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LEFTOVER_PROGRAMS)))
+def test_leftovers(i):
+    same(LEFTOVER_PROGRAMS[i])
