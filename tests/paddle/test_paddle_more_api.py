@@ -866,3 +866,19 @@ def test_dropout_training_node_and_scale_as_paddle():
         assert y.grad_fn.name() == "DropoutGradNode" and vals == {0.0, round(1 / 0.75, 5)}
         y.sum().backward()
         assert (x.grad.numpy() == y.numpy()).all()
+
+
+def _rnn_nodes(L):
+    x = L.to_tensor(r(2, 5, 3), stop_gradient=False)
+    got = []
+    for m in (L.nn.LSTM(3, 4), L.nn.GRU(3, 4), L.nn.SimpleRNN(3, 4),
+              L.nn.LSTM(3, 4, time_major=True), L.nn.GRU(3, 4, direction="bidirect"),
+              L.nn.LSTM(3, 4, num_layers=2), L.nn.RNN(L.nn.GRUCell(3, 4))):
+        o, h = m(x)
+        h0 = h[0] if isinstance(h, tuple) else h
+        got.append((o.grad_fn.name(), list(o.shape), o.is_contiguous(), h0.grad_fn.name()))
+    return got
+
+
+def test_rnn_layers_record_paddles_fused_node():
+    assert _rnn_nodes(lab) == _rnn_nodes(paddle)

@@ -26,6 +26,22 @@ def _concat_states(states, components):
     return tuple(_pd().stack(flat[i::components]) for i in range(components))
 
 
+def _fused(outputs, states, time_major):
+    """The results as Paddle's fused ``rnn`` kernel leaves them: outputs and final states
+    recorded by an RnnGradNode (a batch-major output transposed back: TransposeGradNode)."""
+    from ..views import _copy
+
+    def label(t):
+        return t if t.stop_gradient else _copy(t, "rnn")
+
+    if time_major:
+        outputs = label(outputs)
+    elif not outputs.stop_gradient:
+        outputs = label(outputs.transpose([1, 0, 2])).transpose([1, 0, 2])
+    states = tuple(label(s) for s in states) if isinstance(states, tuple) else label(states)
+    return outputs, states
+
+
 class RNNBase(LayerList):
     """``num_layers`` RNN / BiRNN layers; layer k > 0 reads layer k-1's outputs through
     dropout (upscale_in_train)."""
@@ -147,7 +163,8 @@ class RNNBase(LayerList):
                 outputs = outputs * mask
             final_states.append(state)
             inputs = outputs
-        return outputs, _concat_states(final_states, self.state_components)
+        return _fused(outputs, _concat_states(final_states, self.state_components),
+                      self.time_major)
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
