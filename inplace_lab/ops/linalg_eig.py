@@ -276,3 +276,11 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """``torch.linalg.ldl_solve``: X with A X = B from ``ldl_factor``'s (LD, pivots)."""
     _no_out(out, "ldl_solve")
     return dispatch.call(LDL_SOLVE, (LD, pivots, B), {"hermitian": hermitian})
+
+
+def orgqr(input, tau):
+    """``torch.orgqr`` / ``Tensor.orgqr``: ``torch.linalg.householder_product``."""
+    return dispatch.call(HOUSEHOLDER, (input, tau), {})
+
+
+register(OpSpec(name="orgqr", forward=orgqr, kind="composite", doc=orgqr.__doc__, method=True))

@@ -46,6 +46,7 @@ def _lstsq_rule(spec, ins, params):
     if not 0 <= diff <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
                            "other.dim() and (input.dim() - other.dim()) <= 1")
+    layout.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-1] if diff else b.shape[:-2]))
     if a.shape[-2] != (b.shape[-1] if diff else b.shape[-2]):
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)" if diff
                            else "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
@@ -55,8 +56,6 @@ def _lstsq_rule(spec, ins, params):
                            "(gels, gelsy, gelsd, gelss)")
     if a._dtype not in (dtypes.float32, dtypes.float64):
         raise RuntimeError("This function doesn't handle types other than float and double")
-    layout.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2 + diff] if diff else
-                                                       b.shape[:-2]))
     return a._dtype
 
 
@@ -105,11 +104,12 @@ def _lstsq_arrays(xp, a, b, dt, rcond, driver):
         np.zeros((0,), np.int64)
     sv = np.stack(svs).reshape(batch + (min(m, n),)) if driver in ("gelsd", "gelss") and svs \
         else np.zeros((0,), dt.np)
-    if vec:
-        x = x[..., 0]
     # (PyTorch's solution of a tall system is a view of B's column-major buffer of m rows,
     # strides (1, m); here it is column-major of its own n rows)
-    return _fcontig(xp, xp.asarray(x)), xp.asarray(res), xp.asarray(rank), xp.asarray(sv)
+    x = _fcontig(xp, xp.asarray(x))
+    if vec:
+        x = x[..., 0]
+    return x, xp.asarray(res), xp.asarray(rank), xp.asarray(sv)
 
 
 @on_host

@@ -372,6 +372,23 @@ def test_lstsq(driver, ashape, bshape):
         strides=ashape[-2] <= ashape[-1])
 
 
+def test_lstsq_broadcasts_and_vector_batches():
+    run(lambda T, a, b: T.linalg.lstsq(a, b), [pair(2, 5, 3, grad=True), pair(1, 5, 2, grad=True)],
+        rtol=1e-6, atol=1e-8, strides=False)
+    errors_match(lambda T, a, b: T.linalg.lstsq(a, b), pair(5, 3), pair(2, 5, 2))
+    run(lambda T, a, b: T.linalg.lstsq(a, b), [pair(2, 3, 3, grad=True), pair(2, 3, grad=True)],
+        rtol=1e-6, atol=1e-8)
+    run(lambda T, a, b: T.linalg.lstsq(a, b), [pair(2, 3, 5, grad=True), pair(2, 3, grad=True)],
+        rtol=1e-6, atol=1e-8)
+    errors_match(lambda T, a, b: T.linalg.lstsq(a, b), pair(2, 5, 3), pair(5, 2))
+
+
+def test_orgqr_is_householder_product():
+    tau = pair(data=RNG.uniform(0.5, 1.5, 3), grad=True)
+    run(lambda T, a, t: T.orgqr(a, t), [pair(4, 3, grad=True), tau])
+    run(lambda T, a, t: a.orgqr(t), [pair(4, 3, grad=True), tau])
+
+
 def test_lstsq_wide_and_rank_deficient():
     run(lambda T, a, b: T.linalg.lstsq(a, b, driver="gelsd"), [pair(3, 5, grad=True),
                                                                 pair(3, 2, grad=True)])
