@@ -226,7 +226,8 @@ _PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal", "norm": "PNormGradNode", "sum
                      "sort_stable": "ArgsortGradNode", "unfold": "TensorUnfoldGradNode",
                      "moveaxis": "TransposeGradNode", "frac": "SubtractGradNode",
                      "linalg_cross": "CrossGradNode", "std": "SqrtGradNode",
-                     "var": "DivideGradNode", "conv2d": "Conv2dGradNodeFinal"}
+                     "var": "DivideGradNode", "conv2d": "Conv2dGradNodeFinal",
+                     "paddle_amax": "AmaxGradNode", "paddle_amin": "AminGradNode"}
 # Arithmetic with a Python number runs Paddle's ``scale`` kernel.
 _PADDLE_BINARY = {"mul": "Multiply", "add": "Add", "sub": "Subtract", "div": "Divide",
                   "rsub": "Subtract"}

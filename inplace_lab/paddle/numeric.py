@@ -39,8 +39,19 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     return _il.diff(x, n=n, dim=axis, prepend=prepend, append=append)
 
 
+def _as_kernel(t, kernel):
+    """t recorded under Paddle's kernel name (a labelled copy; the gradient passes through)."""
+    if not isinstance(t, _Core) or t.stop_gradient:
+        return t
+    from .views import _copy
+
+    return _copy(t, kernel)
+
+
 def repeat_interleave(x, repeats, axis=None, name=None, output_size=None):
-    return _il.repeat_interleave(x, repeats, dim=axis)
+    return _as_kernel(_il.repeat_interleave(x, repeats, dim=axis),
+                      "repeat_interleave_with_tensor_index" if isinstance(repeats, _Core)
+                      else "repeat_interleave")
 
 
 def meshgrid(*args, **kwargs):
@@ -225,7 +236,8 @@ ger = outer
 
 
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
-    return _il.sum(_il.diagonal(x, offset=offset, dim1=axis1, dim2=axis2), dim=-1)
+    return _as_kernel(_il.sum(_il.diagonal(x, offset=offset, dim1=axis1, dim2=axis2), dim=-1),
+                      "trace")
 
 
 def flip(x, axis, name=None):

@@ -122,12 +122,12 @@ def _median(x, axis, keepdim, mode, ignore_nan):
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
     """``paddle.median``: ``mode='avg'`` averages the two middle values (float32 result unless
     x is float64); ``mode='min'`` is the lower median, with int64 indices when ``axis`` is an int."""
-    return _median(x, axis, keepdim, mode, False)
+    return _kernel_named(_median(x, axis, keepdim, mode, False), "median")
 
 
 def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     """``paddle.nanmedian``: the median of the non-NaN values (NaN for an all-NaN slice)."""
-    return _median(x, axis, keepdim, mode, True)
+    return _kernel_named(_median(x, axis, keepdim, mode, True), "nanmedian")
 
 
 def _cum(core, x, axis, dtype):
@@ -214,11 +214,21 @@ def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
 
 
 def amax(x, axis=None, keepdim=False, name=None):
-    return _reduce(_il.amax, x, axis, keepdim)
+    return _kernel_named(_reduce(_il.amax, x, axis, keepdim), "paddle_amax")
 
 
 def amin(x, axis=None, keepdim=False, name=None):
-    return _reduce(_il.amin, x, axis, keepdim)
+    return _kernel_named(_reduce(_il.amin, x, axis, keepdim), "paddle_amin")
+
+
+def _kernel_named(r, kernel):
+    """The (first) result recorded under Paddle's kernel name (AmaxGradNode, MedianGradNode
+    ...): a labelled copy whose gradient passes through."""
+    from .numeric import _as_kernel
+
+    if isinstance(r, tuple):
+        return (_as_kernel(r[0], kernel),) + tuple(r[1:])
+    return _as_kernel(r, kernel)
 
 
 def index_select(x, index, axis=0, name=None):
