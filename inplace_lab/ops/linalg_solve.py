@@ -716,7 +716,7 @@ def _cs_bw(c, g):
 
 CHOLESKY_SOLVE = register(OpSpec(
     name="cholesky_solve", forward=_cs_fwd, backward=_cs_bw, args=("self", "input2"),
-    params={"upper": False}, dtype_rule=_cs_rule, saves=("input2", "result"), out=False,
+    params={"upper": False}, dtype_rule=_cs_rule, saves=("input2", "result"),
     doc="torch.cholesky_solve(B, L, upper=False): X with (L L^H) X = B from the factor L."))
 
 # ---- linalg.qr (column-major Q and R, as LAPACK's geqrf/orgqr write them) -----------------------

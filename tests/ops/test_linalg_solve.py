@@ -732,3 +732,15 @@ def test_in_place_change_of_a_saved_tensor_is_reported_as_torch(prog):
         except RuntimeError as e:
             out.append(str(e))
     assert out[0] == out[1]
+
+
+def test_cholesky_solve_out():
+    res = []
+    for T in (torch, il):
+        L, b = T.eye(3, dtype=T.float64) * 2, T.ones(3, 2, dtype=T.float64)
+        for o in (T.empty(0, dtype=T.float64), T.empty(2, 2, dtype=T.float64), T.empty(3, 2)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                r = T.cholesky_solve(b, L, out=o)
+            res.append((r is o, o.stride(), o._version, o.tolist(), len(w)))
+    assert res[:3] == res[3:]
