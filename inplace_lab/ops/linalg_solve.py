@@ -814,6 +814,44 @@ PADDLE_CHOLESKY_SOLVE = register(OpSpec(
     function=False, out=False,
     doc="paddle.linalg.cholesky_solve: the factor's gradient in its triangle."))
 
+@on_host
+def _paddle_mpow_fwd(xp, a, out=None, dt=None, n=1):
+    if n < 0:
+        a = np.linalg.inv(a) if a.size else a
+        n = -n
+    if a.shape[-1] == 0:
+        return a.astype(dt.np, copy=True)
+    return np.linalg.matrix_power(a, n).astype(dt.np, copy=False)
+
+
+def _powers(M, n):
+    """[I, M, M^2, ..., M^(n-1)] in table ops."""
+    out = [creation.eye(M.shape[-1], dtype=M.dtype, device=M.device).expand(tuple(M.shape))]
+    for _ in range(n - 1):
+        out.append(out[-1].matmul(M))
+    return out
+
+
+def _paddle_mpow_bw(c, g):
+    """d(M^n) at M: sum_k (M^T)^k g (M^T)^(n-1-k); n < 0 through M = A^-1 (dM = -M dA M)."""
+    A, n = c["self"], c["n"]
+    if n == 0:
+        return (g * 0,)
+    M = A if n > 0 else dispatch.call(INV_EX, (A,), {"check_errors": "linalg.inv"}).inverse
+    m = abs(n)
+    P = _powers(M.mT, m)
+    gM = sum(P[k].matmul(g).matmul(P[m - 1 - k]) for k in range(m))
+    if n > 0:
+        return (gM,)
+    return (-(M.mT.matmul(gM).matmul(M.mT)),)
+
+
+PADDLE_MATRIX_POWER = register(OpSpec(
+    name="_paddle_matrix_power", forward=_paddle_mpow_fwd, backward=_paddle_mpow_bw,
+    params={"n": 1}, dtype_rule="self", saves=("self",), node_name="MatrixPowerBackward0",
+    method=False, function=False, out=False,
+    doc="paddle.linalg.matrix_power: one kernel (MatrixPowerGradNode), an inverse for n < 0."))
+
 from . import linalg_compose, linalg_eig, linalg_lstsq, linalg_lu  # noqa: E402  (the rest)
 
 for _fn, _method in ((triangular_solve, True), (linalg_lu.lu, True), (linalg_lu.lu_solve, True),

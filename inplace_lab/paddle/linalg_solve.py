@@ -11,7 +11,8 @@ from inplace_lab import policy
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.linalg_lu import LU_FACTOR_EX, LU_SOLVE, UNPACK_L, UNPACK_U
 from inplace_lab.ops.linalg_solve import (CHOLESKY_EX, EIGH_V, EIGH_W, EIGVALSH, LQR_Q, LQR_R,
-                                          PADDLE_CHOLESKY_SOLVE, SOLVE_EX, TS_SOL, share_output)
+                                          PADDLE_CHOLESKY_SOLVE, PADDLE_MATRIX_POWER, SOLVE_EX,
+                                          TS_SOL, share_output)
 
 # the core ops' nodes under Paddle's names (policy.paddle_node_name reads this table)
 policy._PADDLE_NODE_FULL.update({
@@ -20,7 +21,8 @@ policy._PADDLE_NODE_FULL.update({
     "paddle_eigvalsh": "EigvalshGradNode", "linalg_lu_factor_ex": "LuGradNode",
     "lu_unpack_l": "LuUnpackGradNode", "lu_unpack_u": "LuUnpackGradNode",
     "linalg_lu_solve": "LuSolveGradNode", "linalg_qr_q_colmajor": "QrGradNode",
-    "linalg_qr_r_colmajor": "QrGradNode", "paddle_cholesky_solve": "CholeskySolveGradNode"})
+    "linalg_qr_r_colmajor": "QrGradNode", "paddle_cholesky_solve": "CholeskySolveGradNode",
+    "paddle_matrix_power": "MatrixPowerGradNode"})
 
 _FLOATS = "float64, float32"
 _ALL = "float64, complex128, float32, complex64"
@@ -288,3 +290,28 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     r = dispatch.call(LSTSQ, (x.detach(), y.detach()), {"rcond": rcond, "driver": driver})
     rank = r.rank if driver == "gels" else r.rank.astype("int32")
     return r.solution, r.residuals, rank, r.singular_values
+
+
+def matrix_power(x, n, name=None):
+    """paddle.linalg.matrix_power(x, n): one kernel (MatrixPowerGradNode); n < 0 inverts."""
+    if x.ndim < 2:
+        raise _invalid(f"The Input(X) should have at least 2 dimensions. But received a {x.ndim} "
+                       "dimension tensor.", "n_dim >= 2", f"n_dim:{x.ndim} < 2:2",
+                       "infermeta/unary.cc:2719")
+    if x.shape[-1] != x.shape[-2]:
+        raise _invalid(f"The inner-most 2 dimensions of Input(X) all should be square matrices "
+                       f"But received X's shape[-2] = {x.shape[-2]} and shape[-1] = "
+                       f"{x.shape[-1]}.", "dims[n_dim - 2] == dims[n_dim - 1]",
+                       f"dims[n_dim - 2]:{x.shape[-2]} != dims[n_dim - 1]:{x.shape[-1]}",
+                       "infermeta/unary.cc:2731")
+    _kernel(x, "matrix_power", _ALL)
+    if n < 0:
+        import numpy as np
+
+        from inplace_lab.ops.linalg_solve import _getrf_infos
+
+        if x.numel() and any(_getrf_infos(np.ascontiguousarray(x.detach().numpy()))):
+            raise _invalid("Input is not invertible.", "min_abs_pivot > static_cast<T>(0)",
+                           "min_abs_pivot:0 <= static_cast<T>(0):0",
+                           "kernels/funcs/matrix_inverse.h:46")
+    return dispatch.call(PADDLE_MATRIX_POWER, (x,), {"n": n})

@@ -100,6 +100,8 @@ def cases(C, R, idx):
         "_linalg_lstsq_residuals": lambda r: C([r(5, 3), r(5, 2)], fn=_first(
             "_linalg_lstsq_residuals", {"driver": "gelsd"})),
         "_linalg_pinv_tol": lambda r: C([r(2, 4, 3)]),
+        "_paddle_matrix_power": lambda r: C([r(2, 3, 3)], fn=lambda a: dispatch.call(
+            OPS["_paddle_matrix_power"], (_shift(a),), {"n": -2})),
         "_paddle_eigvalsh": lambda r: C([r(2, 3, 3)], fn=_first(
             "_paddle_eigvalsh", prep=lambda a: (_sym(a),))),
         "_paddle_cholesky_solve": lambda r: C([r(3, 2), r(3, 3)], fn=lambda b, l: (

@@ -145,6 +145,11 @@ def test_qr_matrix_rank_vecdot_eigvals():
     run(lambda L, x: L.linalg.eigvals(x), np.array([[0., 1.], [-1., 0.]]), grad=False)
 
 
+@pytest.mark.parametrize("n", [0, 1, 3, -1, -2])
+def test_matrix_power(n):
+    run(lambda L, x: L.linalg.matrix_power(x, n), sq(2, 3, 3), rtol=1e-6, atol=1e-8)
+
+
 @pytest.mark.parametrize("driver", [None, "gels", "gelsd", "gelss", "gelsy"])
 @pytest.mark.parametrize("shape", [(5, 3), (3, 3), (3, 5), (2, 5, 3)])
 def test_lstsq(driver, shape):
@@ -190,6 +195,10 @@ def test_lstsq_rank_deficient_default_rcond():
     (lambda L, a: L.linalg.qr(a), (np.ones(3),)),
     (lambda L, a: L.linalg.matrix_rank(a), (np.ones(3),)),
     (lambda L, a: L.linalg.eigvals(a), (np.ones((2, 3)),)),
+    (lambda L, a: L.linalg.matrix_power(a, 2), (np.ones((3, 3), np.int64),)),
+    (lambda L, a: L.linalg.matrix_power(a, 2), (np.ones((2, 3)),)),
+    (lambda L, a: L.linalg.matrix_power(a, 2), (np.ones(3),)),
+    (lambda L, a: L.linalg.matrix_power(a, -1), (np.zeros((3, 3)),)),
 ])
 def test_errors(fn, arrays):
     errors_match(fn, *arrays)
