@@ -805,3 +805,74 @@ def install_leftovers(T):
     T.volatile = property(_volatile_get, _volatile_set)
     T.reinforce = reinforce
     T.module_load = module_load
+
+
+# ---- channels-last results of the 4-dim NN kernels ------------------------------------------------
+# ATen's CPU convolution, pooling, padding and upsampling kernels allocate their result in the
+# input's suggested memory format (convolution: the input's or the weight's), so a
+# channels-last batch stays channels-last through a CNN, as in torch 2.13.
+
+def _conv_layout(ins, params, shape):
+    if len(shape) != 4:
+        return None
+    for t in ins[:2]:
+        if isinstance(t, Tensor) and layout.suggests_channels_last(t._shape, t._strides):
+            return format_strides(shape, channels_last)
+    return None
+
+
+def _suggest_layout(ins, params, shape):
+    x = ins[0]
+    if len(shape) == 4 and isinstance(x, Tensor) and \
+            layout.suggests_channels_last(x._shape, x._strides):
+        return format_strides(shape, channels_last)
+    return None
+
+
+def _any_layout(*positions):
+    """The result in channels-last when any of the tensors at ``positions`` suggests it
+    (the backward kernels: ATen lays the gradient out as the forward's memory format)."""
+    def rule(ins, params, shape):
+        if len(shape) != 4:
+            return None
+        for i in positions:
+            t = ins[i] if i < len(ins) else None
+            if isinstance(t, Tensor) and layout.suggests_channels_last(t._shape, t._strides):
+                return format_strides(shape, channels_last)
+        return None
+    return rule
+
+
+def _set_layouts():
+    for name, rule in (("_max_pool2d_grad", _any_layout(1)), ("_avg_pool2d_grad", _any_layout(0)),
+                       ("_adaptive_avg_pool2d_grad", _any_layout(0)),
+                       ("_conv2d_grad_input", _any_layout(0, 1)),
+                       ("_conv2d_grad_weight", _any_layout(0, 1)),
+                       ("_conv2d", _conv_layout), ("_max_pool2d", _suggest_layout),
+                       ("_max_pool2d_with_indices", _suggest_layout),
+                       ("_avg_pool2d", _suggest_layout), ("_adaptive_avg_pool2d", _suggest_layout),
+                       ("_adaptive_max_pool2d", _suggest_layout),
+                       ("_constant_pad_nd", _suggest_layout)):
+        spec = OPS.get(name)
+        if spec is not None and not spec.layout:
+            spec.layout = rule
+    for name in ("_max_pool2d_with_indices", "_adaptive_max_pool2d"):  # (composite backwards)
+        spec = OPS.get(name)
+        if spec is not None and spec.backward is not None and spec.backward_array is None:
+            spec.backward = _grad_like_output(spec.backward)
+
+
+def _grad_like_output(backward):
+    """A composite backward (scatter_add into zeros) whose input gradient ATen lays out as the
+    channels-last gradient that came in."""
+    def bw(c, g):
+        grads = backward(c, g)
+        if g is None or g.ndim != 4 or not layout.suggests_channels_last(g._shape, g._strides):
+            return grads
+        return tuple(x if x is None or x.ndim != 4 or
+                     is_format_contiguous(x._shape, x._strides, channels_last)
+                     else contiguous(x, memory_format=channels_last) for x in grads)
+    return bw
+
+
+_set_layouts()

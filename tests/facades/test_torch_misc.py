@@ -562,3 +562,35 @@ LEFTOVER_PROGRAMS = [
 @pytest.mark.parametrize("i", range(len(LEFTOVER_PROGRAMS)))
 def test_leftovers(i):
     same(LEFTOVER_PROGRAMS[i])
+
+
+NN_LAYOUT_PROGRAMS = {
+    "conv": lambda t, y: t.nn.functional.conv2d(y, t.ones(4, 3, 3, 3) / 10, padding=1),
+    "conv_stride": lambda t, y: t.nn.functional.conv2d(y, t.ones(4, 3, 3, 3) / 10, stride=2),
+    "conv_cl_weight": lambda t, y: t.nn.functional.conv2d(
+        y.contiguous(), (t.ones(2, 3, 3, 3) / 10).contiguous(memory_format=t.channels_last)),
+    "maxpool": lambda t, y: t.nn.functional.max_pool2d(y, 2),
+    "maxpool_idx": lambda t, y: t.nn.functional.max_pool2d(y, 2, return_indices=True),
+    "avgpool": lambda t, y: t.nn.functional.avg_pool2d(y, 2),
+    "pad": lambda t, y: t.nn.functional.pad(y, (1, 1, 1, 1)),
+    "adaptive_max": lambda t, y: t.nn.functional.adaptive_max_pool2d(y, 2),
+    "adaptive_avg": lambda t, y: t.nn.functional.adaptive_avg_pool2d(y, 2),
+    "batch_norm": lambda t, y: t.nn.functional.batch_norm(y, None, None, training=True),
+    "relu": lambda t, y: t.nn.functional.relu(y),
+    "contiguous_input_conv": lambda t, y: t.nn.functional.conv2d(y.contiguous(),
+                                                                 t.ones(4, 3, 3, 3) / 10),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_LAYOUT_PROGRAMS))
+def test_channels_last_through_nn_kernels(name):
+    """A channels-last batch stays channels-last through conv/pool/pad (ATen's suggested
+    memory format), forward strides and the gradient's layout and values as torch's."""
+    def prog(t):
+        x = (t.arange(2 * 3 * 6 * 6.0) / 50).reshape(2, 3, 6, 6)
+        x = x.contiguous(memory_format=t.channels_last).requires_grad_()
+        out = NN_LAYOUT_PROGRAMS[name](t, x * 1)
+        first = out[0] if isinstance(out, tuple) else out
+        (first * first).sum().backward()
+        return out, x.grad
+    same(prog)
