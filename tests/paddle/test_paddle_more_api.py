@@ -318,6 +318,11 @@ def test_set_printoptions_changes_repr_as_paddle():
         for L in (paddle, lab):
             L.set_printoptions(sci_mode=True)
         assert str(lab.to_tensor(x)) == str(paddle.to_tensor(x))
+        wide = np.linspace(-3, 3, 30).astype(np.float32).reshape(3, 10)
+        for L in (paddle, lab):
+            L.set_printoptions(precision=4, linewidth=40, sci_mode=False, threshold=1000,
+                               edgeitems=3)
+        assert str(lab.to_tensor(wide)) == str(paddle.to_tensor(wide))
     finally:
         for L in (paddle, lab):
             L.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False,
