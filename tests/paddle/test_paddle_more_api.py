@@ -49,6 +49,11 @@ CASES = {
                               A, I_ROW),
     "take_along_dim_alias": (lambda L, x, i: L.take_along_axis(input=x, indices=i, dim=1),
                              A, I_ROW),
+    "take_along_axis_arr_broadcast": (lambda L, x, i: L.take_along_axis(x[:1], i, 1), A,
+                                      I_SAMPLE),
+    "take_along_axis_3d": (lambda L, c, i: L.take_along_axis(c, i.reshape([1, 3, 2]) % 2, 2),
+                           C, I_SAMPLE),
+    "take_along_axis_negative": (lambda L, x, i: L.take_along_axis(x, i - 4, 1), A, I_ROW),
     # queries and creation
     "shape": (lambda L, x: L.shape(x), C),
     "rank": (lambda L, x: L.rank(x), C),
