@@ -315,3 +315,38 @@ def matrix_power(x, n, name=None):
                            "min_abs_pivot:0 <= static_cast<T>(0):0",
                            "kernels/funcs/matrix_inverse.h:46")
     return dispatch.call(PADDLE_MATRIX_POWER, (x,), {"n": n})
+
+
+# ---- pinv ---------------------------------------------------------------------------------------------
+
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """paddle.linalg.pinv: Paddle's composite over svd (eigh when ``hermitian``): singular
+    values at most ``rcond`` times the largest dropped, then ``(V * 1/s) @ U^T``
+    (MatmulGradNode on top)."""
+    import inplace_lab.paddle as paddle
+
+    from . import linalg as _linalg
+
+    if not hermitian:
+        u, s, vt = _linalg.svd(x, False)
+        if s.shape[-1] == 0:
+            max_sv = s
+        else:
+            max_sv = s.max(-1, keepdim=True)
+        cutoff = paddle.to_tensor(rcond, dtype=x.dtype) * max_sv
+        inf = paddle.to_tensor(float("inf"), dtype=x.dtype)
+        singular = paddle.where(s > cutoff, 1 / s, 1 / inf)
+        st = singular.unsqueeze(-2)
+        dims = list(range(len(vt.shape)))
+        v = vt.transpose([*dims[:-2], dims[-1], dims[-2]])
+        return paddle.matmul(v * st, u, transpose_y=True)
+    if x.size == 0:
+        dims = list(range(len(x.shape)))
+        return x.transpose([*dims[:-2], dims[-1], dims[-2]])
+    s, u = eigh(x, "L")
+    s_abs = s.abs()
+    cutoff = paddle.to_tensor(rcond, dtype=s.dtype) * s_abs.max(-1, keepdim=True)
+    inf = paddle.to_tensor(float("inf"), dtype=s.dtype)
+    singular = paddle.where(s_abs > cutoff, 1 / s, 1 / inf)
+    st = singular.unsqueeze(-2)
+    return paddle.matmul(u * st, u, transpose_y=True)  # (real: u's conjugate is u)

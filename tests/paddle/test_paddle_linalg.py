@@ -145,6 +145,16 @@ def test_qr_matrix_rank_vecdot_eigvals():
     run(lambda L, x: L.linalg.eigvals(x), np.array([[0., 1.], [-1., 0.]]), grad=False)
 
 
+@pytest.mark.parametrize("kw", [{}, {"rcond": 0.3}, {"hermitian": True}])
+def test_pinv(kw):
+    """(2-D: a batched matmul is the facade's composite here, ReshapeGradNode on top, where
+    Paddle has one MatmulGradNode; values and gradients agree either way.)"""
+    a = spd(3, 3) if kw.get("hermitian") else rng.standard_normal((4, 3))
+    run(lambda L, x: L.linalg.pinv(x, **kw), a, rtol=1e-6, atol=1e-8)
+    b = spd(2, 3, 3) if kw.get("hermitian") else rng.standard_normal((2, 4, 3))
+    run(lambda L, x: L.linalg.pinv(x, **kw).detach(), b, rtol=1e-6, atol=1e-8)
+
+
 @pytest.mark.parametrize("n", [0, 1, 3, -1, -2])
 def test_matrix_power(n):
     run(lambda L, x: L.linalg.matrix_power(x, n), sq(2, 3, 3), rtol=1e-6, atol=1e-8)
