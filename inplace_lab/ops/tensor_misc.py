@@ -384,6 +384,13 @@ def view_copy_op(view_name):
 
     def fn(input, *args, **kwargs):
         _need_tensor(f"{view_name}_copy", input)
+        if view_name == "split":  # (split_copy takes an int; sizes: split_with_sizes_copy)
+            size = args[0] if args else kwargs.get("split_size")
+            if not isinstance(size, int) or isinstance(size, bool):
+                raise TypeError("split_copy(): argument 'split_size' (position 2) must be int, "
+                                f"not {type(size).__name__}")
+            if "split_size" in kwargs:
+                args = (kwargs.pop("split_size"),) + args
         spec = base
         if spec.select is not None:
             spec = spec.select((input,) + args, kwargs) or spec

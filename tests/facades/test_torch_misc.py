@@ -594,3 +594,41 @@ def test_channels_last_through_nn_kernels(name):
         (first * first).sum().backward()
         return out, x.grad
     same(prog)
+
+
+COPY_ARG_PROGRAMS = [
+    lambda t, x: t.split_copy(x, [1, 3], 2),
+    lambda t, x: t.split_copy(x, split_size=2, dim=2),
+    lambda t, x: t.t_copy(x),
+    lambda t, x: t.expand_copy(x[:, :1], (2, 3, 4), implicit=True),
+    lambda t, x: t.view_copy(x, (5, 5)),
+    lambda t, x: t.select_copy(x, -1, -1),
+    lambda t, x: t.slice_copy(x, 2, 0, 4, 2),
+    lambda t, x: t.slice_copy(x),
+    lambda t, x: t.diagonal_copy(x, offset=1, dim1=1, dim2=2),
+    lambda t, x: t.squeeze_copy(x[:1], (0, 1)),
+    lambda t, x: t.unbind_copy(x),
+    lambda t, x: t.as_strided_copy(x, (2, 2), (1, 2), 3),
+    lambda t, x: t.permute_copy(x, dims=(2, 1, 0)),
+    lambda t, x: t.transpose_copy(x, dim0=0, dim1=2),
+    lambda t, x: t.narrow_copy(x, 2, 3, 2),
+    lambda t, x: t.unfold_copy(x, dimension=2, size=2, step=2),
+    lambda t, x: t.alias_copy(x.detach()),
+    lambda t, x: t.unsafe_split(x, split_size=2, dim=2),
+    lambda t, x: x.unsafe_split_with_sizes(split_sizes=[1, 3], dim=2),
+    lambda t, x: x.unsafe_chunk(chunks=2, dim=1),
+]
+
+
+@pytest.mark.parametrize("i", range(len(COPY_ARG_PROGRAMS)))
+def test_copy_op_arguments(i):
+    same(lambda t: COPY_ARG_PROGRAMS[i](t, (t.arange(24.0) / 7).reshape(2, 3, 4)
+                                        .requires_grad_()))
+
+
+def test_copy_ops_under_no_grad():
+    def prog(t):
+        x = _x(t, 2, 3)
+        with t.no_grad():
+            return t.permute_copy(x, (1, 0)), t.unsafe_split(x, 1), t.narrow_copy(x, 1, 0, 2)
+    same(prog)
