@@ -16,7 +16,7 @@ from .numeric import cross  # noqa: F401  (paddle.linalg.cross(x, y, axis=9))
 
 _NOT_MAPPED = frozenset((
     "norm", "vector_norm", "matrix_norm", "eig",
-    "multi_dot", "cond", "cov", "corrcoef", "householder_product", "matrix_exp",
+    "cond", "cov", "corrcoef", "householder_product", "matrix_exp",
     "svdvals", "svd_lowrank", "pca_lowrank", "ormqr", "cholesky_inverse",
     "fp8_fp8_half_gemm_fused",
 ))
@@ -42,8 +42,8 @@ def svd(x, full_matrices=False, name=None):
 
 
 from .linalg_solve import (cholesky, cholesky_solve, eigh, eigvals, eigvalsh, lstsq,  # noqa: E402,F401
-                           lu, lu_solve, lu_unpack, matrix_power, matrix_rank, pinv, qr,
-                           solve, triangular_solve, vecdot)
+                           lu, lu_solve, lu_unpack, matrix_power, matrix_rank, multi_dot,
+                           pinv, qr, solve, triangular_solve, vecdot)
 
 
 def __getattr__(name):

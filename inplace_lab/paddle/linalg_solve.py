@@ -13,6 +13,7 @@ from inplace_lab.ops.linalg_lu import LU_FACTOR_EX, LU_SOLVE, UNPACK_L, UNPACK_U
 from inplace_lab.ops.linalg_solve import (CHOLESKY_EX, EIGH_V, EIGH_W, EIGVALSH, LQR_Q, LQR_R,
                                           PADDLE_CHOLESKY_SOLVE, PADDLE_MATRIX_POWER, SOLVE_EX,
                                           TS_SOL, share_output)
+from inplace_lab.ops.table import OpSpec
 
 # the core ops' nodes under Paddle's names (policy.paddle_node_name reads this table)
 policy._PADDLE_NODE_FULL.update({
@@ -22,7 +23,7 @@ policy._PADDLE_NODE_FULL.update({
     "lu_unpack_l": "LuUnpackGradNode", "lu_unpack_u": "LuUnpackGradNode",
     "linalg_lu_solve": "LuSolveGradNode", "linalg_qr_q_colmajor": "QrGradNode",
     "linalg_qr_r_colmajor": "QrGradNode", "paddle_cholesky_solve": "CholeskySolveGradNode",
-    "paddle_matrix_power": "MatrixPowerGradNode"})
+    "paddle_matrix_power": "MatrixPowerGradNode", "paddle_multi_dot": "MultiDotGradNode"})
 
 _FLOATS = "float64, float32"
 _ALL = "float64, complex128, float32, complex64"
@@ -350,3 +351,83 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     singular = paddle.where(s_abs > cutoff, 1 / s, 1 / inf)
     st = singular.unsqueeze(-2)
     return paddle.matmul(u * st, u, transpose_y=True)  # (real: u's conjugate is u)
+
+
+# ---- multi_dot ----------------------------------------------------------------------------------------
+
+def _md_fwd(xp, *arrays, out=None, dt=None):
+    ms = list(arrays)
+    r = ms[0] if ms[0].ndim == 2 else ms[0][None, :]
+    for k, m in enumerate(ms[1:], 1):
+        r = xp.matmul(r, m if m.ndim == 2 or k < len(ms) - 1 else m[:, None])
+    if ms[0].ndim == 1:
+        r = r[0]
+    if ms[-1].ndim == 1:
+        r = r[..., 0]
+    return xp.array(r, dtype=dt.np, order="C")  # (a copy; 0-dim stays 0-dim)
+
+
+def _md_bw(c, g):
+    """Each matrix's gradient: (the product on its left)^T g (the product on its right)^T."""
+    ms = [c[a] for a in c.spec.args]
+    mats = [m.unsqueeze(0) if k == 0 and m.ndim == 1 else
+            m.unsqueeze(-1) if k == len(ms) - 1 and m.ndim == 1 else m for k, m in enumerate(ms)]
+    G = g.reshape([mats[0].shape[0], mats[-1].shape[-1]])
+    out = []
+    for i, m in enumerate(ms):
+        if not c.needs_input_grad[i]:
+            out.append(None)
+            continue
+        gi = G
+        if i > 0:
+            left = mats[0]
+            for m2 in mats[1:i]:
+                left = left.matmul(m2)
+            gi = left.mT.matmul(gi)
+        if i < len(ms) - 1:
+            right = mats[i + 1]
+            for m2 in mats[i + 2:]:
+                right = right.matmul(m2)
+            gi = gi.matmul(right.mT)
+        out.append(gi.reshape(list(m.shape)))
+    return tuple(out)
+
+
+_MULTI_DOT = OpSpec(name="_paddle_multi_dot", forward=_md_fwd, backward=_md_bw,
+                    node_name="MultiDotBackward0", saves=(), method=False, function=False,
+                    out=False, doc="paddle.linalg.multi_dot: one kernel (MultiDotGradNode).")
+_MD_ARITY: dict = {}
+
+
+def multi_dot(x, name=None):
+    """paddle.linalg.multi_dot(x): the product of a list of matrices (the first and last may be
+    vectors), one kernel with one node (MultiDotGradNode)."""
+    import dataclasses
+
+    ts = list(x)
+    if len(ts) <= 1:
+        raise _invalid("The number of input tensors in multi_dot op should > 1.",
+                       "inputs_num > static_cast<size_t>(1)",
+                       f"inputs_num:{len(ts)} <= static_cast<size_t>(1):1",
+                       "infermeta/multiary.cc:4334")
+    if ts[0].ndim >= 3:
+        raise _invalid(f"multi_dot: the first input tensor must be 1D or 2D but got"
+                       f"[{ts[0].ndim}]!", "first_dim.size() < static_cast<size_t>(3)",
+                       f"first_dim.size():{ts[0].ndim} >= static_cast<size_t>(3):3",
+                       "infermeta/multiary.cc:4346")
+    width = ts[0].shape[-1]
+    for t in ts[1:]:
+        if t.shape[0] != width:
+            raise _invalid("the input matrix does not meet the multiplication requirements.",
+                           "last_dim[0] == width",
+                           f"last_dim[0]:{t.shape[0]} != width:{width}",
+                           "infermeta/multiary.cc:4393")
+        width = t.shape[-1]
+    _kernel(ts[0], "multi_dot", _FLOATS)
+    n = len(ts)
+    spec = _MD_ARITY.get(n)
+    if spec is None:
+        spec = _MD_ARITY[n] = dataclasses.replace(
+            _MULTI_DOT, args=tuple(f"x[{i}]" for i in range(n)),
+            saves=tuple(f"x[{i}]" for i in range(n)))
+    return dispatch.call(spec, tuple(ts), {})

@@ -155,6 +155,12 @@ def test_pinv(kw):
     run(lambda L, x: L.linalg.pinv(x, **kw).detach(), b, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("shapes", [[(3, 4), (4, 2)], [(3,), (3, 4), (4, 2), (2,)],
+                                    [(2, 3), (3, 5), (5, 4), (4,)]])
+def test_multi_dot(shapes):
+    run(lambda L, *ms: L.linalg.multi_dot(list(ms)), *[rng.standard_normal(s) for s in shapes])
+
+
 @pytest.mark.parametrize("n", [0, 1, 3, -1, -2])
 def test_matrix_power(n):
     run(lambda L, x: L.linalg.matrix_power(x, n), sq(2, 3, 3), rtol=1e-6, atol=1e-8)
@@ -206,6 +212,10 @@ def test_lstsq_rank_deficient_default_rcond():
     (lambda L, a: L.linalg.matrix_rank(a), (np.ones(3),)),
     (lambda L, a: L.linalg.eigvals(a), (np.ones((2, 3)),)),
     (lambda L, a: L.linalg.matrix_power(a, 2), (np.ones((3, 3), np.int64),)),
+    (lambda L, a: L.linalg.multi_dot([a]), (np.ones((3, 4)),)),
+    (lambda L, a: L.linalg.multi_dot([a, a]), (np.ones((3, 4)),)),
+    (lambda L, a: L.linalg.multi_dot([a.unsqueeze(0), a.T]), (np.ones((3, 4)),)),
+    (lambda L, a: L.linalg.multi_dot([a, a.T]), (np.ones((3, 4), np.int64),)),
     (lambda L, a: L.linalg.matrix_power(a, 2), (np.ones((2, 3)),)),
     (lambda L, a: L.linalg.matrix_power(a, 2), (np.ones(3),)),
     (lambda L, a: L.linalg.matrix_power(a, -1), (np.zeros((3, 3)),)),
