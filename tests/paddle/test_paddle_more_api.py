@@ -902,3 +902,105 @@ def _rnn_nodes(L):
 
 def test_rnn_layers_record_paddles_fused_node():
     assert _rnn_nodes(lab) == _rnn_nodes(paddle)
+
+
+def _pylayer_program(L):
+    PyLayer = L.autograd.PyLayer
+    modes = []
+
+    class cus_tanh(PyLayer):
+        @staticmethod
+        def forward(ctx, x, scale=2.0):
+            y = L.tanh(x) * scale
+            ctx.save_for_backward(y)
+            ctx.scale = scale
+            return y
+
+        @staticmethod
+        def backward(ctx, dy):
+            y, = ctx.saved_tensor()
+            modes.append(L.is_grad_enabled())
+            return dy * (ctx.scale - L.square(y) / ctx.scale)
+
+    class Two(PyLayer):
+        @staticmethod
+        def forward(ctx, a, k, b):
+            return a * b * k, a + b
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2, None
+
+    x = L.to_tensor([0.5, 1.0, -2.0], stop_gradient=False)
+    y = cus_tanh.apply(x, scale=3.0)
+    got = [y.grad_fn.name(), y.stop_gradient, y.numpy().round(5).tolist()]
+    y.sum().backward()
+    got.append(x.grad.numpy().round(5).tolist())
+    a = L.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = L.to_tensor([3.0, 5.0])
+    o1, o2 = Two.apply(a, 2.0, b)
+    (o1 * 2 + o2).sum().backward()
+    got += [o1.grad_fn.name(), o2.stop_gradient, a.grad.numpy().tolist(), b.grad]
+    got.append(Two.apply(L.to_tensor([1.0]), 1.0, L.to_tensor([2.0]))[0].stop_gradient)
+    return got + modes
+
+
+def test_pylayer_as_paddle():
+    assert _pylayer_program(lab) == _pylayer_program(paddle)
+
+
+def test_pylayer_missing_gradient_error_as_paddle():
+    def run(L):
+        class Two(L.autograd.PyLayer):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        a = L.to_tensor([1.0], stop_gradient=False)
+        b = L.to_tensor([2.0], stop_gradient=False)
+        Two.apply(a, b).sum().backward()
+
+    _same_error(run)
+
+
+def test_pylayer_gradient_count_error_as_paddle():
+    def run(L):
+        class One(L.autograd.PyLayer):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g
+
+        a = L.to_tensor([1.0], stop_gradient=False)
+        One.apply(a).sum().backward()
+
+    _same_error(run)
+
+
+def test_pylayer_gradient_for_a_stopped_input_refused_as_paddle():
+    def run(L):
+        class Two(L.autograd.PyLayer):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g
+
+        a = L.to_tensor([1.0], stop_gradient=False)
+        Two.apply(a, L.to_tensor([2.0])).sum().backward()
+
+    with pytest.raises(ValueError) as want:
+        run(paddle)
+    with pytest.raises(ValueError) as got:
+        run(lab)
+    strip = lambda e: re.sub(r"0x[0-9a-f]+", "0x", str(e.value))  # noqa: E731 (addresses)
+    assert strip(got) == strip(want)
