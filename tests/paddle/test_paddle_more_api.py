@@ -1004,3 +1004,23 @@ def test_pylayer_gradient_for_a_stopped_input_refused_as_paddle():
         run(lab)
     strip = lambda e: re.sub(r"0x[0-9a-f]+", "0x", str(e.value))  # noqa: E731 (addresses)
     assert strip(got) == strip(want)
+
+
+def test_layer_optimizer_device_helpers_as_paddle():
+    def run(L):
+        net = L.nn.Sequential(L.nn.Linear(2, 2))
+        net.register_module("extra", L.nn.Linear(2, 1))
+        got = [net.cpu() is net, [n for n, _ in net.named_parameters()]]
+        net.type("float64")
+        got.append([str(p.dtype) for p in net.parameters()])
+        opt = L.optimizer.SGD(0.1, parameters=net.parameters())
+        net(L.ones([1, 2], dtype="float64")).sum().backward()
+        opt.zero_grad(set_to_none=False)
+        got.append([p.grad.numpy().tolist() for p in net.parameters()][:1])
+        opt.zero_grad()
+        got.append([p.grad for p in net.parameters()])
+        got += [L.device.device_count(), L.device.is_available(), L.device.get_all_device_type(),
+                L.device.get_available_device(), str(L.device.get_default_device())]
+        return got
+
+    assert run(lab) == run(paddle)

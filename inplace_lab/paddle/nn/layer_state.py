@@ -198,6 +198,22 @@ class LayerState:
     def float(self, excluded_layers=None):
         return self._set_dtype(_paddle_dtype("float32"), excluded_layers)
 
+    def cpu(self):
+        """``layer.cpu()``: the layer itself (every tensor here lives on the current device;
+        moving parameters between devices is not reproduced)."""
+        return self
+
+    def cuda(self, device=None):
+        return self
+
+    def type(self, dst_type):
+        """``layer.type(dtype)``: every parameter and buffer cast (Paddle's ``astype``)."""
+        return self.astype(dst_type)
+
+    def register_module(self, name, module):
+        """``register_module``: ``add_module`` (Paddle's alias)."""
+        self.add_module(name, module)
+
     def double(self, excluded_layers=None):
         return self._set_dtype(_paddle_dtype("float64"), excluded_layers)
 

@@ -210,6 +210,10 @@ class Optimizer:
 
     clear_gradients = clear_grad
 
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """``zero_grad``: ``clear_grad(set_to_zero=not set_to_none)`` (Paddle's)."""
+        self.clear_grad(set_to_zero=not set_to_none)
+
     # ---- state dicts ------------------------------------------------------------------------
     def state_dict(self) -> dict:
         """The live accumulator tensors under Paddle's names (later steps show in them, as in
