@@ -128,3 +128,12 @@ class PyLayer(_Function, metaclass=_PyLayerMeta):
                     isinstance(a, _Tensor) and a._pol is not None for a in args):
                 t._policy = "paddle"
         return out
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """``paddle.autograd.grad``: ``paddle.grad``."""
+    from inplace_lab import paddle as _paddle
+
+    return _paddle.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                        allow_unused, no_grad_vars)
