@@ -174,12 +174,16 @@ def _legacy_new(cls, args, kwargs, any_tensor=False):
             return a.alias() if hasattr(a, "alias") else _Tensor._alias(a)
         if isinstance(a, _torch.Size):
             return _sized(dt, tuple(a))
-        if _is_int(a):
+        import numpy as np
+
+        if _is_int(a) or isinstance(a, np.integer):
             return _sized(dt, (int(a),))
         if isinstance(a, str):
             raise TypeError("new(): invalid data type 'str'")
-        if isinstance(a, (float, bool, complex)) or a is None:
-            raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+        if isinstance(a, (float, bool, complex, np.generic)) or a is None:
+            mod = type(a).__module__
+            name = type(a).__name__ if mod == "builtins" else f"{mod}.{type(a).__name__}"
+            raise TypeError(f"new(): data must be a sequence (got {name})")
         return tensor(a, dtype=dt)
     if any(isinstance(a, _Tensor) and not _is_int(a) for a in args):
         raise _invalid_types(args)
@@ -215,8 +219,69 @@ def _checked_data(data, dt):
     return raw.astype(np.int64).astype(dt.np)
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _scan(data, target=None):
+    """torch's reading of nested Python data: a tensor element must hold one value and is
+    read as a number, a Python int must fit in 64 bits. Returns ``(data, dtype)``: the data
+    with tensors read as numbers, and the dtype torch infers (every leaf's type promoted: a
+    tensor's dtype, bool, int64, the default float) when a tensor was among them, else None."""
+    if isinstance(data, int) and not isinstance(data, bool):
+        if not _INT64[0] <= data <= _INT64[1]:
+            raise ValueError("Overflow when unpacking long long")
+        return data, None
+    if not isinstance(data, (list, tuple)):
+        return data, None
+    state = {"dt": None, "tensor": False, "other": False}
+    index_target = target is not None and not (target.is_floating_point or target.is_complex)
+
+    def see(d):
+        state["dt"] = d if state["dt"] is None else _dtypes.promote_types(state["dt"], d)
+
+    def walk(seq):
+        out, changed = [], False
+        for v in seq:
+            if isinstance(v, _Tensor):
+                if index_target and (v.numel() != 1 or v._dtype.is_floating_point or
+                                     v._dtype.is_complex):  # (read through __index__)
+                    raise TypeError("only integer tensors of a single element can be "
+                                    "converted to an index")
+                if v.numel() != 1:
+                    raise ValueError("only one element tensors can be converted to Python "
+                                     "scalars")
+                see(v._dtype)
+                state["tensor"] = True
+                v, changed = v.item(), True
+            elif isinstance(v, (list, tuple)):
+                w = walk(v)
+                changed = changed or w is not v
+                v = w
+            elif isinstance(v, bool):
+                see(_dtypes.bool_)
+            elif isinstance(v, int):
+                if not _INT64[0] <= v <= _INT64[1]:
+                    raise ValueError("Overflow when unpacking long long")
+                see(_dtypes.int64)
+            elif isinstance(v, float):
+                see(_dtypes.get_default_dtype())
+            else:  # (numpy values, complex ...: creation.tensor infers as before)
+                state["other"] = True
+            out.append(v)
+        return out if changed else seq
+
+    data = walk(data)
+    if not state["tensor"] or state["other"]:
+        return data, None
+    return data, state["dt"]
+
+
 def tensor(data, *args, dtype=None, **kwargs):
-    """``torch.tensor``, with torch's overflow check of numbers into int8/uint8/int16/int32."""
+    """``torch.tensor``, with torch's checks of nested data (one-element tensors, 64-bit ints)
+    and of numbers going into int8/uint8/int16/int32."""
+    data, inferred = _scan(data, _dtypes.from_any(dtype) if dtype is not None else None)
+    if dtype is None and inferred is not None:
+        dtype = inferred._facades[_POLICY]
     if dtype is not None and not isinstance(data, _Tensor):
         arr = _checked_data(data, _dtypes.from_any(dtype))
         if arr is not None:

@@ -632,3 +632,30 @@ def test_copy_ops_under_no_grad():
         with t.no_grad():
             return t.permute_copy(x, (1, 0)), t.unsafe_split(x, 1), t.narrow_copy(x, 1, 0, 2)
     same(prog)
+
+
+@pytest.mark.parametrize("data", [
+    "[t.ones(2), t.ones(2)]", "[2**63]", "[-2**63 - 1]", "2**64", "[[t.ones(2)]]",
+    "[t.ones(1, 1), t.ones(1)]", "[t.tensor(1), t.tensor(2)]", "[t.tensor(1.0), 2]",
+    "[[t.tensor(True)]]", "[2**63 - 1]"])
+def test_tensor_data_checks(data):
+    same(eval(f"lambda t: t.tensor({data})"))  # noqa: S307 - test table
+
+
+@pytest.mark.parametrize("data", ["np.array([1.5, -2.5])", "np.float32(2.0)", "np.int64(3)",
+                                  "range(3)", "[True, False]", "[[]]", "(t.ones(2), t.ones(2))",
+                                  "np.array([-1])"])
+def test_legacy_constructor_data(data):
+    import numpy as np  # noqa: F401  (the table's names)
+
+    for name in ("FloatTensor", "LongTensor", "ByteTensor"):
+        same(eval(f"lambda t: t.{name}({data})" if "int64(3)" not in data else
+                  f"lambda t: t.{name}({data}).shape"))  # noqa: S307 - test table
+
+
+@pytest.mark.parametrize("dt", ["t.long", "t.bool", "t.float16", "t.int8", "None", "t.float64"])
+def test_tensor_elements_by_target_dtype(dt):
+    for data in ("[t.ones(2)]", "[t.tensor(2.7)]", "[t.tensor(2)]", "[t.tensor(True), 1]"):
+        same(eval(f"lambda t: t.tensor({data}, dtype={dt})"))  # noqa: S307 - test table
+    for name in ("LongTensor", "BoolTensor", "FloatTensor"):
+        same(eval(f"lambda t: t.{name}([t.tensor(2.7)])"))  # noqa: S307 - test table
