@@ -212,6 +212,28 @@ def _caster(name):
     return cast
 
 
+def resize_(self, *sizes, memory_format=None):
+    """``resize_(..., memory_format=)``: resized as before, then restrided in the format
+    (torch's ``empty_tensor_restride``; the version moves only with the shape)."""
+    check_format("resize_", memory_format)
+    if memory_format is None:
+        return _orig["resize_"](self, *sizes)
+    if memory_format is preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    shape = tuple(int(n) for n in layout.dims_arg(sizes))
+    strides = format_strides(shape, memory_format)  # (the rank error, before any change)
+    _orig["resize_"](self, *sizes)
+    if self._strides != strides:
+        self._set_geometry(self._shape, strides)
+    return self
+
+
+def _new_empty(self, *size, **kwargs):
+    if "memory_format" in kwargs:
+        raise TypeError("new_empty() got an unexpected keyword argument 'memory_format'")
+    return _orig["new_empty"](self, *size, **kwargs)
+
+
 def dim_order(self, *, ambiguity_check=False):
     """torch's ``Tensor.dim_order`` (its Python code, on this tensor's sizes and strides)."""
     if not isinstance(ambiguity_check, (bool, list)):
@@ -707,7 +729,7 @@ def install(type_method):
     if _orig:
         return
     for name in ("clone", "contiguous", "to", "type", "float", "double", "half", "bfloat16",
-                 "long", "int", "short", "char", "byte", "bool"):
+                 "long", "int", "short", "char", "byte", "bool", "resize_", "new_empty"):
         if callable(getattr(T, name, None)):
             _orig[name] = getattr(T, name)
     T.clone, T.contiguous, T.to, T.is_contiguous = clone, contiguous, to, is_contiguous
@@ -716,6 +738,8 @@ def install(type_method):
         if name in _orig:
             setattr(T, name, _caster(name))
     T.dim_order = dim_order
+    T.resize_ = resize_
+    T.new_empty = _new_empty
     T.unsafe_split = unsafe_split
     T.unsafe_chunk = unsafe_chunk
     T.unsafe_split_with_sizes = unsafe_split_with_sizes

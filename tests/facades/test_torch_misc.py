@@ -659,3 +659,23 @@ def test_tensor_elements_by_target_dtype(dt):
         same(eval(f"lambda t: t.tensor({data}, dtype={dt})"))  # noqa: S307 - test table
     for name in ("LongTensor", "BoolTensor", "FloatTensor"):
         same(eval(f"lambda t: t.{name}([t.tensor(2.7)])"))  # noqa: S307 - test table
+
+
+RESIZE_PROGRAMS = [
+    lambda t: t.empty(0).resize_(2, 3, 4, 5, memory_format=t.channels_last).stride(),
+    lambda t: t.empty(0).resize_(2, 3, 4, memory_format=t.channels_last),
+    lambda t: (lambda y: (y.resize_(2, 3, 4, 5, memory_format=t.channels_last).stride(),
+                          y._version, y.resize_(2, 3, 4, 5,
+                                                memory_format=t.contiguous_format).stride(),
+                          y._version))(t.empty(2, 3, 4, 5)),
+    lambda t: t.empty(2, 3, 4, 5).resize_(2, 3, 4, 5, memory_format=t.preserve_format),
+    lambda t: t.empty(0).resize_(2, 3, 4, 5, 6, memory_format=t.channels_last_3d).stride(),
+    lambda t: t.ones(2, 3, 4, 5).new_empty((2, 3, 4, 5), memory_format=t.channels_last),
+    lambda t: [p.stride() for p in t.nn.utils.convert_conv2d_weight_memory_format(
+        t.nn.Conv2d(3, 4, 3), t.channels_last).parameters()],
+]
+
+
+@pytest.mark.parametrize("i", range(len(RESIZE_PROGRAMS)))
+def test_resize_memory_format(i):
+    same(RESIZE_PROGRAMS[i])
