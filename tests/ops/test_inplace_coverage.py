@@ -69,7 +69,6 @@ FACADE_OWNED = {
 
 # Not implemented yet, each with a reason. Keep it small: implement rather than list.
 NOT_YET = {
-    "map2_": "Python callable over three tensors (CPU only): not a table op",
     "conj_physical_": "complex conjugate in place: complex ops are not in the table yet",
 }
 
