@@ -679,3 +679,16 @@ RESIZE_PROGRAMS = [
 @pytest.mark.parametrize("i", range(len(RESIZE_PROGRAMS)))
 def test_resize_memory_format(i):
     same(RESIZE_PROGRAMS[i])
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_channels_last_conv_transpose_forward(stride):
+    """conv_transpose2d of a channels-last batch is channels-last (the forward; its input
+    gradient's layout is right but arrives with version 1 where torch's is stolen, version 0)."""
+    def prog(t):
+        x = (t.arange(2 * 3 * 6 * 6.0) / 50).reshape(2, 3, 6, 6)
+        x = x.contiguous(memory_format=t.channels_last).requires_grad_()
+        out = t.nn.functional.conv_transpose2d(x * 1, t.ones(3, 2, 3, 3) / 10, stride=stride)
+        (out * out).sum().backward()
+        return out, x.grad.stride(), x.grad.sum().item()
+    same(prog)
