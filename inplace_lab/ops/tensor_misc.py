@@ -838,7 +838,7 @@ def install_leftovers(T):
     T.module_load = module_load
 
 
-# ---- channels-last results of the 4-dim NN kernels ------------------------------------------------
+# ---- channels-last results of the 4-dim NN kernels --------------------------------------------
 # ATen's CPU convolution, pooling, padding and upsampling kernels allocate their result in the
 # input's suggested memory format (convolution: the input's or the weight's), so a
 # channels-last batch stays channels-last through a CNN, as in torch 2.13.
@@ -875,7 +875,8 @@ def _any_layout(*positions):
 
 
 def _set_layouts():
-    for name, rule in (("_max_pool2d_grad", _any_layout(1)), ("_avg_pool2d_grad", _any_layout(0)),
+    for name, rule in (("_max_pool2d_grad", _any_layout(1)),
+                       ("_avg_pool2d_grad", _any_layout(0)),
                        ("_adaptive_avg_pool2d_grad", _any_layout(0)),
                        ("_conv2d_grad_input", _any_layout(0, 1)),
                        ("_conv2d_grad_weight", _any_layout(0, 1)),

@@ -23,8 +23,10 @@ _POLICY = "pytorch"
 __all__ = [
     "e", "pi", "inf", "nan", "newaxis",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
-    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "set_default_tensor_type", "tensor",
-    "memory_format", "contiguous_format", "preserve_format", "legacy_contiguous_format", "channels_last", "channels_last_3d",
+    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "set_default_tensor_type",
+    "tensor",
+    "memory_format", "contiguous_format", "preserve_format", "legacy_contiguous_format",
+    "channels_last", "channels_last_3d",
     "empty", "zeros", "ones", "empty_like", "zeros_like", "ones_like", "full_like", "rand_like",
     "randn_like", "randint_like", "clone", "empty_permuted",
     "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", *sorted(_tm.COPY_OPS),
@@ -110,9 +112,6 @@ class tensortype(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, _Tensor) and obj._dtype is cls._dtype and \
             obj._storage.device.type == "cpu"
-
-    def __subclasscheck__(cls, sub):
-        return type.__subclasscheck__(cls, sub)
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"

@@ -398,7 +398,8 @@ def test_tensor_small_int_overflow(dt):
         same(eval(f"lambda t: t.tensor({v}, dtype=t.{dt})"))  # noqa: S307 - test table
 
 
-@pytest.mark.parametrize("call", ["x.to(t.int32)", "x.t().to(t.int64)", "x.int()", "x.t().long()",
+@pytest.mark.parametrize("call", ["x.to(t.int32)", "x.t().to(t.int64)", "x.int()",
+                                  "x.t().long()",
                                   "x.type(t.LongTensor)", "x.type(t.int16)", "x.bool()",
                                   "x.double()", "x.to(t.float16)", "x.to(t.int32).float()"])
 def test_cast_to_integer_is_not_differentiable(call):
@@ -536,9 +537,10 @@ def test_interop_threads_once_per_process():
             "    try:\n        out.append(t.set_num_interop_threads(v))\n"
             "    except Exception as e:\n        out.append((type(e).__name__, str(e)))\n"
             "out.append(t.get_num_interop_threads())\nprint(out)\n")
+    root = str(__import__("pathlib").Path(__file__).resolve().parents[2])
     runs = [subprocess.run([sys.executable, "-c", prog.format(m=m)], capture_output=True,
-                           text=True, check=True, cwd=str(__import__("pathlib").Path(
-                               __file__).resolve().parents[2])).stdout for m in ("torch", "inplace_lab.torch")]
+                           text=True, check=True, cwd=root).stdout
+            for m in ("torch", "inplace_lab.torch")]
     assert runs[0] == runs[1]
 
 
