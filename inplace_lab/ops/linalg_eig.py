@@ -166,18 +166,7 @@ def _no_derivative(op):
     return backward
 
 
-def _ldl_rule(spec, ins, params):
-    a = ins[0]
-    name = "torch.linalg.ldl_factor_ex"
-    if a.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    if not (a._dtype.is_floating_point or a._dtype.is_complex):
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{a._dtype.torch_name}")
-    return a._dtype
+_ldl_rule = _square("torch.linalg.ldl_factor_ex")  # (ATen's checks, as inv's)
 
 
 @on_host
