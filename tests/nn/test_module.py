@@ -72,6 +72,8 @@ def test_load_state_dict_copies_into_the_same_parameter_objects():
     before = {n: (p, p._version) for n, p in i.named_parameters()}
     res = i.load_state_dict({k: il.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
     assert res.missing_keys == [] and res.unexpected_keys == []
+    assert repr(res) == str(res) == repr(t.load_state_dict(t.state_dict())) == \
+        "<All keys matched successfully>"
     for n, p in i.named_parameters():
         assert p is before[n][0] and p._version == before[n][1] + 1
     x = np.random.default_rng(0).normal(size=(2, 1, 4, 4)).astype(np.float32)
@@ -89,7 +91,10 @@ def test_load_state_dict_errors_are_torchs():
                                            r"torch.Size\(\[3, 3\]\) from checkpoint, the shape in "
                                            r"current model is torch.Size\(\[2, 3\]\)."):
         lin.load_state_dict({"weight": il.zeros(3, 3), "bias": il.zeros(2)})
-    assert lin.load_state_dict({"weight": il.zeros(2, 3)}, strict=False).missing_keys == ["bias"]
+    res = lin.load_state_dict({"weight": il.zeros(2, 3)}, strict=False)
+    assert res.missing_keys == ["bias"]
+    ref = torch.nn.Linear(3, 2).load_state_dict({"weight": torch.zeros(2, 3)}, strict=False)
+    assert repr(res) == repr(ref) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
 
 
 def test_state_dict_tensors_alias_the_parameters():
