@@ -282,7 +282,7 @@ def squeeze(x, axis=None, name=None):
 
 
 def numel(x, name=None):
-    return to_tensor(x.numel())
+    return _tensor_mod.numel_tensor(x)
 
 
 from . import autograd, device, linalg, nn, optimizer  # noqa: E402,F401

@@ -11,6 +11,7 @@ names Paddle does not have (``relu_``, ``exp2_``) read as absent, as in Paddle.
 from __future__ import annotations
 
 import itertools
+import sys as _sys
 import weakref
 
 from inplace_lab import facade, policy
@@ -159,6 +160,15 @@ def _core_or_own(name: str, own):
     return m
 
 
+def numel_tensor(x):
+    """``paddle.numel(x)``: the element count as a 0-D int64 tensor on the CPU."""
+    from inplace_lab import creation, dtypes
+
+    from .creation import _own
+
+    return _own(creation.tensor(_Core.numel(x), dtype=dtypes.int64))
+
+
 def honour_core_calls() -> None:
     """Wrap every method paddle.Tensor defines with Paddle's own signature (hand-written
     ones, in-place adapters, ``size``) in ``_core_or_own``; hidden names read as the core's
@@ -275,7 +285,18 @@ class Tensor(_Core):
     @property
     def size(self) -> int:
         """Paddle's ``size`` is the number of elements (a property, not a method)."""
-        return self.numel()
+        return _Core.numel(self)
+
+    def numel(self, name=None):
+        """The number of elements as a 0-D int64 tensor, as Paddle's ``numel``
+        (``int(x.numel())`` and ``range(x.numel())`` work on it). The library's own code
+        (the core and this facade, written against the core's ``numel``) gets the int."""
+        if _sys._getframe(1).f_globals.get("__name__", "").startswith("inplace_lab."):
+            return _Core.numel(self)
+        return numel_tensor(self)
+
+    numel._positional_as_core = True  # (not wrapped by honour_core_calls: the frame above
+    #                                     is the caller's)
 
     def dim(self) -> int:
         return self.ndim

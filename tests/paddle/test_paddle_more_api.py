@@ -1024,3 +1024,17 @@ def test_layer_optimizer_device_helpers_as_paddle():
         return got
 
     assert run(lab) == run(paddle)
+
+
+@pytest.mark.parametrize("shape", [[2, 3], [0], []])
+def test_numel_is_a_0d_int64_tensor_as_paddles(shape):
+    """``x.numel()`` and ``paddle.numel(x)`` give a 0-D int64 CPU tensor that prints, compares,
+    indexes and counts as Paddle's; ``x.size`` stays an int."""
+    for get in (lambda L, x: x.numel(), lambda L, x: L.numel(x)):
+        got, want = get(lab, lab.ones(shape)), get(paddle, paddle.ones(shape))
+        assert repr(got) == repr(want)
+        assert got.dtype == lab.int64 and got.shape == [] and got.stop_gradient
+        assert int(got) == int(want) and list(range(got)) == list(range(want))
+        assert repr(got == 6) == repr(want == 6)
+    assert lab.ones(shape).size == paddle.ones(shape).size
+    assert type(lab.ones(shape).size) is int
