@@ -20,6 +20,7 @@ from . import tensor_extras  # noqa: F401  (tensor_split, argwhere, type_as, sto
 from . import nn_shrink  # noqa: F401  (hardshrink, softshrink, _rrelu_with_noise)
 from . import backward_arrays  # noqa: F401  (array-level backward of the hottest ops)
 from . import linalg_solve, nn_sample, tensor_misc  # noqa: F401  (solves and factorisations; grid sampling; memory formats, copies)
+from . import special_fns  # noqa: F401  (torch.special's functions)
 from . import nn_packing, nn_weight_norm  # noqa: F401  (torch.nn.utils: _pack_padded_sequence, _weight_norm_interface)
 from . import dispatch
 from .table import OPS, OpSpec
