@@ -16,6 +16,7 @@ import itertools
 import weakref
 
 from . import grad_mode
+from . import saved as _saved_mod
 from .. import layout
 from ..policy import core_calls as _core_calls, is_paddle as _is_paddle, \
     paddle_node_name as _paddle_node_name
@@ -107,6 +108,15 @@ class Node:
         return {}
 
     def __getattr__(self, item):
+        if item.startswith("_raw_saved_"):  # the SavedTensor itself (register_hooks)
+            key = item[len("_raw_saved_"):]
+            info = self.saved_tensors_info()
+            if key in info:
+                return info[key]
+            if key in self._saveable_names() and key not in (getattr(self, "params", None) or {}):
+                from .saved import UndefinedSaved
+
+                return UndefinedSaved()
         if item.startswith("_saved_"):
             info = self.saved_tensors_info()
             key = item[len("_saved_"):]
@@ -327,6 +337,10 @@ class OpNode(Node):
     # ctx-style accessors the backward formulas use
     def __getitem__(self, key):
         """``ctx["self"]``: a saved tensor (version-checked) or a scalar argument."""
+        if _UNPACKED:  # (a node with saved-tensor hooks, running: unpacked once, see apply)
+            u = _UNPACKED.get(id(self))
+            if u is not None and key in u:
+                return u[key]
         s = self.saved.get(key)
         if s is not None:
             return s.unpack(self)
@@ -339,6 +353,18 @@ class OpNode(Node):
         return self.params[key]
 
     def apply(self, grads):
+        if _saved_mod.hooked[0] and self.saved and \
+                any(s._unpack is not None for s in self.saved.values()):
+            # PyTorch's generated apply unpacks every saved tensor once, in the order they
+            # were saved, before its formula runs: an unpack hook is called once per tensor
+            _UNPACKED[id(self)] = {k: s.unpack(self) for k, s in self.saved.items()}
+            try:
+                return self._apply(grads)
+            finally:
+                del _UNPACKED[id(self)]
+        return self._apply(grads)
+
+    def _apply(self, grads):
         if self._released and self._keeps_wrapped_numbers():
             from .saved import freed_error  # (x * 2, x.div(2, rounding_mode="floor"): PyTorch
 
@@ -369,6 +395,9 @@ class OpNode(Node):
                 if g is not None:
                     g._vc.bump(k)
         return out
+
+
+_UNPACKED: dict = {}  # id(node) -> {name: unpacked value} while a hooked node's apply runs
 
 
 def _laid_out(node, order, g, r):

@@ -19,16 +19,60 @@ from .. import policy as _policies
 from .grad_mode import state as _gm
 
 _hook_stack: list = []
+_disabled: list = [None]  # the error message while ``disable_saved_tensors_hooks`` is on
+hooked = [False]  # has any saved tensor been packed by hooks (OpNode.apply then looks)
+
+
+class saved_tensors_hooks:
+    """``with saved_tensors_hooks(pack, unpack):`` every tensor saved inside the block is
+    stored as ``pack(tensor)`` and read back as ``unpack(packed)`` (only the innermost pair
+    applies). A class, as PyTorch's, so a lesson can subclass it (``save_on_cpu`` does)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if _disabled[0] is not None:
+            raise RuntimeError(_disabled[0])
+        _hook_stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *args) -> None:
+        _hook_stack.pop()
 
 
 @contextlib.contextmanager
-def saved_tensors_hooks(pack_hook, unpack_hook):
-    """Install ``pack``/``unpack`` for every tensor saved inside the block."""
-    _hook_stack.append((pack_hook, unpack_hook))
+def disable_saved_tensors_hooks(error_message: str):
+    """Inside the block, installing saved-tensor hooks raises ``RuntimeError(error_message)``
+    (so does entering it while hooks are installed)."""
+    prev = _disabled[0]
     try:
+        _disabled[0] = error_message
+        if _hook_stack:
+            raise RuntimeError(error_message)
         yield
     finally:
-        _hook_stack.pop()
+        _disabled[0] = prev
+
+
+def _pack(pack, t):
+    """``pack(t)`` without recording, refusing a hook that writes its input (PyTorch's check)."""
+    version = t._vc.version
+    with _no_grad():
+        packed = pack(t)
+    if t._vc.version != version:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+            "to pack hook cannot be modified by in-place operations as this can lead to "
+            "unexpected side-effects. Please open an issue if you need to perform in-place "
+            "operations on the input to a pack hook.")
+    return packed
+
+
+def _no_grad():
+    from .grad_mode import no_grad
+
+    return no_grad()
 
 
 def freed_error(node):
@@ -46,7 +90,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "version", "_vc", "is_output", "node_name", "output_nr",
                  "_packed", "_unpack", "freed", "policy", "_shape", "_dtype", "name", "_producer",
-                 "_nonleaf", "view_node")
+                 "_nonleaf", "view_node", "_meta")
 
     def __init__(self, t, node_name: str, *, is_output: bool, policy: str, name: str):
         if t._vc.inference:
@@ -72,16 +116,58 @@ class SavedTensor:
         self._dtype = t._dtype
         self._packed = None
         self._unpack = None
+        self._meta = None  # (with hooks: what unpack gives back, see _set_hooks)
         # An output must not hold its own grad_fn (that would be a reference cycle):
         # keep a detached alias that shares storage and version counter.
         self._tensor = _tensor_class()._alias(t) if is_output else t
         if _hook_stack:
-            pack, unpack = _hook_stack[-1]
-            self._packed = pack(t)
-            self._unpack = unpack
-            self._tensor = None
+            self._set_hooks(*_hook_stack[-1], t)
         if hooks.active:
             hooks.emit_save(self, t)
+
+    def _set_hooks(self, pack, unpack, data) -> None:
+        """Store ``pack(data)`` instead of the tensor; remember what ``unpack`` must give its
+        result back (PyTorch's SavedVariable: requires_grad, the grad_fn of a non-leaf input,
+        the AccumulateGrad of a leaf)."""
+        rg = data._requires_grad
+        hooked[0] = True
+        self._packed = _pack(pack, data)
+        self._unpack = unpack
+        self._meta = (rg, data._grad_fn if not self.is_output else None, data._output_nr,
+                      _leaf_acc(data) if rg and data._grad_fn is None and not self.is_output
+                      else None)
+        self._tensor = None
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """``grad_fn._raw_saved_<name>.register_hooks(pack, unpack)``: hooks for this one saved
+        tensor, packed now (an input is handed to ``pack`` detached, as PyTorch does)."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
+                f"with: {self!r}, {pack_hook!r}, {unpack_hook!r}")
+        if self.freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        if self._unpack is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        t = self._tensor
+        if self.is_output:
+            self._set_hooks(pack_hook, unpack_hook, t)
+        else:
+            d = t.detach()
+            self._set_hooks(pack_hook, unpack_hook, d)
+            self._meta = (t._requires_grad, t._grad_fn, t._output_nr,
+                          _leaf_acc(t) if t._requires_grad and t._grad_fn is None else None)
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
 
     @property
     def producer_name(self) -> str:
@@ -125,7 +211,8 @@ class SavedTensor:
         if self._unpack is not None:
             if hooks.active:
                 hooks.emit_check(self, self._vc.version, None, node)
-            return self._unpack(self._packed)  # hooks installed: no version check (PyTorch's hole)
+            # hooks installed: no version check (PyTorch's hole)
+            return self._unpacked(self._unpack(self._packed), node)
         if self._nonleaf and self._tensor is not None and self._tensor._grad_fn is None:
             raise RuntimeError(
                 "Trying to use a saved tensor that has been detached in-place, i.e. with "
@@ -143,10 +230,51 @@ class SavedTensor:
                 t = t._alias_with_grad(node, self.output_nr)
         return t
 
+    def _unpacked(self, r, node):
+        """An unpack hook's result, given back the saved tensor's autograd identity as
+        PyTorch's SavedVariable::unpack does (an alias: same storage, same version counter)."""
+        if not isinstance(r, _tensor_class()):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(r).__name__}")
+        rg, gf, nr, acc = self._meta
+        if self.is_output and node is not None:
+            gf, nr = node, self.output_nr
+        if gf is None and not rg and not r._requires_grad:
+            return r
+        a = _tensor_class()._alias(r)
+        if gf is not None:
+            a._grad_fn, a._output_nr, a._requires_grad = gf, nr, True
+        else:
+            a._requires_grad = rg
+            a._grad_acc = acc  # (its gradient flows to the saved leaf's AccumulateGrad)
+        return a
+
     def free(self) -> None:
         self.freed = True
         self._tensor = None
         self._packed = None
+
+
+class UndefinedSaved:
+    """``_raw_saved_<name>`` of a tensor the node did not need to save (mul's ``self`` when
+    ``other`` needs no grad): PyTorch's SavedTensor holding no value."""
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+UndefinedSaved.__name__ = UndefinedSaved.__qualname__ = "SavedTensor"
+
+
+def _leaf_acc(t):
+    """A weak reference to leaf ``t``'s AccumulateGrad (made now if it has none yet)."""
+    from .node import accumulator_of
+
+    accumulator_of(t)
+    return t._grad_acc
 
 
 _Tensor = None

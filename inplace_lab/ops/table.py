@@ -118,10 +118,12 @@ class OpSpec:
         # i.e. the "other" of binary arithmetic).
         # What save_inputs saves, worked out once: (name, arg index, index of the argument
         # whose requires_grad decides it, or -1) per saved input; and whether the result is.
+        # In the order of their names, as PyTorch's generated nodes save them (mul: other,
+        # then self; a pack hook sees that order), the results after them.
         self.input_saves = tuple(
             (s, self.args.index(s),
              self.args.index(self.save_if[s]) if s in self.save_if else -1)
-            for s in self.saves if s != "result" and s in self.args)
+            for s in sorted(self.saves) if s != "result" and s in self.args)
         self.saves_result = "result" in self.saves
         nondiff = NONDIFF_ARGS if self.nondiff is None else set(self.nondiff)
         self.edge_args = tuple(i for i, a in enumerate(self.args) if a not in nondiff)

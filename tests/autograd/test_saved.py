@@ -166,3 +166,148 @@ def test_saved_output_error_names_custom_function():
         r.add_(1)
         return {"r": attempt(lambda: r.sum().backward())}
     compare_torch(prog)
+
+
+# ---- saved-tensor hooks: the class, save_on_cpu, disabling, _raw_saved_ (the PyTorch tutorial) --
+
+def _logging_hooks(T, log, a, b):
+    def pack(t):
+        names = [n for n, o in (("a", a), ("b", b)) if t is o]
+        log.append(("pack", names[0] if names else type(t.grad_fn).__name__, t.requires_grad))
+        return t
+
+    def unpack(t):
+        log.append(("unpack", tuple(t.shape)))
+        return t
+    return pack, unpack
+
+
+def test_pack_hooks_see_the_saves_in_torchs_order():
+    """Inputs in the order of their names (mul: other, then self), then the results."""
+    def prog(T):
+        out = {}
+        for name, f in {"mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+                        "pow": lambda a, b: a ** b, "atan2": lambda a, b: T.atan2(a, b),
+                        "mm": lambda a, b: a.mm(b.t()), "hypot": lambda a, b: T.hypot(a, b),
+                        "lerp": lambda a, b: T.lerp(a, b, 0.5), "mse": lambda a, b:
+                        T.nn.functional.mse_loss(a, b) if hasattr(T, "nn") else a}.items():
+            log = []
+            a, b = _leaf(T), _leaf(T, (2., 3., 4.))
+            a, b = a.reshape(1, 3), b.reshape(1, 3)
+            with T.autograd.graph.saved_tensors_hooks(*_logging_hooks(T, log, a, b)):
+                y = f(a, b)
+            y.sum().backward()
+            out[name] = log
+        return out
+    compare_torch(prog)
+
+
+def test_saved_tensors_hooks_is_a_class_to_subclass():
+    def prog(T):
+        class Doubled(T.autograd.graph.saved_tensors_hooks):
+            def __init__(self):
+                super().__init__(lambda t: t * 2, lambda t: t / 2)
+        x = _leaf(T)
+        h = T.autograd.graph.saved_tensors_hooks(print, print)
+        with Doubled() as entered:
+            y = x.exp()
+        y.sum().backward()
+        return {"grad": x.grad, "attrs": (h.pack_hook is print, h.unpack_hook is print),
+                "entered": entered, "type": type(h).__name__}
+    compare_torch(prog)
+
+
+def test_unpack_hook_must_return_a_tensor():
+    def prog(T):
+        x = _leaf(T)
+        out = {}
+        for bad in (5, None, [1.0]):
+            with T.autograd.graph.saved_tensors_hooks(lambda t: bad, lambda p: p):
+                y = x.exp()
+            out[repr(bad)] = attempt(lambda: y.sum().backward())
+        return out
+    compare_torch(prog)
+
+
+def test_a_pack_hook_writing_its_input_is_refused():
+    def prog(T):
+        x = _leaf(T)
+        y = x * 1
+        z = y.exp()
+        raw = z.grad_fn._raw_saved_result
+        r = attempt(lambda: raw.register_hooks(lambda t: t.mul_(2), lambda t: t))
+        return {"r": r, "z": z}
+    compare_torch(prog)
+
+
+def test_unpacked_tensors_keep_the_saved_tensors_autograd_identity():
+    """PyTorch's SavedVariable::unpack gives the hook's result back its requires_grad and
+    grad_fn: a leaf's gradient still reaches the leaf through create_graph."""
+    def prog(T):
+        x = _leaf(T)
+        with T.autograd.graph.saved_tensors_hooks(lambda t: t.detach() * 1,
+                                                    lambda t: t):
+            y = (x * x).sum()
+            w = x.exp()
+        s = w.grad_fn._saved_result
+        g, = T.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return {"g": g, "xgrad": x.grad, "s_rg": s.requires_grad,
+                "s_fn": type(s.grad_fn).__name__, "s_leaf": s.is_leaf}
+    compare_torch(prog)
+
+
+def test_raw_saved_register_hooks_as_in_the_tutorial():
+    def prog(T):
+        log = []
+        x = _leaf(T)
+        y = x.pow(2)
+        raw = y.grad_fn._raw_saved_self
+        raw.register_hooks(lambda t: (log.append(("pack", t.requires_grad)), t * 10)[1],
+                           lambda t: (log.append("unpack"), t)[1])
+        seen = y.grad_fn._saved_self
+        again = attempt(lambda: raw.register_hooks(lambda t: t, lambda t: t))
+        y.sum().backward()
+        after = attempt(lambda: y.grad_fn._raw_saved_self.register_hooks(lambda t: t,
+                                                                         lambda t: t))
+        k = x * T.ones(3)  # self is not saved: other needs no grad
+        unsaved = attempt(lambda: k.grad_fn._raw_saved_self.register_hooks(lambda t: t,
+                                                                           lambda t: t))
+        number = attempt(lambda: y.grad_fn._raw_saved_exponent)
+        return {"log": log, "seen": seen, "again": again, "grad": x.grad, "after": after,
+                "unsaved": unsaved, "number": number,
+                "type": type(x.exp().grad_fn._raw_saved_result).__name__}
+    compare_torch(prog)
+
+
+def test_save_on_cpu_keeps_cpu_tensors_as_they_are():
+    def prog(T):
+        x = _leaf(T)
+        with T.autograd.graph.save_on_cpu():
+            y = x.exp()
+        y.detach().mul_(2)  # the hooks' hole: backward reads the doubled result
+        y.sum().backward()
+        g1 = x.grad.clone()
+        x.grad = None
+        with T.autograd.graph.save_on_cpu(pin_memory=True):  # no GPU: a plain CPU copy
+            z = x.exp()
+        z.detach().mul_(2)
+        z.sum().backward()
+        return {"g1": g1, "g2": x.grad, "pinned": z.grad_fn._saved_result.is_pinned()}
+    compare_torch(prog)
+
+
+def test_disable_saved_tensors_hooks():
+    def prog(T):
+        g = T.autograd.graph
+        with g.disable_saved_tensors_hooks("hooks are off in this lesson"):
+            inside = attempt(lambda: g.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__())
+            cpu = attempt(lambda: g.save_on_cpu().__enter__())
+        with g.saved_tensors_hooks(lambda t: t, lambda t: t):
+            nested = attempt(lambda: g.disable_saved_tensors_hooks("no").__enter__())
+        log = []
+        with g.saved_tensors_hooks(lambda t: (log.append("outer"), t)[1], lambda t: t):
+            with g.saved_tensors_hooks(lambda t: (log.append("inner"), t)[1], lambda t: t):
+                _leaf(T).exp()
+        return {"inside": inside, "cpu": cpu, "nested": nested, "innermost": log}
+    compare_torch(prog)
