@@ -17,9 +17,12 @@ from .parameter import Parameter
 
 
 def _tuple_of(n):
-    """PyTorch's _single/_pair/_triple: an int repeated ``n`` times, a sequence as it is."""
+    """PyTorch's _single/_pair/_triple: an iterable as a tuple (a string too: its letters),
+    anything else repeated ``n`` times."""
+    from collections.abc import Iterable
+
     def parse(v):
-        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+        return tuple(v) if isinstance(v, Iterable) else (v,) * n
     return parse
 
 

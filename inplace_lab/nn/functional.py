@@ -143,12 +143,14 @@ def _same_padding(input, weight, dilation, nd):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if isinstance(padding, str) and padding == "same" and weight.ndim == 4:
-        input, padding = _same_padding(input, weight, dilation, 2)
-    if input.ndim == 3:  # unbatched (C, H, W)
-        return _op("_conv2d", input.unsqueeze(0), weight, bias, stride, padding, dilation,
-                   groups).squeeze(0)
-    return _op("_conv2d", input, weight, bias, stride, padding, dilation, groups)
+    """ConvolutionBackward0 (saves input and weight); a 3-D input is one unbatched image.
+    ATen's checks, in its order, run first (``functional_conv.conv_front``)."""
+    from .functional_conv import conv_front
+
+    x, stride, padding, dilation, batched = conv_front("conv2d", 2, input, weight, bias, stride,
+                                                       padding, dilation, groups)
+    y = _op("_conv2d", x, weight, bias, stride, padding, dilation, groups)
+    return y if batched else y.squeeze(0)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -14,7 +14,7 @@ torch.Size([1, 1, 6, 6])
 from __future__ import annotations
 
 from ..ops import dispatch as _dispatch
-from ..ops.nn_conv_more import CONV_TRANSPOSE, CONVND, IM2COL, COL2IM
+from ..ops.nn_conv_more import CONV_TRANSPOSE, CONVND, IM2COL, COL2IM, check_convolution
 
 __all__ = ["conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold"]
 
@@ -25,36 +25,96 @@ def _spread(v, nd):
     return (v,) * nd if isinstance(v, int) else tuple(v)
 
 
-def _batched(fn, input, nd, call):
-    """Run ``call`` on a batched input: an unbatched one gains and then loses a batch dim."""
+def _batchify(fn, input, nd):
+    """ATen's ``batchify``: ``(batched input, whether it was batched)``, or its error."""
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, "
                            f"but got input of size: {list(input.shape)}")
-    if input.ndim == nd + 1:
-        return call(input.unsqueeze(0)).squeeze(0)
-    return call(input)
+    return (input, True) if input.ndim == nd + 2 else (input.unsqueeze(0), False)
+
+
+def _same(input, weight, stride, dilation, groups):
+    """ATen's ``_convolution_same``: its checks, then ``dilation * (k - 1)`` of padding per
+    dim; an odd total puts the extra cell on the right by a ``constant_pad_nd`` of the input
+    first (ConstantPadNdBackward0 under the convolution), the rest is symmetric padding.
+    Returns ``(input, padding)``."""
+    import warnings
+
+    k = weight.ndim
+    if k <= 2:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    dim = k - 2
+    if input.ndim != k:
+        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight"
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                           f"{list(input.shape)} instead")
+    stride, dilation = _spread(stride, dim), _spread(dilation, dim)
+    for name, v in (("stride", stride), ("dilation", dilation)):
+        if len(v) not in (1, dim):
+            raise RuntimeError(f"{name} cannot broadcast to {dim} dimensions")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    left, right = [], []
+    for i in range(dim):
+        d = dilation[0] if len(dilation) == 1 else dilation[i]
+        total = d * (weight.shape[i + 2] - 1)
+        left.append(int(total / 2))  # (C++'s division truncates)
+        right.append(total - left[-1])
+    if left == right:
+        return input, tuple(left)
+    warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                  "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+    pad_nd = [0] * (2 * dim)
+    for i in range(dim):
+        delta, at = right[i] - left[i], 2 * (dim - 1 - i)  # (F.pad: last dim first)
+        if delta > 0:
+            pad_nd[at + 1] = delta
+        else:
+            pad_nd[at] = delta
+            left[i] = right[i]
+    from .functional_layers import pad
+
+    return pad(input, tuple(pad_nd)), tuple(left)
+
+
+def conv_front(fn, nd, input, weight, bias, stride, padding, dilation, groups):
+    """ATen's conv1d/conv2d/conv3d front ends and ``_convolution``'s checks, in ATen's order,
+    before any data is touched: a bias of another dtype (numeric padding only), ``batchify``,
+    then ``_convolution_mode`` for a padding string and ``check_convolution``.
+
+    Returns ``(batched input, stride, padding, dilation, batched)`` for the kernel."""
+    if isinstance(padding, str):
+        x, batched = _batchify(fn, input, nd)
+        if padding == "same":
+            x, padding = _same(x, weight, stride, dilation, groups)
+        elif padding == "valid":
+            padding = 0
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        if bias is not None and bias._dtype is not input._dtype:
+            from ..dtypes import cpp_name
+
+            raise RuntimeError(f"Input type ({cpp_name(input._dtype)}) and bias type "
+                               f"({cpp_name(bias._dtype)}) should be the same")
+        x, batched = _batchify(fn, input, nd)
+    stride, padding, dilation = _spread(stride, nd), _spread(padding, nd), _spread(dilation, nd)
+    stride, padding, dilation, _ = check_convolution(x, weight, bias, stride, padding, dilation,
+                                                     False, (0,), groups)
+    return x, stride, padding, dilation, batched
 
 
 # ---- conv3d -----------------------------------------------------------------------------------
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """ConvolutionBackward0 (saves input and weight); a 4-D input is one unbatched sample."""
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: {padding!r}")
-        if padding == "valid":
-            padding = 0
-        else:
-            if any(s != 1 for s in _spread(stride, 3)):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            if weight.ndim == 5 and input.ndim in (4, 5):
-                from .functional import _same_padding
-
-                input, padding = _same_padding(input, weight, dilation, 3)
-    params = {"stride": _spread(stride, 3), "padding": _spread(padding, 3),
-              "dilation": _spread(dilation, 3), "groups": groups}
-    return _batched("conv3d", input, 3,
-                    lambda x: _dispatch.call(CONVND, (x, weight, bias), params))
+    x, stride, padding, dilation, batched = conv_front("conv3d", 3, input, weight, bias, stride,
+                                                       padding, dilation, groups)
+    y = _dispatch.call(CONVND, (x, weight, bias), {"stride": stride, "padding": padding,
+                                                   "dilation": dilation, "groups": groups})
+    return y if batched else y.squeeze(0)
 
 
 # ---- transposed convolutions --------------------------------------------------------------------
@@ -65,11 +125,14 @@ def _conv_transpose(fn, nd, input, weight, bias, stride, padding, output_padding
                     ("dilation", dilation)):
         if isinstance(v, str):
             raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not str")
-    params = {"stride": _spread(stride, nd), "padding": _spread(padding, nd),
-              "output_padding": _spread(output_padding, nd), "groups": groups,
-              "dilation": _spread(dilation, nd)}
-    return _batched(fn, input, nd,
-                    lambda x: _dispatch.call(CONV_TRANSPOSE, (x, weight, bias), params))
+    x, batched = _batchify(fn, input, nd)
+    stride, padding, dilation, output_padding = check_convolution(
+        x, weight, bias, _spread(stride, nd), _spread(padding, nd), _spread(dilation, nd), True,
+        _spread(output_padding, nd), groups)
+    params = {"stride": stride, "padding": padding, "output_padding": output_padding,
+              "groups": groups, "dilation": dilation}
+    y = _dispatch.call(CONV_TRANSPOSE, (x, weight, bias), params)
+    return y if batched else y.squeeze(0)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

@@ -120,18 +120,15 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 # ---- convolution ------------------------------------------------------------------------------
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """ConvolutionBackward0 (saves input and weight); a 2-D input is one unbatched sample."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv1d, but got "
-                           f"input of size: {list(input.shape)}")
-    if isinstance(padding, str) and padding == "same" and weight.ndim == 3:
-        from .functional import _same_padding
+    """ConvolutionBackward0 (saves input and weight); a 2-D input is one unbatched sample.
+    ATen's checks, in its order, run first (``functional_conv.conv_front``): the messages
+    print the 3-D sizes, as torch's do."""
+    from .functional_conv import conv_front
 
-        input, padding = _same_padding(input, weight, dilation, 1)
-    if input.ndim == 2:
-        return _op("_conv1d", input.unsqueeze(0), weight, bias, stride, padding, dilation,
-                   groups).squeeze(0)
-    return _op("_conv1d", input, weight, bias, stride, padding, dilation, groups)
+    x, stride, padding, dilation, batched = conv_front("conv1d", 1, input, weight, bias, stride,
+                                                       padding, dilation, groups)
+    y = _op("_conv1d", x, weight, bias, stride, padding, dilation, groups)
+    return y if batched else y.squeeze(0)
 
 
 # ---- padding ------------------------------------------------------------------------------------

@@ -129,6 +129,207 @@ def check_conv_transpose(xshape, wshape, bshape, stride, padding, output_padding
     return out
 
 
+# ---- ATen's argument checks, in its order, before any data is touched ----------------------------
+#
+# ``check_convolution`` is what ``at::_convolution`` checks on a batched input (the conv1d/2d/3d
+# and conv_transpose front ends call it after ``batchify``): the weight's rank and ``groups``,
+# the parameter lists (``expand_param_if_needed``), ``check_shape_forward``, and then what the
+# backend ATen picks for these arguments checks itself (a 1-d convolution is a 2-d one of
+# height 1 from there on, so those messages print 2-d lists). The backend matters for the
+# words: a float32 convolution that oneDNN (mkldnn) takes reports a dtype mismatch or a zero
+# dilation differently from ATen's reference kernels (``use_mkldnn`` below, as ATen decides).
+
+def _legacy_type(d) -> str:
+    """``Tensor::toString()``: a legacy type name, ``CPU...Type`` where there is none."""
+    return f"CPU{d.torch_name}Type" if d.is_complex else f"torch.{d.torch_name}Tensor"
+
+
+def check_shape_forward(xshape, wshape, bshape, stride, padding, dilation, transposed,
+                        output_padding, groups):
+    """ATen's ``check_shape_forward``: shapes and parameter signs, in ATen's order."""
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    k, wd = len(xshape), len(wshape)
+    if wd != k:
+        raise RuntimeError(f"Expected {wd}-dimensional input for {wd}-dimensional weight "
+                           f"{list(wshape)}, but got {k}-dimensional input of size "
+                           f"{list(xshape)} instead")
+    if wshape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(wshape)} instead")
+    if wshape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                           f"dimension 0, but got weight of size [{list(wshape)}] instead")
+    if not transposed:
+        if xshape[1] != wshape[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {list(wshape)}, expected "
+                               f"input{list(xshape)} to have {wshape[1] * groups} channels, but "
+                               f"got {xshape[1]} channels instead")
+        if bshape is not None and (len(bshape) != 1 or bshape[0] != wshape[0]):
+            raise RuntimeError(f"Given weight of size {list(wshape)}, expected bias to be "
+                               f"1-dimensional with {wshape[0]} elements, but got bias of size "
+                               f"{list(bshape)} instead")
+        padded = [h + 2 * p for h, p in zip(xshape[2:], padding)]
+        eff = [d * (kk - 1) + 1 for d, kk in zip(dilation, wshape[2:])]
+        if any(h < e for h, e in zip(padded, eff)):
+            raise RuntimeError(f"Calculated padded input size per channel: "
+                               f"({' x '.join(map(str, padded))}). Kernel size: "
+                               f"({' x '.join(map(str, eff))}). Kernel size can't be greater "
+                               "than actual input size")
+    else:
+        if xshape[1] != wshape[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {list(wshape)}, expected "
+                               f"input{list(xshape)} to have {wshape[0]} channels, but got "
+                               f"{xshape[1]} channels instead")
+        n_out = wshape[1] * groups
+        if bshape is not None and (len(bshape) != 1 or bshape[0] != n_out):
+            raise RuntimeError(f"Given transposed=1, weight of size {list(wshape)}, expected bias "
+                               f"to be 1-dimensional with {n_out} elements, but got bias of size "
+                               f"{list(bshape)} instead")
+
+
+def use_mkldnn(xdt, x4, w4, stride, dilation, output_padding, transposed, groups) -> bool:
+    """ATen's ``ConvParams::use_mkldnn`` for a CPU tensor (shapes after the 1-d -> 2-d view):
+    float32 only, and only where oneDNN is expected to be faster."""
+    if xdt.torch_name != "Float":
+        return False
+    if transposed and any(o >= s for o, s in zip(output_padding, stride)):
+        return False
+    import os
+
+    strided, dilated = any(s != 1 for s in stride), any(d != 1 for d in dilation)
+    threads = os.cpu_count() or 1  # (at::get_num_threads(): the machine's cores by default)
+    if not (strided or dilated or x4[0] >= 16 or w4[-1] != 1 or w4[-2] != 1 or threads > 1):
+        return False
+    return (groups > 1 or (w4[-1] > 3 and w4[-2] > 3) or x4[0] > 1 or
+            x4[0] * x4[1] * x4[2] * x4[3] > 20480)
+
+
+def check_convolution(input, weight, bias, stride, padding, dilation, transposed,
+                      output_padding, groups):
+    """``at::_convolution``'s checks on a batched input, in ATen's order, with its messages.
+
+    Returns the expanded ``(stride, padding, dilation, output_padding)``. Raises what
+    torch 2.13 raises on the CPU for the same arguments (shape checks first, then the chosen
+    backend's: a zero dilation, a dtype mismatch, a transposed conv's output size)."""
+    wshape, xshape = tuple(weight.shape), tuple(input.shape)
+    bshape = None if bias is None else tuple(bias.shape)
+    dim = len(wshape) - 2
+    if dim <= 0:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    stride, padding, dilation, output_padding = (
+        expand_param(v, dim, n) for v, n in ((stride, "stride"), (padding, "padding"),
+                                             (dilation, "dilation"),
+                                             (output_padding, "output_padding")))
+    check_shape_forward(xshape, wshape, bshape, stride, padding, dilation, transposed,
+                        output_padding, groups)
+    # the backend's own checks: ATen views a 1-d convolution as a 2-d one of height 1
+    if dim == 1:
+        x4, w4 = xshape[:2] + (1,) + xshape[2:], wshape[:2] + (1,) + wshape[2:]
+        s2, p2, d2, o2 = (1,) + stride, (0,) + padding, (1,) + dilation, (0,) + output_padding
+    else:
+        x4, w4, s2, p2, d2, o2 = xshape, wshape, stride, padding, dilation, output_padding
+    xdt, wdt = input._dtype, weight._dtype
+    bdt = None if bias is None else bias._dtype
+    if xdt.is_complex:  # (ATen's complex_convolution: three real ones, after this check)
+        if wdt is not xdt:
+            raise RuntimeError(f"Input type ({_legacy_type(xdt)}) and weight type "
+                               f"({_legacy_type(wdt)}) should be the same")
+        return stride, padding, dilation, output_padding
+    if use_mkldnn(xdt, x4, w4, s2, d2, o2, transposed, groups):
+        _check_mkldnn(xdt, wdt, bdt, x4, w4, s2, p2, d2, o2, transposed)
+    elif transposed:
+        _check_slow_transpose(xdt, wdt, bdt, x4, w4, s2, p2, d2, o2)
+    else:
+        _check_slow(xdt, wdt, x4, w4, s2, p2, d2)
+    return stride, padding, dilation, output_padding
+
+
+def _check_mkldnn(xdt, wdt, bdt, x4, w4, s, p, d, o, transposed):
+    for name, t in (("weight", wdt), ("bias", bdt)):
+        if t is not None and t is not xdt:
+            raise RuntimeError(f"Input type ({_legacy_type(xdt)}) and {name} type "
+                               f"({_legacy_type(t)}) should be the same or input should be a "
+                               f"MKLDNN tensor and {name} is a dense tensor")
+    if not transposed:
+        if any(v <= 0 for v in d):
+            raise RuntimeError("non-positive dilation is not supported")
+        return
+    if any(v <= 0 for v in d):  # (oneDNN's own words)
+        raise RuntimeError("dimensions are invalid" if len(w4) == 5 else
+                           "could not create a primitive descriptor for the deconvolution "
+                           "forward propagation primitive. Run workload with environment "
+                           "variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                           "information.")
+    if any(v < 1 for v in _transposed_size(x4, w4, s, p, d, o)):
+        raise RuntimeError("could not construct a memory descriptor using a format tag")
+
+
+def _transposed_size(x4, w4, s, p, d, o):
+    return tuple((h - 1) * ss - 2 * pp + dd * (k - 1) + oo + 1
+                 for h, k, ss, pp, dd, oo in zip(x4[2:], w4[2:], s, p, d, o))
+
+
+def _check_slow(xdt, wdt, x4, w4, s, p, d):
+    """The reference kernels (slow_conv2d / slow_conv3d / slow_conv_dilated): a zero dilation,
+    then one dtype for input and weight (a bias of another dtype is cast)."""
+    dilated = any(v != 1 for v in d)
+    if dilated and any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
+    if xdt.torch_name == "Bool":  # (the kernel's dtype dispatch comes first)
+        if dilated:
+            kernel = "slow_conv_dilated<>"
+        elif len(w4) == 4:
+            kernel = "slow_conv2d_cpu"
+        else:
+            plain = all(v == 1 for v in w4[2:] + s) and not any(p)
+            kernel = "slow_conv3d_cpu" if plain else "compute_columns3d"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if wdt is not xdt:
+        raise RuntimeError(f"expected scalar type {xdt.torch_name} but found {wdt.torch_name}")
+
+
+def _check_slow_transpose(xdt, wdt, bdt, x4, w4, s, p, d, o):
+    """slow_conv_transpose2d/3d's shape check, then its dtypes (the 3-d one wants the bias's
+    too; the 2-d one casts it, into an integer result only from an integer)."""
+    axes = _AXES[len(w4) - 2]
+    if any(v <= 0 for v in d):
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           ", ".join(f"dilation_{a}: {v}" for a, v in zip(axes, d)))
+    if any(oo >= ss and oo >= dd for oo, ss, dd in zip(o, s, d)):
+        parts = [f"{what}_{a}: {v}" for what, vals in (("output_padding", o), ("stride", s),
+                                                        ("dilation", d))
+                 for a, v in zip(axes, vals)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           "got " + " ".join(parts))
+    out = _transposed_size(x4, w4, s, p, d, o)
+    if any(v < 1 for v in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x4[2:]))}). "
+                           f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
+                           "Output size is too small")
+    nd = len(w4) - 2
+    if not xdt.is_floating_point and xdt.torch_name != "Long":  # (floats and int64 only)
+        raise NotImplementedError(f'"slow_conv_transpose{nd}d_out_cpu" not implemented for '
+                                  f"'{xdt.torch_name}'")
+    for t in (wdt, bdt if nd == 3 else None):
+        if t is not None and t is not xdt:
+            raise RuntimeError(f"expected scalar type {xdt.torch_name} but found {t.torch_name}")
+    if bdt is not None and bdt is not xdt and xdt.category < bdt.category:
+        from ..dtypes import result_type_of
+
+        common = result_type_of([xdt, bdt], [], [])
+        raise RuntimeError(f"result type {common.torch_name} can't be cast to the desired output "
+                           f"type {xdt.torch_name}")
+
+
 # ---- kernels (arrays of the device's module xp) ---------------------------------------------------
 
 def _windows(xp, x, k, s, p, d, out_sp):
@@ -209,24 +410,12 @@ def _bias_shape(b, nd):
 # ---- dtype rule: one floating dtype for input, weight and bias (ATen's messages) ----------------
 
 def _conv_dtype(spec, ins, params):
-    x = ins[0]._dtype
-    if spec.name == "_conv_transpose" and not x.is_floating_point and not x.is_complex:
-        nd = max(len(ins[1].shape) - 2, 2)  # (ATen's 1-d one is its 2-d kernel)
-        raise NotImplementedError(f'"slow_conv_transpose{nd}d_out_cpu" not implemented for '
-                                  f"'{x.torch_name}'")
-    for name, t in zip(("weight", "bias"), ins[1:3]):
-        if t is None or not hasattr(t, "_dtype") or t._dtype is x:
-            continue
-        if x.torch_name == "Float":
-            if name == "weight" or spec.name == "_conv_transpose":
-                raise RuntimeError(f"Input type (torch.FloatTensor) and {name} type "
-                                   f"(torch.{t._dtype.torch_name}Tensor) should be the same or "
-                                   f"input should be a MKLDNN tensor and {name} is a dense tensor")
-            from ..dtypes import cpp_name
-
-            raise RuntimeError(f"Input type ({cpp_name(x)}) and bias type ({cpp_name(t._dtype)}) "
-                               "should be the same")
-        raise RuntimeError(f"expected scalar type {x.torch_name} but found {t._dtype.torch_name}")
+    """The input's dtype. ``check_convolution`` (the front ends') has checked input, weight
+    and bias with ATen's words; what gets here is a combination ATen computes (a bias of
+    another dtype is cast to the input's, as ATen's reference kernels do)."""
+    x, w = ins[0]._dtype, ins[1]._dtype
+    if w is not x and not (x.is_complex or w.is_complex):
+        raise RuntimeError(f"expected scalar type {x.torch_name} but found {w.torch_name}")
     return x
 
 
@@ -248,7 +437,7 @@ def _convnd_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1,
     out_sp = check_conv(x.shape, w.shape, None if b is None else b.shape, s, p, d, groups)
     y = _conv_arrays(xp, x, w, s, p, d, groups, out_sp)
     if b is not None:
-        y += _bias_shape(b, nd)
+        y += _bias_shape(b, nd).astype(y.dtype, copy=False)
     return y.astype(dt.np, copy=False)
 
 
@@ -306,7 +495,7 @@ def _conv_transpose_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, out
     # the input gradient of the convolution (N, Cout, *out_sp) -> (N, Cin, *x) with weight w
     y = _input_grad_arrays(xp, x, w, s, p, d, groups, out_sp)
     if b is not None:
-        y += _bias_shape(b, nd)
+        y += _bias_shape(b, nd).astype(y.dtype, copy=False)
     return y.astype(dt.np, copy=False)
 
 

@@ -44,12 +44,14 @@ def _dt_name(a) -> str:
 
 
 def _same_float(spec, ins, params):
-    """Input and weight must share one floating dtype (PyTorch does not promote here)."""
+    """Input and weight must share one floating dtype (PyTorch does not promote here). A
+    convolution's bias is not looked at: its front end (``check_convolution``) has, and the
+    kernel casts an accepted bias of another dtype to the input's, as ATen's does."""
     a = ins[0]._dtype
-    for x in ins[1:]:
-        if x is not None and hasattr(x, "_dtype") and x._dtype is not a and \
-                x._dtype.is_floating_point:
-            raise RuntimeError(f"expected scalar type {a.torch_name} but found {x._dtype.torch_name}")
+    x = ins[1]
+    if x is not None and hasattr(x, "_dtype") and x._dtype is not a and \
+            x._dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type {a.torch_name} but found {x._dtype.torch_name}")
     return a
 
 
@@ -120,7 +122,7 @@ def _conv_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, g
         o = w.shape[0]
         y = xp.matmul(w.reshape(o, -1), _cols(xp, x, w.shape[2:], s, p, d, hw))
         if b is not None:
-            y += b.reshape(1, o, 1)
+            y += b.reshape(1, o, 1).astype(y.dtype, copy=False)
         return y.reshape(x.shape[0], o, *hw).astype(dt.np, copy=False)
     cols = _windows(xp, x, w.shape[2:], s, p, d, hw)
     n, c = x.shape[:2]
@@ -130,7 +132,7 @@ def _conv_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, g
     y = xp.einsum("ngchwij,gocij->ngohw", cols, wg, optimize=True).reshape(n, o, *hw)
     y = xp.ascontiguousarray(y)  # (einsum's own layout is not ATen's NCHW result)
     if b is not None:
-        y += b.reshape(1, o, 1, 1)
+        y += b.reshape(1, o, 1, 1).astype(y.dtype, copy=False)
     return y.astype(dt.np, copy=False)
 
 

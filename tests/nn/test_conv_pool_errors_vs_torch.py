@@ -1,0 +1,208 @@
+"""Convolution and pooling argument checks vs torch 2.13: the same bad call on both libraries
+must raise the same exception type with the same message, in ATen's order of checks.
+
+Each case is a line of source evaluated with ``F`` (``nn.functional``), ``nn`` and ``t(*shape,
+dtype=...)`` (a tensor of ones) bound to the library under test. A case that does not raise
+must give the same shape, dtype and values on both. float64 cases meet ATen's reference
+kernels; float32 ones with a batch of 2 or more meet oneDNN's checks (ATen's ``use_mkldnn``),
+whose words differ; both are here.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import inplace_lab.torch as ilt  # noqa: E402
+
+D = ", dtype=d"  # (float64 unless a case names another dtype)
+
+CONV = [
+    # the probe's cases: conv1d prints 3-d sizes, as torch does
+    "F.conv1d(t(1, 2, 3), t(2, 3, 1))",
+    "F.conv1d(t(1, 2, 3, 4), t(2, 2, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 5))",
+    "F.conv1d(t(1, 4, 3), t(3, 2, 1), groups=2)",
+    "F.conv1d(t(2, 3), t(4, 2, 1))",
+    "F.conv1d(t(1, 2, 3), t(4, 2, 1), t(3))",
+    "F.conv1d(t(1, 2, 3), t(4, 2, 1), t(4, 1))",
+    "F.conv1d(t(1, 2, 3), t(4, 2, 1), t(1).squeeze())",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), stride=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), stride=-1)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), padding=-1)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), padding=-1, stride=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), dilation=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), dilation=-1)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), dilation=-1, stride=0)",
+    "F.conv1d(t(1, 3, 5), t(2, 2, 3), dilation=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), padding='same', stride=2)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), padding='full')",
+    "F.conv1d(t(1, 2, 3, 4), t(2, 2, 1), padding='full')",
+    "F.conv1d(t(1, 2, 3), t(2, 2), padding='full')",
+    "F.conv1d(t(1, 2, 3), t(2, 2), padding='same')",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1, 1), padding='same')",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 3), padding='same', groups=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 3), padding='same', stride=(1, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 3), padding='same', dilation=(1, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 3), padding='same', dilation=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 3), padding='same', dilation=-1)",
+    "F.conv1d(t(1, 3, 3), t(2, 2, 3), padding='same')",
+    "F.conv1d(t(1, 2, 2), t(2, 2, 3), padding='valid')",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), groups=0)",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), groups=-1)",
+    "F.conv1d(t(1, 2, 3), t(2, 2))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), groups=0, stride=(1, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), stride=(1, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), padding=(1, 1), stride=(1, 1, 1))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1), dilation=(1, 1))",
+    "F.conv1d(t(1, 4, 3), t(4, 3, 1), groups=2)",
+    "F.conv1d(t(1, 2, 5), t(2, 2, 3), groups=4)",
+    "F.conv1d(t(1, 6, 5), t(2, 2, 3), groups=3)",
+    "F.conv1d(t(1, 2, 5), t(0, 2, 3))",
+    "F.conv1d(t(1, 3, 5), t(2, 2, 3), t(3, dtype=torch.int64))",
+    "F.conv1d(t(3), t(2, 2), t(3, dtype=torch.float32))",
+    "F.conv1d(t(1, 2, 3), t(2, 2, 1, dtype=torch.float32))",
+    "F.conv1d(t(1, 2, 3, dtype=torch.int64), t(2, 2, 1, dtype=torch.int64))",
+    "F.conv1d(t(1, 2, 5, dtype=torch.bool), t(2, 2, 3, dtype=torch.bool))",
+    "F.conv1d(t(1, 2, 5, dtype=torch.int64), t(2, 2, 3, dtype=torch.int64), t(2, dtype=torch.float32), padding='valid')",
+    "F.conv1d(t(1, 2, 5), t(2, 2, 3), t(2, dtype=torch.float32), padding='same')",
+    "F.conv1d(t(1, 2, 5), t(2, 2, 2), padding='same')",
+    "F.conv1d(t(1, 2, 5), t(2, 2, 3), padding='same', dilation=2)",
+    "nn.Conv1d(2, 3, 2)(t(1, 3, 5, dtype=torch.float32))",
+    "nn.Conv1d(2, 3, 2)(t(1, 2, 5, 5, dtype=torch.float32))",
+    "nn.Conv1d(2, 4, 3, groups=2, padding=1, padding_mode='circular')(t(1, 3, 5, dtype=torch.float32))",
+    "nn.Conv2d(2, 3, 2)(t(1, 3, 5, 5, dtype=torch.float32))",
+    "nn.Conv2d(2, 3, 2)(t(2, 5, 5))",
+    "nn.Conv2d(2, 3, 7)(t(2, 2, 5, 5, dtype=torch.float32))",
+    "nn.Conv3d(2, 3, 2)(t(1, 3, 5, 5, 5, dtype=torch.float32))",
+    "nn.ConvTranspose1d(2, 3, 2)(t(1, 3, 5, dtype=torch.float32))",
+    "nn.ConvTranspose2d(2, 3, 2)(t(1, 3, 5, 5, dtype=torch.float32))",
+    "nn.ConvTranspose3d(2, 3, 2, padding=3)(t(1, 2, 2, 2, 2, dtype=torch.float64))",
+    # transposed
+    "F.conv_transpose1d(t(1, 2, 3), t(3, 2, 1))",
+    "F.conv_transpose1d(t(1, 2, 3, 3), t(2, 2, 1))",
+    "F.conv_transpose1d(t(1, 4, 3), t(3, 2, 1), groups=2)",
+    "F.conv_transpose1d(t(1, 2, 3), t(2, 2, 1), output_padding=1)",
+    "F.conv_transpose1d(t(1, 2, 3), t(2, 2, 1), stride=0)",
+    "F.conv_transpose1d(t(1, 2, 3), t(2, 2, 1), dilation=0)",
+    "F.conv_transpose1d(t(1, 2, 5), t(2, 2, 1), padding=3)",
+    "F.conv_transpose1d(t(1, 2, 5), t(2, 2, 1), padding='same')",
+    "F.conv_transpose2d(t(1, 2, 3, 3), t(3, 2, 1, 1))",
+    "F.conv_transpose2d(t(1, 2, 3, 3), t(2, 2, 1, 1), t(3))",
+    "F.conv_transpose2d(t(1, 2, 3, 3), t(2, 2, 1, 1), output_padding=1)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2))",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), groups=0)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), output_padding=(1, 1, 1))",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), output_padding=-1, padding=-1)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), output_padding=-1, stride=0)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), groups=3)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(4, 2, 1, 1), groups=2)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), padding=3, output_padding=1)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1), dilation=0, output_padding=1)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1, dtype=torch.float32), padding=3)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 1, 1, dtype=torch.float32), dilation=0)",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 3, 3), t(2, dtype=torch.float32))",
+    "F.conv_transpose2d(t(1, 2, 5, 5), t(2, 2, 3, 3), t(2, dtype=torch.complex64))",
+    "F.conv_transpose2d(t(1, 2, 5, 5, dtype=torch.int64), t(2, 2, 1, 1, dtype=torch.int64), t(2, dtype=torch.float32))",
+    "F.conv_transpose2d(t(1, 2, 5, 5, dtype=torch.int64), t(2, 2, 1, 1, dtype=torch.int64))",
+    "F.conv_transpose2d(t(1, 2, 5, 5, dtype=torch.int32), t(2, 2, 1, 1, dtype=torch.float64))",
+    "F.conv_transpose3d(t(1, 2, 5, 5, 5, dtype=torch.int32), t(2, 2, 1, 1, 1, dtype=torch.int32))",
+    "F.conv_transpose1d(t(1, 2, 5, dtype=torch.bool), t(2, 2, 1, dtype=torch.bool))",
+    "F.conv_transpose3d(t(1, 2, 5, 5, 5), t(2, 2, 3, 3, 3), t(2, dtype=torch.float32))",
+    "F.conv_transpose3d(t(1, 2, 5, 5, 5), t(2, 2, 3, 3, 3), output_padding=1)",
+    "F.conv_transpose3d(t(1, 2, 5, 5, 5), t(2, 2, 3, 3, 3), dilation=0)",
+    "F.conv_transpose3d(t(1, 2, 5, 5, 5), t(2, 2, 1, 1, 1), padding=3)",
+]
+
+for nd in (2, 3):
+    sp, k1, k3 = ", ".join(["3"] * nd), ", ".join(["1"] * nd), ", ".join(["3"] * nd)
+    c = f"F.conv{nd}d"
+    CONV += [
+        f"{c}(t(1, 2, {sp}), t(2, 3, {k1}))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {'5, ' + ', '.join(['1'] * (nd - 1))}))",
+        f"{c}(t(1, 4, {sp}), t(3, 2, {k1}), groups=2)",
+        f"{c}(t(1, 4, {sp}), t(4, 3, {k1}), groups=2)",
+        f"{c}(t(1, 2, {sp}), t(4, 2, {k1}), t(3))",
+        f"{c}(t(1, 2, {sp}), t(4, 2, {k1}), t(4, 1))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), stride=0)",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), padding=-1)",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), dilation=0)",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), dilation=-1)",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), padding='same', stride=2)",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), padding='full')",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), groups=0)",
+        f"{c}(t(1, 2, {sp}), t(2, 2))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, 1))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}, 1))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}, dtype=torch.float32))",
+        f"{c}(t(1, 2, {sp}, dtype=torch.float32), t(2, 2, {k1}))",
+        f"{c}(t(1, 2, {sp}, dtype=torch.int64), t(2, 2, {k1}, dtype=torch.int64))",
+        f"{c}(t(1, 2, {sp}, dtype=torch.bool), t(2, 2, {k3}, dtype=torch.bool))",
+        f"{c}(t(1, 2, {sp}, dtype=torch.bool), t(2, 2, {k1}, dtype=torch.bool))",
+        f"{c}(t(1, 2, {sp}, dtype=torch.bool), t(2, 2, {k1}, dtype=torch.bool), dilation=2)",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}, dtype=torch.bool))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), stride=({k1}, 1))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), t(2, dtype=torch.float32))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), t(2, dtype=torch.float32), padding='valid')",
+        f"{c}(t(1, 2, {sp}, dtype=torch.complex128), t(2, 2, {k1}))",
+        f"{c}(t(1, 2, {sp}, dtype=torch.complex128), t(2, 2, {k1}, dtype=torch.complex128), t(2))",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}), padding='same', dilation=(1,) * {nd + 1})",
+        f"{c}(t(1, 2, {sp}), t(2, 2, {k1}, 2), padding='same')",
+        # oneDNN's checks (float32, a batch of 2)
+        f"{c}(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}), dilation=0)",
+        f"{c}(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}, dtype=torch.float32), dilation=0)",
+        f"{c}(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}, dtype=torch.float32), t(2), padding='valid')",
+        f"{c}(t(1, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}, dtype=torch.float32), t(2), padding='valid')",
+        f"{c}(t(1, 2, {sp}, dtype=torch.float32), t(2, 1, {k3}), groups=2)",
+        f"{c}(t(1, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}), dilation=2)",
+        f"F.conv_transpose{nd}d(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}))",
+        f"F.conv_transpose{nd}d(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}, dtype=torch.float32), t(2))",
+        f"F.conv_transpose{nd}d(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}, dtype=torch.float32), dilation=0)",
+        f"F.conv_transpose{nd}d(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k1}, dtype=torch.float32), padding=3)",
+        f"F.conv_transpose{nd}d(t(2, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}, dtype=torch.float32), output_padding=1)",
+        f"F.conv_transpose{nd}d(t(1, 2, {sp}, dtype=torch.float32), t(2, 2, {k3}))",
+    ]
+CONV += [
+    "F.conv1d(t(2, 2, 5, dtype=torch.float32), t(2, 2, 3), dilation=0)",
+    "F.conv1d(t(2, 2, 5, dtype=torch.float32), t(2, 2, 3, dtype=torch.float32), dilation=0)",
+    "F.conv_transpose1d(t(2, 2, 5, dtype=torch.float32), t(2, 2, 3, dtype=torch.float32), dilation=0)",
+    "F.conv_transpose1d(t(2, 2, 5, dtype=torch.float32), t(2, 2, 1, dtype=torch.float32), padding=3)",
+    "F.conv1d(t(16, 2, 5, dtype=torch.float32), t(2, 2, 1))",
+    "F.conv1d(t(1, 2, 5, dtype=torch.float32), t(2, 2, 1), stride=2)",
+]
+
+# the layers' constructors
+MODULES = [
+    "nn.Conv1d(3, 4, 3, groups=2)", "nn.Conv1d(4, 3, 3, groups=2)", "nn.Conv1d(4, 4, 3, groups=0)",
+    "nn.Conv1d(4, 4, 3, groups=-2)", "nn.Conv2d(3, 4, 3, padding='same', stride=2)",
+    "nn.Conv2d(3, 4, 3, padding='same', stride=(1, 2))", "nn.Conv2d(3, 4, 3, padding='valid', stride=2)",
+    "nn.Conv3d(3, 4, 3, groups=2)",
+    "nn.Conv2d(3, 4, (3, 3, 3))", "nn.Conv2d(3, 4, 3, stride=0)", "nn.Conv1d(3, 4, 3, padding=-1)",
+    "nn.ConvTranspose1d(3, 4, 3, groups=2)", "nn.ConvTranspose2d(4, 3, 3, groups=2)",
+    "nn.ConvTranspose2d(4, 4, 3, groups=0)", "nn.ConvTranspose2d(3, 4, 3, padding_mode='reflect')",
+    "nn.ConvTranspose2d(3, 4, 3, padding='same')",
+    # (not padding_mode='zero': torch prints a set of strings, in an order that changes by run)
+]
+
+
+def _outcome(lib, src):
+    def t(*shape, dtype=None):
+        return lib.ones(*shape, dtype=lib.float64 if dtype is None else getattr(lib, str(dtype).split(".")[-1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            r = eval(src, {"F": lib.nn.functional, "nn": lib.nn, "t": t, "torch": lib})
+        except Exception as e:  # noqa: BLE001  (the point: which one, and what it says)
+            return type(e).__name__, str(e)
+    if isinstance(r, lib.nn.Module):
+        return "module", repr(r)
+    return "value", tuple(r.shape), str(r.dtype).split(".")[-1], r.detach().numpy().tolist()
+
+
+@pytest.mark.parametrize("src", CONV + MODULES)
+def test_conv_arguments_as_torch(src):
+    assert _outcome(ilt, src) == _outcome(torch, src)
