@@ -1027,13 +1027,20 @@ def _call_out(spec, ins, params, out):
             "differentiation, but one of the arguments requires grad.", tensor=out, op=spec.name)
     device_of(spec, ins + [out])
     dt = result_dtype(spec, ins, params)
+    tensors = [x for x in ins if isinstance(x, Tensor)]
+    if spec.layout in _ITERATOR_RULES and tensors:  # TensorIterator: the shapes, then the types
+        shape = layout.broadcast_shapes(*(x._shape for x in tensors))
+        if shape != out._shape and any(x is out for x in tensors):
+            check_overlap(out, tensors, as_torch=True)  # (its overlap checks come first)
+            raise RuntimeError(  # (it resizes no output that is also an input)
+                f"output with shape {list(out._shape)} doesn't match the broadcast shape "
+                f"{list(shape)}")
     if not dtypes.can_cast(dt, out._dtype):
         raise errors.InplaceCastError(
             f"result type {dt.torch_name} can't be cast to the desired output type "
             f"{out._dtype.torch_name}", tensor=out, op=spec.name)
     dev = out._storage.device
     xp = backend.xp_of(dev)
-    tensors = [x for x in ins if isinstance(x, Tensor)]
     # A ufunc kernel writes straight into out (no result-sized temporary) when out has the
     # result dtype; its shape is then the broadcast shape, known before the kernel runs.
     direct = spec.out_direct and out._dtype is dt and bool(tensors)
@@ -1044,10 +1051,6 @@ def _call_out(spec, ins, params, out):
         shape = tuple(res.shape)
     if shape != out._shape:  # PyTorch judges the overlap on out as given, then resizes it
         check_overlap(out, tensors, as_torch=True)  # (a refused call leaves out as it was)
-        if spec.layout in _ITERATOR_RULES and any(x is out for x in tensors):
-            raise RuntimeError(  # (TensorIterator resizes no output that is also an input)
-                f"output with shape {list(out._shape)} doesn't match the broadcast shape "
-                f"{list(shape)}")
         resize_out(out, shape, stacklevel=5,  # (the user's line for a direct call)
                    strides=iterator_layout(spec.layout, ins, shape)
                    if spec.layout in _ITERATOR_RULES else None)

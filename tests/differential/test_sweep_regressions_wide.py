@@ -957,3 +957,18 @@ def test_heaviside_has_no_derivative():
                 out[k] = str(e)
         return out
     compare_torch(prog)
+
+
+def test_out_errors_in_tensor_iterators_order():
+    """An elementwise op with ``out=``: TensorIterator checks the operands' shapes (then an
+    output that is also an input) before the result type can be cast (seed 33816)."""
+    def prog(T):
+        i2 = T.tensor([1, 0])
+        f24 = T.ones(2, 4, dtype=T.float64)
+        f2 = T.ones(2, dtype=T.float64)
+        return {"broadcast": attempt(lambda: T.mul(i2, f24, out=i2)),
+                "aliased": attempt(lambda: T.add(i2, T.ones(3, 2), out=i2)),
+                "cast": attempt(lambda: T.mul(i2, f2, out=i2)),
+                "resized": attempt(lambda: T.mul(f2, f24, out=T.empty(0, dtype=T.int64))),
+                "i2": i2}
+    compare_torch(prog)
