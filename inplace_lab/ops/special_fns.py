@@ -58,17 +58,244 @@ def _calc(xp, a, dt):
     return xp.asarray(a, dtype=np.float32 if dt.np == np.float16 else dt.np)
 
 
-def _sp_unary(fname, pick=None):
-    """Forward of a scipy.special function of one argument (``pick``: one of a tuple result)."""
+def _sp_unary(fname, exp_overflow=""):
+    """Forward of a scipy.special function of one argument. ``exp_overflow`` ("even" or
+    "odd"): ATen's float32 kernel multiplies by ``exp(|x|)`` in float32, so where that
+    overflows its answer is an infinity (signed as x for an odd function), not scipy's
+    float64 value rounded; at +-inf it is NaN (inf / sqrt(inf))."""
 
     def fwd(xp, a, out=None, dt=None):
         with np.errstate(all="ignore"):
-            r = _sf(xp, fname)(_calc(xp, a, dt))
-        if pick is not None:
-            r = r[pick]
-        return assign(xp, out, xp.asarray(r).astype(dt.np, copy=False))
+            x = _calc(xp, a, dt)
+            r = xp.asarray(_sf(xp, fname)(x)).astype(dt.np, copy=False)
+            if exp_overflow and dt.np.itemsize <= 4:
+                big = xp.isinf(xp.exp(xp.abs(x.astype(np.float32))))
+                inf = xp.copysign(np.inf, x) if exp_overflow == "odd" else np.inf
+                r = xp.where(big & ~xp.isnan(x), inf, r).astype(dt.np, copy=False)
+            if exp_overflow:  # (exp(inf) * c / sqrt(inf): NaN)
+                r = xp.where(xp.isinf(x), np.nan, r).astype(dt.np, copy=False)
+        return assign(xp, out, r)
 
     fwd.__name__ = fname
+    return fwd
+
+
+# ATen's airy_ai_forward (Cephes): asymptotic forms below -2.09 and from 2.09 up, the power
+# series in between; +-inf is NaN, above 103.892 zero.
+_AN = (+3.46538101525629032477e-01, +1.20075952739645805542e+01, +7.62796053615234516538e+01,
+       +1.68089224934630576269e+02, +1.59756391350164413639e+02, +7.05360906840444183113e+01,
+       +1.40264691163389668864e+01, +9.99999999999999995305e-01)
+_AD = (+5.67594532638770212846e-01, +1.47562562584847203173e+01, +8.45138970141474626562e+01,
+       +1.77318088145400459522e+02, +1.64234692871529701831e+02, +7.14778400825575695274e+01,
+       +1.40959135607834029598e+01, +1.00000000000000000470e+00)
+_AFN = (-1.31696323418331795333e-01, -6.26456544431912369773e-01, -6.93158036036933542233e-01,
+        -2.79779981545119124951e-01, -4.91900132609500318020e-02, -4.06265923594885404393e-03,
+        -1.59276496239262096340e-04, -2.77649108155232920844e-06, -1.67787698489114633780e-08)
+_AFD = (+1.33560420706553243746e+01, +3.26825032795224613948e+01, +2.67367040941499554804e+01,
+        +9.18707402907259625840e+00, +1.47529146771666414581e+00, +1.15687173795188044134e-01,
+        +4.40291641615211203805e-03, +7.54720348287414296618e-05, +4.51850092970580378464e-07)
+_AGN = (+1.97339932091685679179e-02, +3.91103029615688277255e-01, +1.06579897599595591108e+00,
+        +9.39169229816650230044e-01, +3.51465656105547619242e-01, +6.33888919628925490927e-02,
+        +5.85804113048388458567e-03, +2.82851600836737019778e-04, +6.98793669997260967291e-06,
+        +8.11789239554389293311e-08, +3.41551784765923618484e-10)
+_AGD = (+9.30892908077441974853e+00, +1.98352928718312140417e+01, +1.55646628932864612953e+01,
+        +5.47686069422975497931e+00, +9.54293611618961883998e-01, +8.64580826352392193095e-02,
+        +4.12656523824222607191e-03, +1.01259085116509135510e-04, +1.17166733214413521882e-06,
+        +4.91834570062930015649e-09)
+
+
+def _horner(xp, coeffs, z, T):
+    acc = xp.zeros_like(z)
+    for c in coeffs:
+        acc = acc * z + T(c)
+    return acc
+
+
+def _airy_ai_fwd(xp, a, out=None, dt=None):
+    T = dt.np.type
+    x = xp.asarray(a, dtype=dt.np)
+    with np.errstate(all="ignore"):
+        # x < -2.09: the oscillating asymptotic form
+        sq = xp.sqrt(-x)
+        z = T(1.0) / (T(-2.0) * x * sq / T(3.0))
+        zz = z * z
+        afn, afd = _horner(xp, _AFN, zz, T), _horner(xp, _AFD, zz, T)
+        agn, agd = _horner(xp, _AGN, zz, T), _horner(xp, _AGD, zz, T)
+        t = T(-2.0) * x * sq / T(3.0) + T(0.25) * T(math.pi)
+        neg = T(5.64189583547756286948e-01) / xp.sqrt(sq) * (
+            xp.sin(t) * (T(1.0) + zz * afn / afd) - xp.cos(t) * (z * agn / agd))
+        # x >= 2.09: the decaying asymptotic form
+        zeta = T(2.0) * x * xp.sqrt(x) / T(3.0)
+        an, ad = _horner(xp, _AN, T(1.0) / zeta, T), _horner(xp, _AD, T(1.0) / zeta, T)
+        pos = T(5.64189583547756286948e-01) * (an / ad) / (
+            T(2.0) * xp.sqrt(xp.sqrt(x)) * xp.exp(zeta))
+        # in between: the power series, each cell until its term is below eps
+        f, g, k = xp.ones_like(x), x.copy(), xp.ones_like(x)
+        m, n, z3 = xp.ones_like(x), x.copy(), x * x * x
+        live = (xp.abs(x) < T(2.09)) | xp.isnan(x)
+        eps = T(np.finfo(dt.np).eps)
+        while bool(live.any()):
+            m2 = m * z3
+            k2 = k + T(1.0)
+            m2 = m2 / k2
+            n2 = n * z3
+            k2 = k2 + T(1.0)
+            n2 = n2 / k2
+            m2 = m2 / k2
+            f2 = f + m2
+            k2 = k2 + T(1.0)
+            n2 = n2 / k2
+            g2 = g + n2
+            m, n, k = xp.where(live, m2, m), xp.where(live, n2, n), xp.where(live, k2, k)
+            f, g = xp.where(live, f2, f), xp.where(live, g2, g)
+            live = live & (xp.abs(m / f) > eps)
+        series = T(0.355028053887817239260) * f - T(0.258819403792806798405) * g
+        r = xp.where(x < T(-2.09), neg, xp.where(x >= T(2.09), pos, series))
+        r = xp.where(x > T(103.892), T(0.0), r)
+        r = xp.where(xp.isinf(x), T(np.nan), r)
+    return assign(xp, out, r.astype(dt.np, copy=False))
+
+
+# ATen's bessel_j0/j1/y0/y1_forward (Cephes' rational approximations as ATen writes them:
+# every polynomial a plain Horner loop over its table): a rational function up to 5, the
+# asymptotic modulus-phase form above.
+_J0_PP = (+7.96936729297347051624e-04, +8.28352392107440799803e-02, +1.23953371646414299388e+00,
+    +5.44725003058768775090e+00, +8.74716500199817011941e+00, +5.30324038235394892183e+00,
+    +9.99999999999999997821e-01)
+_J0_PQ = (+9.24408810558863637013e-04, +8.56288474354474431428e-02, +1.25352743901058953537e+00,
+    +5.47097740330417105182e+00, +8.76190883237069594232e+00, +5.30605288235394617618e+00,
+    +1.00000000000000000218e+00)
+_J0_QP = (-1.13663838898469149931e-02, -1.28252718670509318512e+00, -1.95539544257735972385e+01,
+    -9.32060152123768231369e+01, -1.77681167980488050595e+02, -1.47077505154951170175e+02,
+    -5.14105326766599330220e+01, -6.05014350600728481186e+00)
+_J0_QQ = (+6.43178256118178023184e+01, +8.56430025976980587198e+02, +3.88240183605401609683e+03,
+    +7.24046774195652478189e+03, +5.93072701187316984827e+03, +2.06209331660327847417e+03,
+    +2.42005740240291393179e+02)
+_J0_RP = (-4.79443220978201773821e+09, +1.95617491946556577543e+12, -2.49248344360967716204e+14,
+    +9.70862251047306323952e+15)
+_J0_RQ = (+4.99563147152651017219e+02, +1.73785401676374683123e+05, +4.84409658339962045305e+07,
+    +1.11855537045356834862e+10, +2.11277520115489217587e+12, +3.10518229857422583814e+14,
+    +3.18121955943204943306e+16, +1.71086294081043136091e+18)
+_J1_PP = (+7.62125616208173112003e-04, +7.31397056940917570436e-02, +1.12719608129684925192e+00,
+    +5.11207951146807644818e+00, +8.42404590141772420927e+00, +5.21451598682361504063e+00,
+    +1.00000000000000000254e+00)
+_J1_PQ = (+5.71323128072548699714e-04, +6.88455908754495404082e-02, +1.10514232634061696926e+00,
+    +5.07386386128601488557e+00, +8.39985554327604159757e+00, +5.20982848682361821619e+00,
+    +9.99999999999999997461e-01)
+_J1_QP = (+5.10862594750176621635e-02, +4.98213872951233449420e+00, +7.58238284132545283818e+01,
+    +3.66779609360150777800e+02, +7.10856304998926107277e+02, +5.97489612400613639965e+02,
+    +2.11688757100572135698e+02, +2.52070205858023719784e+01)
+_J1_QQ = (+7.42373277035675149943e+01, +1.05644886038262816351e+03, +4.98641058337653607651e+03,
+    +9.56231892404756170795e+03, +7.99704160447350683650e+03, +2.82619278517639096600e+03,
+    +3.36093607810698293419e+02)
+_J1_RP = (-8.99971225705559398224e+08, +4.52228297998194034323e+11, -7.27494245221818276015e+13,
+    +3.68295732863852883286e+15)
+_J1_RQ = (+6.20836478118054335476e+02, +2.56987256757748830383e+05, +8.35146791431949253037e+07,
+    +2.21511595479792499675e+10, +4.74914122079991414898e+12, +7.84369607876235854894e+14,
+    +8.95222336184627338078e+16, +5.32278620332680085395e+18)
+_Y0_PP = (+7.96936729297347051624e-04, +8.28352392107440799803e-02, +1.23953371646414299388e+00,
+    +5.44725003058768775090e+00, +8.74716500199817011941e+00, +5.30324038235394892183e+00,
+    +9.99999999999999997821e-01)
+_Y0_PQ = (+9.24408810558863637013e-04, +8.56288474354474431428e-02, +1.25352743901058953537e+00,
+    +5.47097740330417105182e+00, +8.76190883237069594232e+00, +5.30605288235394617618e+00,
+    +1.00000000000000000218e+00)
+_Y0_QP = (-1.13663838898469149931e-02, -1.28252718670509318512e+00, -1.95539544257735972385e+01,
+    -9.32060152123768231369e+01, -1.77681167980488050595e+02, -1.47077505154951170175e+02,
+    -5.14105326766599330220e+01, -6.05014350600728481186e+00)
+_Y0_QQ = (+6.43178256118178023184e+01, +8.56430025976980587198e+02, +3.88240183605401609683e+03,
+    +7.24046774195652478189e+03, +5.93072701187316984827e+03, +2.06209331660327847417e+03,
+    +2.42005740240291393179e+02)
+_Y0_YP = (+1.55924367855235737965e+04, -1.46639295903971606143e+07, +5.43526477051876500413e+09,
+    -9.82136065717911466409e+11, +8.75906394395366999549e+13, -3.46628303384729719441e+15,
+    +4.42733268572569800351e+16, -1.84950800436986690637e+16)
+_Y0_YQ = (+1.04128353664259848412e+03, +6.26107330137134956842e+05, +2.68919633393814121987e+08,
+    +8.64002487103935000337e+10, +2.02979612750105546709e+13, +3.17157752842975028269e+15,
+    +2.50596256172653059228e+17)
+_Y1_PP = (+7.62125616208173112003e-04, +7.31397056940917570436e-02, +1.12719608129684925192e+00,
+    +5.11207951146807644818e+00, +8.42404590141772420927e+00, +5.21451598682361504063e+00,
+    +1.00000000000000000254e+00)
+_Y1_PQ = (+5.71323128072548699714e-04, +6.88455908754495404082e-02, +1.10514232634061696926e+00,
+    +5.07386386128601488557e+00, +8.39985554327604159757e+00, +5.20982848682361821619e+00,
+    +9.99999999999999997461e-01)
+_Y1_QP = (+5.10862594750176621635e-02, +4.98213872951233449420e+00, +7.58238284132545283818e+01,
+    +3.66779609360150777800e+02, +7.10856304998926107277e+02, +5.97489612400613639965e+02,
+    +2.11688757100572135698e+02, +2.52070205858023719784e+01)
+_Y1_QQ = (+7.42373277035675149943e+01, +1.05644886038262816351e+03, +4.98641058337653607651e+03,
+    +9.56231892404756170795e+03, +7.99704160447350683650e+03, +2.82619278517639096600e+03,
+    +3.36093607810698293419e+02)
+_Y1_YP = (+1.26320474790178026440e+09, -6.47355876379160291031e+11, +1.14509511541823727583e+14,
+    -8.12770255501325109621e+15, +2.02439475713594898196e+17, -7.78877196265950026825e+17)
+_Y1_YQ = (+5.94301592346128195359e+02, +2.35564092943068577943e+05, +7.34811944459721705660e+07,
+    +1.87601316108706159478e+10, +3.88231277496238566008e+12, +6.20557727146953693363e+14,
+    +6.87141087355300489866e+16, +3.97270608116560655612e+18)
+
+_PI_4, _3PI_4, _SQRT_2_PI = 0.785398163397448309615660845819875721, \
+    2.356194490192344928846982537459627163, 0.797884560802865355879892119868763737
+_TWO_PI = 0.636619772367581343075535053490057448
+
+
+def _j0(xp, x, T):
+    x = xp.abs(x)
+    z = x * x
+    small = xp.where(x < T(0.00001), T(1.0) - z / T(4.0),
+                     (z - T(5.78318596294678452118e+00)) * (z - T(3.04712623436620863991e+01))
+                     * _horner(xp, _J0_RP, z, T) / _horner(xp, _J0_RQ, z, T))
+    w = T(25.0) / z
+    pp, pq = _horner(xp, _J0_PP, w, T), _horner(xp, _J0_PQ, w, T)
+    qp, qq = _horner(xp, _J0_QP, w, T), _horner(xp, _J0_QQ, w, T)
+    large = (pp / pq * xp.cos(x - T(_PI_4)) - T(5.0) / x * (qp / qq) * xp.sin(x - T(_PI_4))) \
+        * T(_SQRT_2_PI) / xp.sqrt(x)
+    return xp.where(x <= T(5.0), small, large)
+
+
+def _j1(xp, x, T):
+    neg = x < T(0.0)
+    x = xp.where(neg, -x, x)
+    z = x * x
+    small = _horner(xp, _J1_RP, z, T) / _horner(xp, _J1_RQ, z, T) * x \
+        * (z - T(1.46819706421238932572e+01)) * (z - T(4.92184563216946036703e+01))
+    w = T(5.0) / x * (T(5.0) / x)
+    pp, pq = _horner(xp, _J1_PP, w, T), _horner(xp, _J1_PQ, w, T)
+    qp, qq = _horner(xp, _J1_QP, w, T), _horner(xp, _J1_QQ, w, T)
+    large = (pp / pq * xp.cos(x - T(_3PI_4)) - T(5.0) / x * (qp / qq) * xp.sin(x - T(_3PI_4))) \
+        * T(_SQRT_2_PI) / xp.sqrt(x)
+    r = xp.where(x <= T(5.0), small, large)
+    return xp.where(neg, -r, r)
+
+
+def _y0(xp, x, T):
+    z = x * x
+    small = _horner(xp, _Y0_YP, z, T) / _horner(xp, _Y0_YQ, z, T) \
+        + T(_TWO_PI) * xp.log(x) * _j0(xp, x, T)
+    small = xp.where(x == 0, -np.inf, xp.where(x < 0, np.nan, small))
+    w = T(25.0) / z
+    pp, pq = _horner(xp, _Y0_PP, w, T), _horner(xp, _Y0_PQ, w, T)
+    qp, qq = _horner(xp, _Y0_QP, w, T), _horner(xp, _Y0_QQ, w, T)
+    large = (pp / pq * xp.sin(x - T(_PI_4)) + T(5.0) / x * (qp / qq) * xp.cos(x - T(_PI_4))) \
+        * T(_SQRT_2_PI) / xp.sqrt(x)
+    return xp.where(x <= T(5.0), small, large)
+
+
+def _y1(xp, x, T):
+    z = x * x
+    small = x * (_horner(xp, _Y1_YP, z, T) / _horner(xp, _Y1_YQ, z, T)) \
+        + T(_TWO_PI) * (_j1(xp, x, T) * xp.log(x) - T(1.0) / x)
+    small = xp.where(x == 0, -np.inf, xp.where(x < 0, np.nan, small))
+    w = T(5.0) / x * (T(5.0) / x)
+    pp, pq = _horner(xp, _Y1_PP, w, T), _horner(xp, _Y1_PQ, w, T)
+    qp, qq = _horner(xp, _Y1_QP, w, T), _horner(xp, _Y1_QQ, w, T)
+    large = (pp / pq * xp.sin(x - T(_3PI_4)) + T(5.0) / x * (qp / qq) * xp.cos(x - T(_3PI_4))) \
+        * T(_SQRT_2_PI) / xp.sqrt(x)
+    return xp.where(x <= T(5.0), small, large)
+
+
+def _aten_bessel(f):
+    def fwd(xp, a, out=None, dt=None):
+        with np.errstate(all="ignore"):
+            r = f(xp, xp.asarray(a, dtype=dt.np), dt.np.type)
+        return assign(xp, out, xp.asarray(r).astype(dt.np, copy=False))
+
+    fwd.__name__ = "bessel" + f.__name__
     return fwd
 
 
@@ -80,6 +307,15 @@ def _sp_binary(fname):
 
     fwd.__name__ = fname
     return fwd
+
+
+def _zeta_fwd(xp, a, b, out=None, dt=None):
+    """scipy's Hurwitz zeta; ``q = +inf`` is NaN as in ATen (its series meets 0 * inf)."""
+    with np.errstate(all="ignore"):
+        x, q = _calc(xp, a, dt), _calc(xp, b, dt)
+        r = _sf(xp, "zeta")(x, q)
+        r = xp.where(xp.isposinf(q) & ~(x <= 1), np.nan, r)
+    return assign(xp, out, xp.asarray(r).astype(dt.np, copy=False))
 
 
 def _spherical_j0_fwd(xp, a, out=None, dt=None):
@@ -300,10 +536,14 @@ def _i0e_bw(c, g):
 
 
 def _i1e_bw(c, g):
-    """ATen's i1e_backward: ``i0e(x) - (sgn(x) + 1/x) * i1e(x)``, 0.5 at x == 0."""
+    """ATen's i1e_backward: ``i0e(x) - (sgn(x) + 1/x) * i1e(x)`` where ``|x| > eps``, 0.5
+    elsewhere (NaN included); the formula runs on ``x`` replaced by eps there."""
     x, r = c["self"], c["result"]
-    d = _call(I0E, x) - (x.sgn() + x.reciprocal()) * r
-    return g * d.where(x != 0, d * 0 + 0.5)
+    eps = float(np.finfo(x._dtype.np).eps)
+    big = x.abs() > eps
+    safe = x.where(big, eps)
+    d = _call(I0E, safe) - r * (safe.sgn() + safe.reciprocal())
+    return g * d.where(big, 0.5)
 
 
 def _xlog1py_bw(c, g):
@@ -350,10 +590,11 @@ I1E = _special("i1e", _sp_unary("i1e"), _i1e_bw, saves=("self", "result"),
 
 # no derivative (PyTorch: output_differentiability [False])
 for _name, _fwd in [
-        ("airy_ai", _sp_unary("airy", pick=0)),
-        ("bessel_j0", _sp_unary("j0")), ("bessel_j1", _sp_unary("j1")),
-        ("bessel_y0", _sp_unary("y0")), ("bessel_y1", _sp_unary("y1")),
-        ("modified_bessel_i0", _sp_unary("i0")), ("modified_bessel_i1", _sp_unary("i1")),
+        ("airy_ai", _airy_ai_fwd),
+        ("bessel_j0", _aten_bessel(_j0)), ("bessel_j1", _aten_bessel(_j1)),
+        ("bessel_y0", _aten_bessel(_y0)), ("bessel_y1", _aten_bessel(_y1)),
+        ("modified_bessel_i0", _sp_unary("i0", "even")),
+        ("modified_bessel_i1", _sp_unary("i1", "odd")),
         ("modified_bessel_k0", _sp_unary("k0")), ("modified_bessel_k1", _sp_unary("k1")),
         ("scaled_modified_bessel_k0", _sp_unary("k0e")),
         ("scaled_modified_bessel_k1", _sp_unary("k1e")),
@@ -387,6 +628,6 @@ def _scalar_overloads(spec, stem):
 XLOG1PY = _special("xlog1py", _sp_binary("xlog1py"), _xlog1py_bw, saves=("self", "other"),
                    args=("self", "other"), node_name="SpecialXlog1PyBackward0")
 _scalar_overloads(XLOG1PY, "SpecialXlog1Py")
-ZETA = _special("zeta", _sp_binary("zeta"), _zeta_bw, saves=("self", "other"),
+ZETA = _special("zeta", _zeta_fwd, _zeta_bw, saves=("self", "other"),
                 args=("self", "other"))
 _scalar_overloads(ZETA, "SpecialZeta")
