@@ -541,6 +541,8 @@ def call(spec, args, kwargs):
         raise
     if spec.outputs:
         return _call_multi(spec, ins, params, pol, dev, res)
+    if spec.saved_results:
+        return _call_saving(spec, ins, params, pol, dev, res)
     if not isinstance(res, xp.ndarray):
         res = xp.asarray(res)
     elif res.base is not None:
@@ -1016,6 +1018,33 @@ def _call_multi(spec, ins, params, pol, dev, res):
     if hooks.active:
         hooks.emit_op(spec, "normal", ins, outs)
     return spec.return_type(*outs)
+
+
+def _call_saving(spec, ins, params, pol, dev, res):
+    """An op whose kernel also returns what its backward reads (``OpSpec.saved_results``):
+    those are tensors of their own (allocated, as PyTorch's are, whether or not a graph keeps
+    them), saved by the node after its inputs; the call returns the result alone."""
+    xp = backend.xp_of(dev)
+    res, extra = xp.asarray(res[0]), res[1:]
+    if spec.layout and res.ndim:
+        res, strides = result_layout(spec, xp, res, ins, params)
+    else:
+        strides = None
+    result = Tensor._wrap(res, dev, pol)
+    if strides is not None:
+        _restride(result, strides)
+    kept = [Tensor._wrap(xp.ascontiguousarray(e), dev, pol) for e in extra]
+    if _needs_grad(spec, ins):
+        node = make_node(spec, ins, params, pol)
+        save_inputs(node, spec, ins, pol)
+        set_history(result, node)
+        for name, t in zip(spec.saved_results, kept):
+            node.saved[name] = SavedTensor(t, spec.node_name, is_output=False, policy=pol,
+                                           name=name)
+        save_result(node, spec, result, pol)
+    if hooks.active:
+        hooks.emit_op(spec, "normal", ins, result)
+    return result
 
 
 def _call_out(spec, ins, params, out):

@@ -3,9 +3,11 @@
 
 Both normalise over a block of elements (the trailing ``normalized_shape`` dims; each
 group of channels of one sample) with the biased variance, then apply a per-element
-(layer norm) or per-channel (group norm) affine map. Like batch norm they save their
-*input* (and weight): overwriting the input in place after the forward breaks the
-backward, which recomputes the mean and 1/std from it.
+(layer norm) or per-channel (group norm) affine map. As PyTorch's native_layer_norm and
+native_group_norm they keep what backward reads: their input, weight (and layer norm's
+bias), and the mean and 1/std of each block, two small tensors of their own
+(``_saved_result1``, ``_saved_result2``: bytes a memory lesson counts). Overwriting the
+input in place after the forward breaks the backward.
 """
 from __future__ import annotations
 
@@ -13,21 +15,16 @@ from .table import OpSpec, register
 
 
 def _normalise(xp, x, axes, eps):
+    """(normalised x, mean, 1/std), the statistics with the reduced axes kept."""
     mean = x.mean(axis=axes, keepdims=True)
-    var = x.var(axis=axes, keepdims=True)
-    return (x - mean) / xp.sqrt(var + eps)
+    rstd = 1 / xp.sqrt(x.var(axis=axes, keepdims=True) + eps)
+    return (x - mean) * rstd, mean, rstd
 
 
 def _norm_grad(g_hat, xhat, invstd, axes):
     """d/dx of xhat = (x - mean) * invstd, given dL/dxhat, over the normalised axes."""
     return invstd * (g_hat - g_hat.mean(axes, keepdim=True)
                      - xhat * (g_hat * xhat).mean(axes, keepdim=True))
-
-
-def _stats(x, axes, eps):
-    mean = x.mean(axes, keepdim=True)
-    invstd = (x.var(axes, unbiased=False, keepdim=True) + eps).rsqrt()
-    return (x - mean) * invstd, invstd
 
 
 # ---- layer norm ------------------------------------------------------------------------------
@@ -51,21 +48,23 @@ def _ln_axes(ndim, ns):
 
 
 def _ln_fwd(xp, x, w, b, out=None, dt=None, normalized_shape=(), eps=1e-5):
-    y = _normalise(xp, x, _ln_axes(x.ndim, normalized_shape), eps)
+    y, mean, rstd = _normalise(xp, x, _ln_axes(x.ndim, normalized_shape), eps)
     if w is not None:
         y = y * w
     if b is not None:
         y = y + b
-    return y.astype(dt.np, copy=False)
+    return (y.astype(dt.np, copy=False), mean.astype(dt.np, copy=False),
+            rstd.astype(dt.np, copy=False))
 
 
 def _ln_bw(c, g):
-    x, ns = c["self"], c["normalized_shape"]
+    x, ns = c["input"], c["normalized_shape"]
+    mean, rstd = c["result1"], c["result2"]
     axes = _ln_axes(x.ndim, ns)
     lead = tuple(range(x.ndim - len(ns)))
     w = c["weight"] if "weight" in c.saved else None
-    xhat, invstd = _stats(x, axes, c["eps"])
-    gx = _norm_grad(g if w is None else g * w, xhat, invstd, axes) if c.needs_input_grad[0] \
+    xhat = (x - mean) * rstd
+    gx = _norm_grad(g if w is None else g * w, xhat, rstd, axes) if c.needs_input_grad[0] \
         else None
     gw = ((g * xhat).sum(lead) if lead else g * xhat) if c.needs_input_grad[1] else None
     gb = (g.sum(lead) if lead else g) if c.needs_input_grad[2] else None
@@ -73,12 +72,14 @@ def _ln_bw(c, g):
 
 
 register(OpSpec(name="_layer_norm", forward=_ln_fwd, backward=_ln_bw,
-                args=("self", "weight", "bias"), optional_args=("weight", "bias"),
-                params={"normalized_shape": (), "eps": 1e-5}, saves=("self", "weight"),
+                args=("input", "weight", "bias"), optional_args=("weight", "bias"),
+                params={"normalized_shape": (), "eps": 1e-5},
+                saves=("input", "weight", "bias", "result1", "result2"),
+                saved_results=("result1", "result2"),
                 dtype_rule=_ln_rule, method=False, function=False, out=False,
                 node_name="NativeLayerNormBackward0",
                 doc="layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5): "
-                    "saves its input and weight."))
+                    "saves its input, weight, bias and each row's mean and 1/std."))
 
 
 # ---- group norm ------------------------------------------------------------------------------
@@ -100,36 +101,41 @@ def _gn_rule(spec, ins, params):
 
 def _gn_fwd(xp, x, w, b, out=None, dt=None, num_groups=1, eps=1e-5):
     n, c = x.shape[:2]
-    y = _normalise(xp, x.reshape(n, num_groups, -1), (2,), eps).reshape(x.shape)
+    y, mean, rstd = _normalise(xp, x.reshape(n, num_groups, -1), (2,), eps)
+    y = y.reshape(x.shape)
     shp = (1, c) + (1,) * (x.ndim - 2)
     if w is not None:
         y = y * w.reshape(shp)
     if b is not None:
         y = y + b.reshape(shp)
-    return y.astype(dt.np, copy=False)
+    return (y.astype(dt.np, copy=False), mean.reshape(n, num_groups).astype(dt.np, copy=False),
+            rstd.reshape(n, num_groups).astype(dt.np, copy=False))
 
 
 def _gn_bw(c, g):
-    x, groups = c["self"], c["num_groups"]
+    x, groups = c["input"], c["num_groups"]
     n, ch = x.shape[0], x.shape[1]
     shp = (1, ch) + (1,) * (x.ndim - 2)
     others = (0,) + tuple(range(2, x.ndim))
     w = c["weight"] if "weight" in c.saved else None
-    xhat, invstd = _stats(x.reshape(n, groups, -1), (2,), c["eps"])
+    rstd = c["result2"].reshape(n, groups, 1)
+    xhat = (x.reshape(n, groups, -1) - c["result1"].reshape(n, groups, 1)) * rstd
     xhat_full = xhat.reshape(x.shape)
     gx = None
     if c.needs_input_grad[0]:
         g_hat = (g if w is None else g * w.reshape(shp)).reshape(n, groups, -1)
-        gx = _norm_grad(g_hat, xhat, invstd, (2,)).reshape(x.shape)
+        gx = _norm_grad(g_hat, xhat, rstd, (2,)).reshape(x.shape)
     gw = (g * xhat_full).sum(others) if c.needs_input_grad[1] else None
     gb = g.sum(others) if c.needs_input_grad[2] else None
     return (gx, gw, gb)
 
 
 register(OpSpec(name="_group_norm", forward=_gn_fwd, backward=_gn_bw,
-                args=("self", "weight", "bias"), optional_args=("weight", "bias"),
-                params={"num_groups": 1, "eps": 1e-5}, saves=("self", "weight"),
+                args=("input", "weight", "bias"), optional_args=("weight", "bias"),
+                params={"num_groups": 1, "eps": 1e-5},
+                saves=("input", "weight", "result1", "result2"),
+                saved_results=("result1", "result2"),
                 dtype_rule=_gn_rule, method=False, function=False, out=False,
                 node_name="NativeGroupNormBackward0",
                 doc="group_norm(input, num_groups, weight=None, bias=None, eps=1e-5): "
-                    "saves its input and weight."))
+                    "saves its input, weight and each group's mean and 1/std."))

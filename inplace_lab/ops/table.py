@@ -59,6 +59,10 @@ class OpSpec:
     scalar_edges: Optional[bool] = None  # Python numbers get a (None, 0) edge (binary arithmetic)
     select: Optional[Callable] = None  # overloads: (args, kwargs) -> another OpSpec or None
     outputs: tuple = ()  # several results (max(dim) -> values, indices); only the first has grad
+    # Results the kernel makes for backward alone (native_layer_norm's mean and rstd): the
+    # forward returns them after the result; the call returns the result only and the node
+    # saves them under these names (also in ``saves``), as PyTorch's ``_saved_result1``
+    saved_results: tuple = ()
     inplace_spec: Optional["OpSpec"] = None  # the in-place form's own overload (elu_: EluBackward1)
     # (node, grads) -> grads or None: the backward on raw arrays when it is not recorded
     # (ops/backward_arrays.py; None there, or here: the tensor formula ``backward`` runs)

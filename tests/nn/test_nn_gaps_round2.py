@@ -349,6 +349,45 @@ def test_layer_norm_saves_its_input():
             y.sum().backward()
 
 
+@pytest.mark.parametrize("norm", ["layer", "group"])
+def test_layer_and_group_norm_keep_torchs_saved_tensors(norm):
+    """native_layer_norm / native_group_norm save input, weight (layer norm: bias too) and
+    each block's mean and 1/std as tensors of their own: the names, shapes and dtypes of
+    ``_saved_*``, the order a pack hook sees them, and the bytes the graph keeps alive."""
+    F = {m: m.nn.functional for m in (torch, it)}
+
+    def run(m):
+        rng = np.random.default_rng(3)
+        x = m.tensor(rng.normal(size=(2, 3, 4)), requires_grad=True)
+        w = m.tensor(rng.normal(size=4 if norm == "layer" else 3), requires_grad=True)
+        b = m.tensor(rng.normal(size=4 if norm == "layer" else 3), requires_grad=True)
+        packed = []
+        with m.autograd.graph.saved_tensors_hooks(
+                lambda t: (packed.append((tuple(t.shape), t is x, t is w, t is b)), t)[1],
+                lambda t: t):
+            y = F[m].layer_norm(x, (4,), w, b) if norm == "layer" else \
+                F[m].group_norm(x, 1, w, b)
+        fn = y.grad_fn
+        saved = {n: getattr(fn, n) for n in ("_saved_input", "_saved_weight", "_saved_result1",
+                                              "_saved_result2")}
+        return packed, {n: (tuple(v.shape), str(v.dtype)) for n, v in saved.items()}, y, x
+
+    (tp, ts, ty, tx), (ip, is_, iy, ix) = both(run)
+    assert ip == tp and is_ == ts
+    close(iy, ty, 1e-12)
+    ty.sum().backward(), iy.sum().backward()
+    close(ix.grad, tx.grad, 1e-10)
+    import inplace_lab as il
+
+    x = it.rand(2, 3, 4, requires_grad=True)
+    before = il.memory_allocated()
+    y = F[it].layer_norm(x, (4,)) if norm == "layer" else F[it].group_norm(x, 1)
+    stats = 2 * (6 if norm == "layer" else 2) * 4  # mean and rstd, float32
+    assert il.memory_allocated() - before == y.numel() * 4 + stats
+    del y
+    assert il.memory_allocated() == before
+
+
 @pytest.mark.parametrize("call", [
     lambda m: m.nn.functional.layer_norm(m.randn(2, 4), (5,)),
     lambda m: m.nn.functional.layer_norm(m.randn(2, 4), (4,), m.ones(3)),
