@@ -621,7 +621,7 @@ def _xlogy_bw(c, g):
         if is_tensor(y):
             gx = red(c, 0, masked_grad(g * y.log(), (x != 0).logical_or(y > 0)))
         else:
-            gx = red(c, 0, g * math.log(y) if y > 0 else masked_grad(g * math.log(y), x != 0))
+            gx = red(c, 0, g.xlogy(y) if y > 0 else masked_grad(g.xlogy(y), x != 0))
     if c.needs_input_grad[1]:
         gy = red(c, 1, g * x / y)
     return (gx, gy)
@@ -674,10 +674,10 @@ binary("ldexp", _ldexp_fwd, lambda c, g: (red(c, 0, g * c["other"].exp2()),
 
 def _igamma_fwd(name):
     def fwd(xp, a, b, out=None, dt=None):
-        f = getattr(special_for(xp), name)
-        if out is not None and out.dtype == dt.np:
-            return f(a, b, out=out)
-        return assign(xp, out, f(xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np)))
+        from .special_fns import igamma_edges  # (ATen's answers at 0, inf and NaN)
+
+        r = getattr(special_for(xp), name)(xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np))
+        return assign(xp, out, igamma_edges(xp, a, b, r, upper=name == "gammaincc", dt=dt))
 
     return fwd
 
@@ -685,7 +685,8 @@ def _igamma_fwd(name):
 def _igamma_bw(sign):
     def bw(c, g):
         if c.needs_input_grad[0]:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+            raise NotImplementedError(f"the derivative for 'igamma{'' if sign > 0 else 'c'}: "
+                                      "input' is not implemented.")
         a, x = c["self"], c["other"]
         d = ((a - 1) * x.log() - x - a.lgamma()).exp()
         return (None, red(c, 1, g * d * sign))

@@ -58,6 +58,62 @@ def _calc(xp, a, dt):
     return xp.asarray(a, dtype=np.float32 if dt.np == np.float16 else dt.np)
 
 
+def sp_bessel(fname, exp_overflow=""):
+    """scipy's ``fname`` (i0, i1) with ATen's edges; the table's i0 and special_i1 use it."""
+    return _sp_unary(fname, exp_overflow)
+
+
+def polygamma_values(xp, n, a, dt):
+    """ATen's polygamma: digamma (n = 0), its own trigamma (n = 1: the reflection
+    ``-pi^2 / sin^2(pi x)`` below 0.5, six recurrence steps, an asymptotic series; in float32
+    the reflection is finite near the poles), else ``+-n! * zeta(n + 1, x)`` with ATen's
+    zeta (NaN at x = +inf)."""
+    T = dt.np.type
+    with np.errstate(all="ignore"):
+        x = _calc(xp, a, dt)
+        if n < 0:  # (refused by torch's front ends; scipy's answer for the others)
+            r = _sf(xp, "polygamma")(n, x)
+        elif n == 0:
+            r = _sf(xp, "psi")(x)
+        elif n == 1:
+            x = x.astype(dt.np)
+            low = x < T(0.5)
+            s = xp.sin(T(math.pi) * x)
+            res = xp.where(low, -(T(math.pi) * T(math.pi)) / (s * s), T(0.0))
+            x = xp.where(low, T(1.0) - x, x)
+            for _ in range(6):
+                res = res + T(1.0) / (x * x)
+                x = x + T(1.0)
+            ixx = T(1.0) / (x * x)
+            res = res + (T(1.0) + T(1.0) / (T(2.0) * x) + ixx * (
+                T(1.0 / 6) - ixx * (T(1.0 / 30) - ixx * T(1.0 / 42)))) / x
+            r = xp.where(low, -res, res)
+        else:
+            z = _zeta_fwd(xp, xp.asarray(float(n + 1), dtype=dt.np), x, dt=dt)
+            r = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * z
+    return xp.asarray(r).astype(dt.np, copy=False)
+
+
+def igamma_edges(xp, a, x, r, upper, dt):
+    """ATen's calc_igamma/calc_igammac before their series: NaN for a negative argument,
+    a = 0 gives 1 (upper: 0) for x > 0, x = 0 gives 0 (1), an infinite a 0 (1) unless x is
+    infinite too, an infinite x 1 (0); the first rule that holds wins (NaN a with x = 0 is
+    0, as in ATen; scipy says NaN)."""
+    T = dt.np.type
+    a, x = xp.asarray(a, dtype=dt.np), xp.asarray(x, dtype=dt.np)
+    lo, hi = (T(1.0), T(0.0)) if upper else (T(0.0), T(1.0))
+    shape = np.broadcast_shapes(a.shape, x.shape, xp.asarray(r).shape)
+    sel = _Select(xp, shape, T)
+    with np.errstate(invalid="ignore"):
+        sel.put((x < 0) | (a < 0), np.nan)
+        sel.put(a == 0, xp.where(x > 0, hi, T(np.nan)))
+        sel.put(x == 0, lo)
+        sel.put(xp.isinf(a), xp.where(xp.isinf(x), T(np.nan), lo))
+        sel.put(xp.isinf(x), hi)
+        sel.put(sel.free, r)
+    return sel.res.astype(dt.np, copy=False)
+
+
 def _sp_unary(fname, exp_overflow=""):
     """Forward of a scipy.special function of one argument. ``exp_overflow`` ("even" or
     "odd"): ATen's float32 kernel multiplies by ``exp(|x|)`` in float32, so where that

@@ -164,20 +164,37 @@ def _lgamma_fwd(xp, a, out=None, dt=None):
 unary("lgamma", _lgamma_fwd, lambda c, g: g * c["self"].digamma(), saves=("self",), p=True,
       aliases=("gammaln",))
 unary("digamma", sp("psi"), lambda c, g: g * c["self"].polygamma(1), saves=("self",), p=True)
-unary("i0", sp("i0"), lambda c, g: g * c["self"].special_i1(), saves=("self",), p=True)
+def _bessel_i(fname, parity):
+    """scipy's i0/i1 with ATen's edges (special_fns.sp_bessel: float32 overflow, NaN at inf)."""
+
+    def fwd(xp, a, out=None, dt=None):
+        from .special_fns import sp_bessel
+
+        return sp_bessel(fname, parity)(xp, a, out=out, dt=dt)
+
+    return fwd
+
+
+unary("i0", _bessel_i("i0", "even"), lambda c, g: g * c["self"].special_i1(), saves=("self",),
+      p=True)
 
 
 def _i1_bw(c, g):
+    """ATen's i1_backward: ``i0(x) - i1(x) / x`` where ``|x| > eps``, 0.5 elsewhere."""
     x, r = c["self"], c["result"]
-    d = x.i0() - r / x
-    return g * d.where(x != 0, d * 0 + 0.5)
+    eps = float(backend.np.finfo(x._dtype.np).eps)
+    big = x.abs() > eps
+    safe = x.where(big, eps)
+    return g * (safe.i0() - r * safe.reciprocal()).where(big, 0.5)
 
 
-unary("special_i1", sp("i1"), _i1_bw, saves=("self", "result"), t=False)
+unary("special_i1", _bessel_i("i1", "odd"), _i1_bw, saves=("self", "result"), t=False)
 
 
 def _polygamma_fwd(xp, a, out=None, dt=None, n=0):
-    return assign(xp, out, special_for(xp).polygamma(n, a).astype(dt.np, copy=False))
+    from .special_fns import polygamma_values  # (ATen's trigamma and zeta edges)
+
+    return assign(xp, out, polygamma_values(xp, n, a, dt))
 
 
 POLYGAMMA = register(OpSpec(

@@ -93,6 +93,7 @@ from inplace_lab.autograd import (enable_grad, inference_mode, is_grad_enabled, 
 from inplace_lab.backend import device  # noqa: E402,F401
 
 from . import autograd, cuda, distributions, linalg, nn, special  # noqa: E402,F401
+polygamma = special._torch_polygamma  # (n first: torch.polygamma(n, input) is input.polygamma(n))
 from . import func  # noqa: E402,F401  (torch.func.functional_call)
 from inplace_lab.autograd.anomaly import (is_anomaly_check_nan_enabled,  # noqa: E402,F401
                                           is_anomaly_enabled, set_anomaly_enabled)

@@ -209,13 +209,30 @@ def round(*args, decimals=0, out=None, **kwargs):  # noqa: A001  (PyTorch's name
     return _il.round(input, decimals=decimals, **_out(out))
 
 
-def polygamma(n, input, *, out=None):
-    """``torch.special.polygamma(n, input)``: the n-th derivative of digamma."""
-    _int_arg("polygamma", n, 1, "n")
-    _tensor_arg("polygamma", input, pos=2)
+def _polygamma(label, n, input, out):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{label}(): argument 'n' (position 1) must be int, not "
+                        f"{'Tensor' if isinstance(n, _Tensor) else _type_name(n)}")
+    if not isinstance(input, _Tensor):
+        raise TypeError(f"{label}(): argument 'input' (position 2) must be Tensor, not "
+                        f"{_type_name(input)}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return _dispatch.call(_OPS["polygamma"], (input,), {"n": n, **_out(out)})
+
+
+def polygamma(n, input, *, out=None):
+    """``torch.special.polygamma(n, input)``: the n-th derivative of digamma."""
+    return _polygamma("special_polygamma", n, input, out)
+
+
+def _torch_polygamma(n, input, *, out=None):
+    """``torch.polygamma(n, input)``: ``n`` first, as PyTorch's top-level function (the
+    method is ``input.polygamma(n)``)."""
+    return _polygamma("polygamma", n, input, out)
+
+
+_torch_polygamma.__name__ = _torch_polygamma.__qualname__ = "polygamma"
 
 
 def multigammaln(input, p, *, out=None):

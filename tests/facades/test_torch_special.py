@@ -437,3 +437,36 @@ def test_ndtr_out_copies_with_copy_backwards():
         return [r is o, o, o._version]
 
     same(prog)
+
+
+# ---- the GPU half (cupy_like on the simulated GPU, cupy on a real one) -----------------------
+
+def _on_device(name, dev):
+    x = L.tensor([[-1.5, 0.25, 2.0], [0.5, -0.75, 3.5]], device=dev)
+    f = getattr(L.special, name)
+    if name in POLYNOMIALS:
+        r = f(x, L.tensor([0, 3, 10], device=dev))
+    elif name in BINARY:
+        r = f(x.abs() + 1, x.abs() + 0.5)
+    elif name == "polygamma":
+        r = f(1, x)
+    elif name == "multigammaln":
+        r = f(x.abs() + 2, 2)
+    elif name in REDUCING:
+        r = f(x, 1)
+    elif name in ("ndtri", "logit"):
+        r = f(x.sigmoid())
+    else:
+        r = f(x)
+    return r
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_on_cuda_the_cpus_values(name):
+    from tests.differential.cupy_like import any_gpu
+
+    with any_gpu():
+        cpu, gpu = _on_device(name, "cpu"), _on_device(name, "cuda")
+        assert gpu.device.type == "cuda"
+        assert str(gpu.dtype) == str(cpu.dtype) and gpu.shape == cpu.shape
+        assert _close(gpu.cpu().tolist(), cpu.tolist(), 1e-5, 1e-7)
