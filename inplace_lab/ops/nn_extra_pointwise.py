@@ -122,9 +122,27 @@ _op("_soft_margin_loss", _soft_margin_fwd, _soft_margin_bw, "SoftMarginLossBackw
 
 # ---- activations ----------------------------------------------------------------------------
 
-_op("_log_sigmoid", lambda xp, x, out=None, dt=None: (-xp.logaddexp(0, -x)).astype(dt.np, copy=False),
-    lambda c, g: ((-c["self"]).sigmoid() * g,), "LogSigmoidBackward0",
-    "logsigmoid(input) = -softplus(-input): saves its input.",
+def _log_sigmoid_fwd(xp, x, out=None, dt=None):
+    """ATen's log_sigmoid_forward: (min(x, 0) - log1p(z), z) with z = exp(-|x|), the buffer
+    its backward reads (an input-sized tensor the graph keeps); CUDA's buffer is empty."""
+    z = xp.exp(-xp.abs(x))
+    y = (xp.minimum(x, 0) - xp.log1p(z)).astype(dt.np, copy=False)
+    if xp is not backend.np:
+        return y, xp.empty((0,), dtype=dt.np)
+    return y, z.astype(dt.np, copy=False)
+
+
+def _log_sigmoid_bw(c, g):
+    x, z = c["self"], c["buffer"]
+    if not z.numel():  # (CUDA: from the input alone)
+        return ((-x).sigmoid() * g,)
+    neg = x < 0  # ATen: (max_deriv - sign * z / (1 + z)) * grad
+    return ((neg.to(x.dtype) - neg.to(x.dtype).mul(2).sub(1) * (z / (z + 1))) * g,)
+
+
+_op("_log_sigmoid", _log_sigmoid_fwd, _log_sigmoid_bw, "LogSigmoidBackward0",
+    "logsigmoid(input) = min(x, 0) - log1p(exp(-|x|)): saves its input and exp(-|x|).",
+    saves=("self", "buffer"), saved_results=("buffer",),
     dtype_rule=not_implemented_for("log_sigmoid_cpu", ("bool", "int")))
 
 

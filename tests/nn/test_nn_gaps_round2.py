@@ -388,6 +388,31 @@ def test_layer_and_group_norm_keep_torchs_saved_tensors(norm):
     assert il.memory_allocated() == before
 
 
+def test_logsigmoid_keeps_atens_buffer():
+    """log_sigmoid_forward's buffer exp(-|x|), an input-sized tensor the graph keeps (CPU)."""
+    x0 = np.array([[-800.0, -3.0, -0.0], [0.0, 2.0, 50.0]], np.float32)
+
+    def run(m):
+        x = m.tensor(x0, requires_grad=True)
+        shapes = []
+        with m.autograd.graph.saved_tensors_hooks(
+                lambda t: (shapes.append((tuple(t.shape), t is x)), t)[1], lambda t: t):
+            y = m.nn.functional.logsigmoid(x)
+        buf = y.grad_fn._saved_buffer
+        y.sum().backward()
+        return shapes, buf, y, x.grad
+
+    (ts, tb, ty, tg), (is_, ib, iy, ig) = both(run)
+    assert is_ == ts
+    close(ib, tb, 1e-7), close(iy, ty, 1e-6), close(ig, tg, 1e-7)
+    import inplace_lab as il
+
+    x = it.tensor(x0, requires_grad=True)
+    before = il.memory_allocated()
+    y = it.nn.functional.logsigmoid(x)
+    assert il.memory_allocated() - before == 2 * x0.nbytes  # the result and the buffer
+
+
 @pytest.mark.parametrize("call", [
     lambda m: m.nn.functional.layer_norm(m.randn(2, 4), (5,)),
     lambda m: m.nn.functional.layer_norm(m.randn(2, 4), (4,), m.ones(3)),
