@@ -159,6 +159,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     position of each maximum in its input plane (``functional_pool_norm``)."""
     if return_indices:
         return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    from . import pool_checks
+    from .functional_layers import _channels_last
+
+    pool_checks.max_pool2d_args(tuple(input.shape), kernel_size, stride, padding, dilation,
+                                ceil_mode, _channels_last(input))
+    pool_checks.check_kernel_dtype(input._dtype, "max_pool2d")
     return _op("_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
 
 

@@ -22,6 +22,7 @@ from ..ops.elementwise import overload as _overload
 from ..ops.nn_extra_pad import CONSTANT_PAD as _CONSTANT_PAD
 from ..ops.nn_extra_pad import INDEX_PADS as _INDEX_PADS
 from ..ops.table import OPS as _OPS
+from . import pool_checks as _pc
 from .functional import _op
 
 # ATen's at::norm(x, p, dim, keepdim): the vector norm under its own node name (Python's
@@ -38,10 +39,46 @@ def _one(v, name="kernel_size"):
 
 
 # ---- pooling --------------------------------------------------------------------------------
+# ATen's argument checks (``pool_checks``) run first, in ATen's order, then the kernel's dtype
+# dispatch ("avg_pool2d" not implemented for 'Int'), then the op.
+
+def _channels_last(input):
+    from .. import layout
+
+    return input.ndim == 4 and layout.suggests_channels_last(input._shape, input._strides)
+
+
+def _int_list_arg(fn, name, pos, v):
+    """The argument parser's ``int[]`` argument (given by position): an int, or a sequence
+    of ints; anything else is its TypeError."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if isinstance(v, (tuple, list)):
+        for i, e in enumerate(v):
+            if not isinstance(e, int) or isinstance(e, bool):
+                raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple of "
+                                f"ints, but found element of type {type(e).__name__} at pos {i}")
+        return v
+    raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, not "
+                    f"{type(v).__name__}")
+
+
+def _list_with_default(out_size, defaults):
+    """torch's ``_list_with_default``: an int stays, a Nones in a sequence take the input's
+    sizes (the input must have more dims than the sequence has entries)."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Window means (AvgPool2DBackward0, which saves nothing: the gradient is spread evenly)."""
+    _pc.avg_pool2d_args(tuple(input.shape), kernel_size, stride, padding, ceil_mode,
+                        divisor_override, _channels_last(input))
+    _pc.check_kernel_dtype(input._dtype, "avg_pool2d")
     return _op("_avg_pool2d", input, kernel_size=kernel_size, stride=stride, padding=padding,
                ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                divisor_override=divisor_override)
@@ -50,65 +87,61 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """``avg_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
-                           "for argument #1 'self' (while checking arguments for avg_pool1d)")
-    k = _one(kernel_size)
-    s = k if stride is None or stride == () else _one(stride, "stride")
-    y = _op("_avg_pool2d", input.unsqueeze(-2), kernel_size=(1, k), stride=(1, s),
-            padding=(0, _one(padding, "padding")), ceil_mode=ceil_mode,
-            count_include_pad=count_include_pad)
+    k, s, p = (_pc.as_list(v, 1) for v in (kernel_size, stride, padding))
+    s = s or k
+    _pc.check_dim_range(tuple(input.shape), 2, 4, "avg_pool1d")
+    for name, v in (("kernel_size", k), ("stride", s), ("padding", p)):
+        _pc.check1d("avg_pool1d", name, v)
+    x = input.unsqueeze(-2)
+    _pc.avg_pool2d_args(tuple(x.shape), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode)
+    _pc.check_kernel_dtype(input._dtype, "avg_pool2d")
+    y = _op("_avg_pool2d", x, kernel_size=(1, k[0]), stride=(1, s[0]), padding=(0, p[0]),
+            ceil_mode=ceil_mode, count_include_pad=count_include_pad)
     return y.squeeze(-2)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """``max_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen."""
+    """``max_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen (whose
+    kernel without indices has checks and messages of its own, and wants a float)."""
     if return_indices:
         from .functional_pool_norm import max_pool1d_with_indices
 
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
-                           f"{list(input.shape)}")
-    k = _one(kernel_size)
-    s = k if stride is None or stride == () else _one(stride, "stride")
+    k, s, p, d = _pc.max_pool1d_args(tuple(input.shape), kernel_size, stride, padding, dilation,
+                                     ceil_mode)
+    _pc.check_kernel_dtype(input._dtype, "max_pool1d_impl")
     y = _op("_max_pool2d", input.unsqueeze(-2), kernel_size=(1, k), stride=(1, s),
-            padding=(0, _one(padding, "padding")), dilation=(1, _one(dilation, "dilation")),
-            ceil_mode=ceil_mode)
+            padding=(0, p), dilation=(1, d), ceil_mode=ceil_mode)
     return y.squeeze(-2)
-
-
-def _output_size(input, output_size, n=2):
-    size = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)
-    if len(size) != n:
-        raise RuntimeError(f"adaptive_avg_pool{n}d: output_size must be {n}")
-    return tuple(input.shape[-n + i] if v is None else int(v) for i, v in enumerate(size))
 
 
 def adaptive_avg_pool2d(input, output_size):
     """Each output cell averages its window ``[floor(i*H/Ho), ceil((i+1)*H/Ho))``; a 1x1
     output is ``input.mean((-1, -2), keepdim=True)`` (MeanBackward1), as ATen does."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-                           f"{list(input.shape)}")
-    size = _output_size(input, output_size)
-    if size == (1, 1) and input.numel():
+    size = _list_with_default(output_size, tuple(input.shape))
+    size = tuple(_pc.as_list(size, 2))
+    if _pc.adaptive_avg_pool2d_args(tuple(input.shape), size):
+        _pc.check_mean_dtype(input._dtype)
         return input.mean((-1, -2), keepdim=True)
+    _pc.check_kernel_dtype(input._dtype, "adaptive_avg_pool2d")
     return _op("_adaptive_avg_pool2d", input, output_size=size)
 
 
 def adaptive_avg_pool1d(input, output_size):
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' should have 2 or 3 dims, "
-                           f"but got {input.ndim}")
-    size = (1, _one(output_size, "output_size"))
-    return _op("_adaptive_avg_pool2d", input.unsqueeze(-2), output_size=size).squeeze(-2)
+    _int_list_arg("adaptive_avg_pool1d", "output_size", 2, output_size)
+    _pc.check_dim_range(tuple(input.shape), 2, 4, "adaptive_avg_pool1d")
+    size = _pc.as_list(output_size, 1)
+    _pc.check1d("adaptive_avg_pool1d", "output_size", size)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size[0])).squeeze(-2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Each window's maximum (AdaptiveMaxPool2DBackward0 saves the argmax indices)."""
-    size = _output_size(input, output_size)
+    size = _list_with_default(output_size, tuple(input.shape))
+    size = tuple(_pc.as_list(size, 2))
+    _pc.adaptive_max_pool2d_args(tuple(input.shape), size)
+    _pc.check_kernel_dtype(input._dtype, "adaptive_max_pool2d")
     out = _dispatch.call(_OPS["_adaptive_max_pool2d"], (input,), {"output_size": size})
     return (out[0], out[1]) if return_indices else out[0]
 

@@ -25,7 +25,8 @@ from ..autograd import no_grad
 from ..ops import dispatch as _dispatch
 from ..ops.table import OPS as _OPS
 from .functional import _scalar, batch_norm, max_pool2d, relu
-from .functional_layers import _one, adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, pad
+from . import pool_checks as _pc
+from .functional_layers import adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, pad
 
 
 
@@ -37,31 +38,30 @@ def _ntuple(v, n):
     return (v,) * n if isinstance(v, int) else tuple(v)
 
 
-def _check_dim_range(input, lo, hi, op):
-    """ATen's ``checkDimRange`` (``hi`` exclusive)."""
-    if not lo <= input.ndim < hi:
-        raise RuntimeError(f"Expected {lo} to {hi - 1} dimensions, but got {input.ndim}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for {op})")
-
-
 # ---- max pooling with indices ---------------------------------------------------------------
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """ATen's: ``max_pool2d_with_indices`` of ``input.unsqueeze(-2)``, both results
     ``squeeze(-2)``-ed (the output's grad_fn is SqueezeBackward1)."""
-    _check_dim_range(input, 2, 4, "max_pool1d")
-    k = _one(kernel_size)
-    s = k if stride is None or stride == () else _one(stride, "stride")
-    y, i = _call("_max_pool2d_with_indices", input.unsqueeze(-2), kernel_size=(1, k),
-                 stride=(1, s), padding=(0, _one(padding, "padding")),
-                 dilation=(1, _one(dilation, "dilation")), ceil_mode=ceil_mode)
+    k, s, p, d = (_pc.as_list(v, 1) for v in (kernel_size, stride, padding, dilation))
+    s = s or k
+    _pc.check_dim_range(tuple(input.shape), 2, 4, "max_pool1d")
+    for name, v in (("kernel_size", k), ("stride", s), ("padding", p), ("dilation", d)):
+        _pc.check1d("max_pool1d", name, v)
+    y, i = max_pool2d_with_indices(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]),
+                                   (1, d[0]), ceil_mode)
     return y.squeeze(-2), i.squeeze(-2)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """(output, indices): the flat position of each window's maximum in its input plane."""
+    from .functional_layers import _channels_last
+
+    _pc.max_pool2d_args(tuple(input.shape), kernel_size, stride, padding, dilation, ceil_mode,
+                        _channels_last(input))
+    _pc.check_kernel_dtype(input._dtype, "max_pool2d")
     y, i = _call("_max_pool2d_with_indices", input, kernel_size=kernel_size, stride=stride,
                  padding=padding, dilation=dilation, ceil_mode=ceil_mode)
     return y, i
@@ -69,6 +69,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    _pc.max_pool3d_args(tuple(input.shape), kernel_size, stride, padding, dilation, ceil_mode)
+    _pc.check_kernel_dtype(input._dtype, "max_pool3d")
     y, i = _call("_max_pool3d_with_indices", input, kernel_size=kernel_size, stride=stride,
                  padding=padding, dilation=dilation, ceil_mode=ceil_mode)
     return y, i
@@ -86,36 +88,36 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Window means (AvgPool3DBackward0 saves nothing)."""
+    _pc.avg_pool3d_args(tuple(input.shape), kernel_size, stride, padding, ceil_mode,
+                        divisor_override)
+    _pc.check_kernel_dtype(input._dtype, "avg_pool3d_out_frame")
     return _call("_avg_pool3d", input, kernel_size=kernel_size, stride=stride, padding=padding,
                  ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                  divisor_override=divisor_override)
 
 
-def _output_size3(input, output_size, op):
-    size = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
-    if len(size) != 3:
-        raise RuntimeError(f"{op}(): internal error: output_size.size() must be 3")
-    return tuple(input.shape[-3 + i] if v is None else int(v) for i, v in enumerate(size))
+def _size3(input, output_size):
+    from .functional_layers import _list_with_default
+
+    return tuple(_pc.as_list(_list_with_default(output_size, tuple(input.shape)), 3))
 
 
 def adaptive_avg_pool3d(input, output_size):
     """A 1x1x1 output is ``input.mean((-1, -2, -3), keepdim=True)`` (MeanBackward1), as ATen."""
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
-                           f"{list(input.shape)}")
-    size = _output_size3(input, output_size, "adaptive_avg_pool3d")
-    if size == (1, 1, 1) and input.numel():
+    size = _size3(input, output_size)
+    if _pc.adaptive_avg_pool3d_args(tuple(input.shape), size):
+        _pc.check_mean_dtype(input._dtype)
         return input.mean((-1, -2, -3), keepdim=True)
+    _pc.check_kernel_dtype(input._dtype, "adaptive_avg_pool3d_cpu")
     return _call("_adaptive_avg_pool3d", input, output_size=size)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Each window's maximum (AdaptiveMaxPool3DBackward0 saves the argmax indices)."""
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
-                           f"{list(input.shape)}")
-    out = _call("_adaptive_max_pool3d", input,
-                output_size=_output_size3(input, output_size, "adaptive_max_pool3d"))
+    size = _size3(input, output_size)
+    _pc.adaptive_max_pool3d_args(tuple(input.shape), size)
+    _pc.check_kernel_dtype(input._dtype, "adaptive_max_pool3d_cpu")
+    out = _call("_adaptive_max_pool3d", input, output_size=size)
     return (out[0], out[1]) if return_indices else out[0]
 
 
@@ -125,10 +127,13 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """ATen's: ``adaptive_max_pool2d`` of ``input.unsqueeze(-2)``, then ``squeeze(-2)``."""
-    _check_dim_range(input, 2, 4, "adaptive_max_pool1d")
-    size = _ntuple(output_size, 1)
-    if len(size) != 1:
-        raise RuntimeError("adaptive_max_pool1d: output_size must be 1")
+    from .functional_layers import _int_list_arg
+
+    _int_list_arg("adaptive_max_pool1d", "output_size", 2, output_size)
+    _pc.check_dim_range(tuple(input.shape), 2, 4, "adaptive_max_pool1d")
+    size = _pc.as_list(output_size, 1)
+    _pc.check1d("adaptive_max_pool1d", "output_size", size)
+    _pc.adaptive_max_pool1d_dims(tuple(input.shape))
     y, i = adaptive_max_pool2d(input.unsqueeze(-2), (1, size[0]), True)
     return (y.squeeze(-2), i.squeeze(-2)) if return_indices else y.squeeze(-2)
 
@@ -291,6 +296,10 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def _lp_nd(pool, n, input, norm_type, kernel_size, stride, ceil_mode):
     ks = _ntuple(kernel_size, n)
+    if n == 2:  # (torch's ``kw, kh = _pair(kernel_size)``: its unpacking error)
+        kw, kh = ks
+    else:
+        kd, kw, kh = ks
     if norm_type in (float("inf"), -float("inf")):
         maxp = max_pool2d if n == 2 else max_pool3d
         if norm_type > 0:
