@@ -628,11 +628,30 @@ def _zeta_bw(c, g):
 
 # ---- the table entries -----------------------------------------------------------------------
 
+def _cpu_floats_only(kernel):
+    """float_rule, refusing float16 on the CPU as ATen's ``<kernel>`` (no Half loop there)."""
+
+    def rule(spec, ins, params):
+        dt = float_rule(spec, ins, params)
+        if dt.np.itemsize == 2 and all(x.device.type == "cpu" for x in ins if is_tensor(x)):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+        return dt
+
+    return rule
+
+
+# The ops whose CPU kernels have no float16 loop (ATen's name of each kernel)
+_NO_HALF = {"zeta": "zeta_cpu", "erfcx": "erfcx_cpu", "ndtri": "ndtri_cpu",
+            "log_ndtr": "log_ndtr_cpu"}
+
+
 def _special(name, fwd, backward=None, saves=(), args=("self",), **kw):
-    """A torch.special op: ``special_<name>``, no Tensor method, no ``torch.<name>``."""
+    """A torch.special op: ``special_<name>``, no Tensor method, no ``torch.<name>``; the ops
+    without a derivative (Bessel, Airy, polynomials) have no float16 CPU kernel either."""
+    half = _NO_HALF.get(name) or (None if backward is not None else name + "_cpu")
     return register(OpSpec(name="special_" + name, forward=fwd, backward=backward, args=args,
-                           saves=saves, dtype_rule=float_rule, method=False, function=False,
-                           layout="ti", **kw))
+                           saves=saves, dtype_rule=_cpu_floats_only(half) if half else float_rule,
+                           method=False, function=False, layout="ti", **kw))
 
 
 ENTR = _special("entr", _sp_unary("entr"), _entr_bw, saves=("self",))
