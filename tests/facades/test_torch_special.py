@@ -485,3 +485,23 @@ def test_zero_dim_empty_and_transposed_inputs(name):
     same(lambda m: _call(m, name, m.tensor(0.5))(), 1e-5)
     same(lambda m: _call(m, name, m.tensor([]))())
     same(lambda m: _call(m, name, m.tensor([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]).t())(), 1e-5)
+
+
+@pytest.mark.parametrize("name", ["entr", "erfcx", "ndtri", "log_ndtr", "i0e", "i1e", "i1", "ndtr",
+                                  "xlog1py", "zeta", "polygamma"])
+def test_second_derivatives(name):
+    def prog(m):
+        x = m.tensor([0.2, 0.45, 0.7], dtype=m.float64, requires_grad=True)
+        f = getattr(m.special, name)
+        y = f(x, 1.5) if name == "xlog1py" else f(3.0, x) if name == "zeta" else \
+            f(1, x) if name == "polygamma" else f(x)
+        (g,) = m.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), x)
+        return [g, gg]
+
+    want, got = run(T, prog), run(L, prog)
+    strip = [{k: v for k, v in d.items() if k != "graph"} if isinstance(d, dict) else d
+             for d in (want[0] if isinstance(want[0], list) else [want[0]])]
+    mine = [{k: v for k, v in d.items() if k != "graph"} if isinstance(d, dict) else d
+            for d in (got[0] if isinstance(got[0], list) else [got[0]])]
+    assert _close(mine, strip, 1e-7, 1e-9), f"\ntorch: {want}\nlab:   {got}"
