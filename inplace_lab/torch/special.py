@@ -58,22 +58,28 @@ def _is_number(v) -> bool:
         isinstance(v, _Tensor) is False and hasattr(v, "dtype") and getattr(v, "shape", 1) == ())
 
 
-def _pair(fn, a, b, names=("input", "other")):
-    """The three overloads (Tensor, Tensor), (Number, Tensor), (Tensor, Number)."""
-    ta, tb = isinstance(a, _Tensor), isinstance(b, _Tensor)
-    if (ta and (tb or _is_number(b))) or (tb and _is_number(a)):
-        return
+def _label(v) -> str:
+    return "Tensor" if isinstance(v, _Tensor) else _type_name(v)
+
+
+def _combination_error(fn, names, args, kwargs=None):
+    """PyTorch's TypeError for arguments none of the three overloads takes."""
+    got = ", ".join([_label(a) for a in args] +
+                    [f"{k}={_label(v)}" for k, v in (kwargs or {}).items()])
     first = "self" if names[0] == "input" else names[0]
-
-    def label(v):
-        return "Tensor" if isinstance(v, _Tensor) else _type_name(v)
-
-    raise TypeError(
+    return TypeError(
         f"special_{fn}() received an invalid combination of arguments - got "
-        f"({label(a)}, {label(b)}), but expected one of:\n"
+        f"({got}{', ' if kwargs else ''}), but expected one of:\n"
         f" * (Tensor {names[0]}, Tensor {names[1]}, *, Tensor out = None)\n"
         f" * (Number {first}, Tensor {names[1]}, *, Tensor out = None)\n"
         f" * (Tensor {names[0]}, Number {names[1]}, *, Tensor out = None)\n")
+
+
+def _pair(fn, a, b, names=("input", "other")):
+    """The three overloads (Tensor, Tensor), (Number, Tensor), (Tensor, Number)."""
+    ta, tb = isinstance(a, _Tensor), isinstance(b, _Tensor)
+    if not ((ta and (tb or _is_number(b))) or (tb and _is_number(a))):
+        raise _combination_error(fn, names, (a, b))
 
 
 def _out(out):
@@ -312,26 +318,9 @@ def _polynomial(name):
 
     def fn(*args, out=None, **kwargs):
         names = ("x", "n")
-        vals = list(args[:2])
-        for k in names[len(vals):]:
-            if k in kwargs:
-                vals.append(kwargs.pop(k))
-        if len(args) > 2 or kwargs or len(vals) < 2:
-            got = ", ".join(["Tensor" if isinstance(a, _Tensor) else _type_name(a)
-                             for a in args] + [f"{k}={_type_name(v) if not isinstance(v, _Tensor) else 'Tensor'}"
-                                               for k, v in kwargs.items()])
-            raise TypeError(
-                f"special_{name}() received an invalid combination of arguments - got "
-                f"({got}, ), but expected one of:\n"
-                f" * (Tensor x, Tensor n, *, Tensor out = None)\n"
-                f" * (Number x, Tensor n, *, Tensor out = None)\n"
-                f" * (Tensor x, Number n, *, Tensor out = None)\n"
-                if kwargs else
-                f"special_{name}() received an invalid combination of arguments - got "
-                f"({got}), but expected one of:\n"
-                f" * (Tensor x, Tensor n, *, Tensor out = None)\n"
-                f" * (Number x, Tensor n, *, Tensor out = None)\n"
-                f" * (Tensor x, Number n, *, Tensor out = None)\n")
+        vals = list(args[:2]) + [kwargs[k] for k in names[len(args):] if k in kwargs]
+        if len(args) > 2 or set(kwargs) - set(names[len(args):]) or len(vals) < 2:
+            raise _combination_error(name, names, args, kwargs)
         _pair(name, vals[0], vals[1], names=names)
         return _table(name, vals[0], vals[1], out=out, differentiable=False)
 
