@@ -581,20 +581,24 @@ for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")
     _tensor_overload(_s, _n.capitalize() + "Backward1", _rounded_quotient_bw(_r), ("self", "other"))
 
 binary("floor_divide", int_div_checked("floor_divide"), None, p=True, out_direct=True)
-binary("hypot", "hypot", lambda c, g: (red(c, 0, g * c["self"] / c["result"]),
-                                       red(c, 1, g * c["other"] / c["result"])),
-       saves=("self", "other", "result"), dtype_rule=not_implemented_for("hypot_cpu", ("int", "bool")),
-       p=True)
+binary("hypot", "hypot", lambda c, g: (
+    red(c, 0, g * c["self"] / c["result"]) if c.needs_input_grad[0] else None,
+    red(c, 1, g * c["other"] / c["result"]) if c.needs_input_grad[1] else None),
+       saves=("self", "other", "result"), save_if={"self": "self", "other": "other"},
+       dtype_rule=not_implemented_for("hypot_cpu", ("int", "bool")), p=True)
 
 
 def _copysign_bw(c, g):
+    gy = red(c, 1, zeros_grad(g)) if len(c.needs_input_grad) > 1 else None
+    if not c.needs_input_grad[0]:  # (self is saved only for its own gradient)
+        return (None, gy)
     x = c["self"]
     # (torch: grad * (result / self).masked_fill_(self == 0, 0): a -0.0 where g < 0 at x == 0)
-    return (red(c, 0, g * masked_grad(c["result"] / x, x != 0)), red(c, 1, zeros_grad(g)))
+    return (red(c, 0, g * masked_grad(c["result"] / x, x != 0)), gy)
 
 
 COPYSIGN = binary("copysign", "copysign", _copysign_bw, saves=("self", "result"),
-                  dtype_rule=float_rule, p=True)
+                  save_if={"self": "self"}, dtype_rule=float_rule, p=True)
 _COPYSIGN1 = overload(COPYSIGN, "CopysignBackward1", scalar_edges=False)
 COPYSIGN.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _COPYSIGN1
 
@@ -781,9 +785,11 @@ LERP = register(OpSpec(
     backward=lambda c, g: (red(c, 0, g * (1 - c["weight"])), red(c, 1, g * c["weight"]), None),
     saves=(), dtype_rule=_lerp_dtype,
     **flags(True, True)))
-_LERP1 = overload(LERP, "LerpBackward1", saves=("self", "end", "weight"), backward=lambda c, g: (
+_LERP1 = overload(LERP, "LerpBackward1", saves=("self", "end", "weight"),
+                  save_if={"self": "weight", "end": "weight"},  # (only weight's formula)
+                  backward=lambda c, g: (
     red(c, 0, g * (1 - c["weight"])), red(c, 1, g * c["weight"]),
-    red(c, 2, g * (c["end"] - c["self"]))))
+    red(c, 2, g * (c["end"] - c["self"])) if c.needs_input_grad[2] else None))
 LERP.select = lambda args, kw: _LERP1 if is_tensor(arg(args, kw, 2, "weight")) else None
 
 
@@ -824,6 +830,7 @@ register(OpSpec(
 register(OpSpec(
     name="addcdiv", forward=_addc_fwd("true_divide"), args=("self", "tensor1", "tensor2"),
     params={"value": 1}, saves=("tensor1", "tensor2"), dtype_rule=_addcdiv_dtype,
+    save_if={"tensor1": "tensor2"},  # (tensor2 feeds two formulas: PyTorch always saves it)
     backward=lambda c, g: (
         red(c, 0, g),
         red(c, 1, g * c["value"] / c["tensor2"]) if c.needs_input_grad[1] else None,

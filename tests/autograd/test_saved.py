@@ -311,3 +311,62 @@ def test_disable_saved_tensors_hooks():
                 _leaf(T).exp()
         return {"inside": inside, "cpu": cpu, "nested": nested, "innermost": log}
     compare_torch(prog)
+
+
+_SAVE_CASES = {  # op -> (arity, program); inputs are (2, 3) tensors unless mm's second
+    "mul": (2, lambda T, a, b: a * b), "div": (2, lambda T, a, b: a / b),
+    "pow": (2, lambda T, a, b: a ** b), "atan2": (2, lambda T, a, b: T.atan2(a, b)),
+    "maximum": (2, lambda T, a, b: T.maximum(a, b)), "hypot": (2, lambda T, a, b: T.hypot(a, b)),
+    "xlogy": (2, lambda T, a, b: T.xlogy(a, b)), "copysign": (2, lambda T, a, b: T.copysign(a, b)),
+    "fmod": (2, lambda T, a, b: T.fmod(a, b)), "mm": (2, lambda T, a, b: a.mm(b.t())),
+    "dist": (2, lambda T, a, b: T.dist(a, b)), "logaddexp": (2, lambda T, a, b: T.logaddexp(a, b)),
+    "addcmul": (3, lambda T, a, b, c: T.addcmul(a, b, c)),
+    "addcdiv": (3, lambda T, a, b, c: T.addcdiv(a, b, c)),
+    "lerp": (3, lambda T, a, b, c: T.lerp(a, b, c)),
+    "where": (3, lambda T, a, b, c: T.where(a > 1, b, c)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_SAVE_CASES))
+def test_an_input_is_saved_only_when_a_gradient_that_reads_it_is_needed(op):
+    """Which inputs a node saves, for every combination of inputs that require grad (PyTorch's
+    rule: an input read by one formula only is saved when that gradient is needed; addcdiv's
+    tensor2 and lerp's weight feed several and are always saved). A pack hook sees them."""
+    import itertools
+
+    n, f = _SAVE_CASES[op]
+
+    def prog(T):
+        out = {}
+        for rg in itertools.product((False, True), repeat=n):
+            if not any(rg):
+                continue
+            ins = [T.tensor([[0.5, 1.5, 2.5], [1.2, 0.7, 2.0]], requires_grad=r) for r in rg]
+            log = []
+
+            def pack(t):
+                log.append(next((k for k, o in enumerate(ins) if t is o), "other"))
+                return t
+            with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                f(T, *ins)
+            out["".join("1" if r else "0" for r in rg)] = log
+        return out
+    compare_torch(prog)
+
+
+def test_an_unsaved_input_may_change_before_backward():
+    """addcdiv_ with only self requiring grad keeps tensor1 out of the graph: writing it in
+    place is fine, and an inference tensor there is no refusal (wide sweep seeds 35993, 37482)."""
+    def prog(T):
+        t1 = T.tensor([[0.5, 1.9], [1.6, 0.7]], dtype=T.float64, requires_grad=True).clone()
+        t2 = T.tensor([[1.5], [-1.4]], dtype=T.float64)
+        t1.addcdiv_(t2, t2.abs() + 1)
+        with T.no_grad():
+            t2.abs_()
+        with T.inference_mode():
+            t4 = T.ones(2, 1, dtype=T.float64) * 2
+        t5 = T.tensor([[0.5, 1.9], [1.6, 0.7]], dtype=T.float64, requires_grad=True) * 1
+        r = attempt(lambda: t5.addcdiv_(t4, t4.abs() + 1))
+        t1.sum().backward()
+        return {"r": r, "t5": t5, "t1": t1}
+    compare_torch(prog)
