@@ -175,8 +175,13 @@ def _bessel_i(fname, parity):
     return fwd
 
 
-unary("i0", _bessel_i("i0", "even"), lambda c, g: g * c["self"].special_i1(), saves=("self",),
-      p=True)
+def _i0_bw(c, g):
+    from .dispatch import call
+
+    return g * call(OPS["special_i1"], (c["self"],), {})
+
+
+unary("i0", _bessel_i("i0", "even"), _i0_bw, saves=("self",), p=True)
 
 
 def _i1_bw(c, g):
@@ -188,7 +193,9 @@ def _i1_bw(c, g):
     return g * (safe.i0() - r * safe.reciprocal()).where(big, 0.5)
 
 
-unary("special_i1", _bessel_i("i1", "odd"), _i1_bw, saves=("self", "result"), t=False)
+# (torch.special.i1; PyTorch has no Tensor.special_i1: inplace_lab.special_i1 only)
+unary("special_i1", _bessel_i("i1", "odd"), _i1_bw, saves=("self", "result"), t=False,
+      method=False)
 
 
 def _polygamma_fwd(xp, a, out=None, dt=None, n=0):

@@ -107,6 +107,8 @@ def test_tensor_method_aliases_are_torchs(name):
     for m in (name, name + "_"):
         if m not in PADDLE_METHODS:
             assert hasattr(L.Tensor, m) == hasattr(T.Tensor, m), m
+    assert not hasattr(L.tensor([1.0]), "special_" + name)
+    assert hasattr(L, name) == hasattr(T, name), name
 
 
 # ---- values and dtypes -------------------------------------------------------------------------
