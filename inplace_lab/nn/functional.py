@@ -19,6 +19,8 @@ from ..autograd import no_grad
 from ..ops import dispatch as _dispatch
 from ..ops.elementwise import SCALAR as _SCALAR
 from ..ops.table import OPS as _OPS
+from .arg_parse import parsed as _parsed
+from .arg_parse import pool_params as _pool_params
 
 
 def _op(name, *args, **kwargs):
@@ -142,6 +144,7 @@ def _same_padding(input, weight, dilation, nd):
     return pad(input, tuple(extra)), tuple(left)
 
 
+@_parsed("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """ConvolutionBackward0 (saves input and weight); a 3-D input is one unbatched image.
     ATen's checks, in its order, run first (``functional_conv.conv_front``)."""
@@ -153,6 +156,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return y if batched else y.squeeze(0)
 
 
+@_parsed("max_pool2d", _pool_params(False), positional=True)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """MaxPool2DWithIndicesBackward0 either way; with ``return_indices`` also the flat

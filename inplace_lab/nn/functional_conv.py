@@ -14,6 +14,7 @@ torch.Size([1, 1, 6, 6])
 from __future__ import annotations
 
 from ..ops import dispatch as _dispatch
+from .arg_parse import conv_transpose_params, parsed
 from ..ops.nn_conv_more import CONV_TRANSPOSE, CONVND, IM2COL, COL2IM, check_convolution
 
 __all__ = ["conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold"]
@@ -108,6 +109,7 @@ def conv_front(fn, nd, input, weight, bias, stride, padding, dilation, groups):
 
 # ---- conv3d -----------------------------------------------------------------------------------
 
+@parsed("conv3d")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """ConvolutionBackward0 (saves input and weight); a 4-D input is one unbatched sample."""
     x, stride, padding, dilation, batched = conv_front("conv3d", 3, input, weight, bias, stride,
@@ -121,10 +123,6 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transpose(fn, nd, input, weight, bias, stride, padding, output_padding, groups,
                     dilation):
-    for name, v in (("stride", stride), ("padding", padding), ("output_padding", output_padding),
-                    ("dilation", dilation)):
-        if isinstance(v, str):
-            raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not str")
     x, batched = _batchify(fn, input, nd)
     stride, padding, dilation, output_padding = check_convolution(
         x, weight, bias, _spread(stride, nd), _spread(padding, nd), _spread(dilation, nd), True,
@@ -135,6 +133,7 @@ def _conv_transpose(fn, nd, input, weight, bias, stride, padding, output_padding
     return y if batched else y.squeeze(0)
 
 
+@parsed("conv_transpose1d", conv_transpose_params())
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The adjoint of conv1d: ``(N, C_in, L) -> (N, C_out, L_out)``, weight ``(C_in, C_out/g, k)``."""
@@ -142,6 +141,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            output_padding, groups, dilation)
 
 
+@parsed("conv_transpose2d", conv_transpose_params())
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The adjoint of conv2d: ``H_out = (H - 1) * stride - 2 * padding + dilation * (k - 1)
@@ -150,6 +150,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            output_padding, groups, dilation)
 
 
+@parsed("conv_transpose3d", conv_transpose_params())
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The adjoint of conv3d, weight ``(C_in, C_out/g, kd, kh, kw)``."""

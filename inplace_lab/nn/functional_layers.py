@@ -23,6 +23,8 @@ from ..ops.nn_extra_pad import CONSTANT_PAD as _CONSTANT_PAD
 from ..ops.nn_extra_pad import INDEX_PADS as _INDEX_PADS
 from ..ops.table import OPS as _OPS
 from . import pool_checks as _pc
+from .arg_parse import parsed as _parsed
+from .arg_parse import pool_params as _pool_params
 from .functional import _op
 
 # ATen's at::norm(x, p, dim, keepdim): the vector norm under its own node name (Python's
@@ -73,6 +75,7 @@ def _list_with_default(out_size, defaults):
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
 
 
+@_parsed("avg_pool2d", _pool_params(True))
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Window means (AvgPool2DBackward0, which saves nothing: the gradient is spread evenly)."""
@@ -84,6 +87,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                divisor_override=divisor_override)
 
 
+@_parsed("avg_pool1d", _pool_params(True))
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """``avg_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen."""
@@ -100,6 +104,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return y.squeeze(-2)
 
 
+@_parsed("max_pool1d", _pool_params(False), positional=True)
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """``max_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen (whose
@@ -152,6 +157,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 
 # ---- convolution ------------------------------------------------------------------------------
 
+@_parsed("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """ConvolutionBackward0 (saves input and weight); a 2-D input is one unbatched sample.
     ATen's checks, in its order, run first (``functional_conv.conv_front``): the messages

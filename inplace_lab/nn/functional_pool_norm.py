@@ -26,6 +26,8 @@ from ..ops import dispatch as _dispatch
 from ..ops.table import OPS as _OPS
 from .functional import _scalar, batch_norm, max_pool2d, relu
 from . import pool_checks as _pc
+from .arg_parse import parsed as _parsed
+from .arg_parse import pool_params as _pool_params
 from .functional_layers import adaptive_max_pool2d, avg_pool1d, avg_pool2d, max_pool1d, pad
 
 
@@ -35,7 +37,10 @@ def _call(name, *args, **params):
 
 
 def _ntuple(v, n):
-    return (v,) * n if isinstance(v, int) else tuple(v)
+    """torch's ``_ntuple``: an iterable as a tuple, anything else repeated ``n`` times."""
+    from collections.abc import Iterable
+
+    return tuple(v) if isinstance(v, Iterable) else (v,) * n
 
 
 # ---- max pooling with indices ---------------------------------------------------------------
@@ -76,6 +81,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return y, i
 
 
+@_parsed("max_pool3d", _pool_params(False), positional=True)
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """MaxPool3DWithIndicesBackward0 either way (ATen's max_pool3d computes the indices)."""
@@ -85,6 +91,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 # ---- average and adaptive pooling (3-d), adaptive max 1-d -----------------------------------
 
+@_parsed("avg_pool3d", _pool_params(True))
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Window means (AvgPool3DBackward0 saves nothing)."""

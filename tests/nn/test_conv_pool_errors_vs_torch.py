@@ -300,6 +300,67 @@ for nd in (1, 2, 3):
 POOL = [c for c in POOL if not (c.startswith("F.adaptive_max_pool") and "t(0, " in c)]
 
 
+# ---- the argument parser's TypeErrors (float paddings, Nones, numpy arrays ...) --------------
+
+PARSER = [
+    "nn.Conv2d(3, 4, 3, padding=1.5)(t(1, 3, 5, 5))",
+    "nn.Conv1d(3, 4, 3, padding=1.5)(t(1, 3, 5))",
+    "nn.Conv3d(3, 4, 3, stride=2.0)(t(1, 3, 5, 5, 5))",
+    "nn.Conv2d(3, 4, 3, padding=(1, 1.5))(t(1, 3, 5, 5))",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), padding=1.5)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), None, 1, 1.5)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), stride=2.0)",
+    "F.conv1d(t(3, 5), t(4, 3, 3), stride=2.0)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), groups=2.0)",
+    "F.conv2d(t(1, 3, 5, 5), None)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), t(4), 1, 1.5, 1, 1)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), None, (1, 1), (1.5, 1), [1, 1], 1)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), t(4), 1, 'same', 1, 1.0)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), t(4), 1, 1, 1, 1, 1)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), t(4), 1, 1, 1, groups=1.0)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), t(4), 1, (1, 1.5), 1, 1)",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), stride=[])",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), padding='same', stride=(1, 1.5))",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), padding=True)",
+    "F.conv_transpose2d(t(1, 3, 5, 5), t(3, 3, 3, 3), padding=1.5)",
+    "nn.ConvTranspose2d(3, 4, 3, padding=1.5)(t(1, 3, 5, 5))",
+    "F.conv_transpose2d(t(1, 3, 5, 5), t(3, 3, 3, 3), None, 1, 1.0)",
+    "F.conv_transpose2d(t(1, 3, 5, 5), t(3, 3, 3, 3), None, 1, 1, 0, 1.0)",
+    "F.conv_transpose2d(t(1, 3, 5, 5), t(3, 3, 3, 3), stride=None)",
+    "F.conv_transpose1d(t(1, 3, 5), t(3, 3, 3), padding='same')",
+    "F.conv_transpose2d(t(1, 3, 5, 5), t(3, 3, 3, 3), padding=[1, 2, 'a'])",
+    "nn.MaxPool2d(3, padding=1.5)(t(1, 3, 5, 5))",
+    "nn.MaxPool2d(2.0)(t(1, 3, 5, 5))",
+    "F.max_pool2d(t(1, 3, 5, 5), 2.0)",
+    "F.avg_pool2d(t(1, 3, 5, 5), 2.0)",
+    "F.max_pool1d(t(3, 5), 2.0)",
+    "F.avg_pool1d(t(3, 5), 2.0)",
+    "F.max_pool2d(t(1, 3, 5, 5), 2.0, return_indices=True)",
+    "F.max_pool1d(t(3, 5), 2.0, return_indices=True)",
+    "F.max_pool3d(t(1, 3, 5, 5), 2.0, return_indices=True)",
+    "F.max_pool2d(t(1, 3, 5, 5), 2, None, 1.0)",
+    "F.max_pool2d(t(1, 3, 5, 5), kernel_size=2, stride=(2, 2.0))",
+    "F.avg_pool2d(t(1, 3, 5, 5), 2, None, 1.0)",
+    "F.avg_pool2d(t(1, 3, 5, 5), kernel_size=2, padding=1.0)",
+    "F.avg_pool3d(t(1, 3, 5, 5), kernel_size=2, padding=1.0)",
+    "F.avg_pool1d(t(3, 5), 2, padding=1.0)",
+    "F.avg_pool1d(t(3, 5), 2, None, 1.0)",
+    "F.max_pool2d(t(1, 3, 5, 5), 2, stride=None, padding=None)",
+    "F.max_pool2d(t(1, 3, 5, 5), (2, 2), dilation=[1, 1.0])",
+    "F.max_pool2d(t(1, 3, 5, 5).numpy(), 2)",
+    "F.max_pool2d(t(1, 3, 5, 5), 2, stride=None)",
+    "F.avg_pool2d(t(1, 3, 5, 5), 2, stride=None)",
+    "F.avg_pool2d(t(1, 3, 5, 5), 2, None)",
+    "F.max_pool2d(t(1, 3, 5, 5), torch.tensor(2))",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), stride=torch.tensor(2))",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), stride=(torch.tensor(2), 1))",
+    "nn.AvgPool2d(2.5)(t(1, 3, 5, 5))",
+    "nn.AvgPool1d(2.5)(t(1, 3, 5))",
+    "nn.MaxPool1d(2.5)(t(1, 3, 5))",
+    "nn.LPPool2d(2, 2.5)(t(1, 3, 5, 5))",
+]
+
+
 def _outcome(lib, src):
     def t(*shape, dtype=None):
         return lib.ones(*shape, dtype=lib.float64 if dtype is None else getattr(lib, str(dtype).split(".")[-1]))
@@ -344,3 +405,17 @@ def test_a_tensor_that_requires_grad_meets_the_same_checks(src):
         except Exception as e:  # noqa: BLE001
             return type(e).__name__, str(e)
     assert outcome(ilt) == outcome(torch) is not None
+
+
+@pytest.mark.parametrize("src", PARSER)
+def test_argument_types_as_torchs_parser(src):
+    """``padding=k / 2`` and friends stop in torch's argument parser: the same TypeError."""
+    def outcome(lib):
+        def t(*shape, dtype=None):
+            return lib.ones(*shape)
+        try:
+            eval(src, {"F": lib.nn.functional, "nn": lib.nn, "t": t, "torch": lib})
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+        return "ok"
+    assert outcome(ilt) == outcome(torch)
