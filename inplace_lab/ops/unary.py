@@ -289,9 +289,20 @@ def _round_fwd(xp, a, out=None, dt=None, decimals=0):
 _ROUND_VML, _ROUND_DECIMALS = _keep_dtype("round_vml_cpu"), _keep_dtype("round_cpu")
 ROUND = unary("round", _round_fwd, lambda c, g: zeros_grad(g), dtype_rule=_ROUND_VML,
               params={"decimals": 0}, p=True)
-_ROUND1 = overload(ROUND, "RoundBackward1", dtype_rule=lambda spec, ins, params: (
-    _ROUND_DECIMALS if params.get("decimals") else _ROUND_VML)(spec, ins, params))  # (ATen's
-# round.decimals runs round_stub for decimals=0, round_decimals_stub ("round_cpu") otherwise)
+_ROUND1_TORCH = {k: _keep_dtype(k, ("bool", "int")) for k in ("round_vml_cpu", "round_cpu")}
+
+
+def _round1_rule(spec, ins, params):
+    """ATen's round.decimals runs round_stub for decimals=0, round_decimals_stub ("round_cpu")
+    otherwise; neither has an integer loop (Paddle's round keeps integers as they are)."""
+    kernel = "round_cpu" if params.get("decimals") else "round_vml_cpu"
+    pol = getattr(ins[0], "_pol", None) if ins else None
+    if pol is not None and _policy.is_paddle(pol):
+        return (_ROUND_DECIMALS if params.get("decimals") else _ROUND_VML)(spec, ins, params)
+    return _ROUND1_TORCH[kernel](spec, ins, params)
+
+
+_ROUND1 = overload(ROUND, "RoundBackward1", dtype_rule=_round1_rule)
 ROUND.select = lambda args, kw: _ROUND1 if len(args) > 1 or "decimals" in kw else None
 
 

@@ -206,9 +206,6 @@ def round(*args, decimals=0, out=None, **kwargs):  # noqa: A001  (PyTorch's name
     """``torch.special.round``: ``torch.round(input, decimals=decimals)`` (RoundBackward1:
     the ``round.decimals`` overload, whose kernels have no integer loops)."""
     input = _single("round", args, kwargs)
-    if input._dtype.category < _dtypes.FLOAT:
-        kernel = "round_cpu" if decimals else "round_vml_cpu"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input._dtype.torch_name}\'')
     if out is not None and out._dtype is not input._dtype:
         raise RuntimeError(f"Found dtype {out._dtype.torch_name} but expected "
                            f"{input._dtype.torch_name}")

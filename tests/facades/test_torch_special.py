@@ -507,3 +507,15 @@ def test_second_derivatives(name):
     mine = [{k: v for k, v in d.items() if k != "graph"} if isinstance(d, dict) else d
             for d in (got[0] if isinstance(got[0], list) else [got[0]])]
     assert _close(mine, strip, 1e-7, 1e-9), f"\ntorch: {want}\nlab:   {got}"
+
+
+def test_round_with_decimals_refuses_integers_in_torch_not_in_paddle():
+    same(lambda m: m.round(m.tensor([1, 2]), decimals=0))
+    same(lambda m: m.round(m.tensor([1, 2]), decimals=1))
+    same(lambda m: m.round(m.tensor([1, 2])))
+    P = pytest.importorskip("paddle")
+    import inplace_lab.paddle as LP
+
+    want = P.round(P.to_tensor([1, 2]), decimals=1)
+    got = LP.round(LP.to_tensor([1, 2]), decimals=1)
+    assert got.tolist() == want.tolist() and str(got.dtype) == str(want.dtype)
