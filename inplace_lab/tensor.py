@@ -278,10 +278,10 @@ class Tensor:
         if requires_grad and vm is not None and vm.inherited:  # (a view that required grad only
             vm.inherited = False  # through its base, made under no_grad/inference_mode: its own
             # flag now, so its own AccumulateGrad, as PyTorch's requires_grad_ on it)
-        if requires_grad and self.__dict__.get("_views"):  # views taken earlier follow the base
+        if self.__dict__.get("_views"):  # views taken earlier follow the base
             from .autograd.views import base_requires_grad_now
 
-            base_requires_grad_now(self)
+            base_requires_grad_now(self, requires_grad)
         return self
 
     @property

@@ -126,9 +126,10 @@ def mark_views(spec, src, outs) -> None:
         if not torch_rules:
             continue
         if root._requires_grad:
-            if not v._requires_grad:
+            if not v._requires_grad:  # (made under no_grad/inference_mode: no grad_fn)
                 v._requires_grad = True
                 v._view_meta.inherited = True
+                _remember_view(root, v)  # (the base may stop requiring grad: so does this view)
         else:  # the base may start requiring grad later: then so does this view
             _remember_view(root, v)
 
@@ -146,16 +147,21 @@ def _remember_view(root, v) -> None:
         reg[0] = max(8, 2 * len(reg))
 
 
-def base_requires_grad_now(root) -> None:
-    """``root`` started requiring grad: its existing views now do too (inherited)."""
-    reg = root.__dict__.pop("_views", None)
+def base_requires_grad_now(root, flag: bool = True) -> None:
+    """``root`` started (or, ``flag`` False, stopped) requiring grad: so do its views that
+    have no grad_fn and no flag of their own (PyTorch's view requires_grad reads the base's)."""
+    reg = root.__dict__.get("_views")
     if not reg:
         return
     for r in reg[1:]:
         v = r()
-        if v is not None and not v._requires_grad:
+        if v is None or v._grad_fn is not None:
+            continue
+        if flag and not v._requires_grad:
             v._requires_grad = True
             v._view_meta.inherited = True
+        elif not flag and v._requires_grad and v._view_meta.inherited:
+            v._requires_grad = False
 
 
 def _geometry(t):

@@ -972,3 +972,30 @@ def test_out_errors_in_tensor_iterators_order():
                 "resized": attempt(lambda: T.mul(f2, f24, out=T.empty(0, dtype=T.int64))),
                 "i2": i2}
     compare_torch(prog)
+
+
+def test_a_view_without_grad_fn_follows_its_bases_requires_grad():
+    """A view made under no_grad / inference_mode requires grad through its base only: when
+    the base stops (``requires_grad_(False)``) so does the view, and back (seed 38359); a view
+    with its own flag or a grad_fn keeps it."""
+    def prog(T):
+        out = {}
+        for mode in ("no_grad", "inference_mode"):
+            t1 = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            with getattr(T, mode)():
+                t3, t4 = t1.view(-1), t1[1:]
+            t1.requires_grad_(False)
+            off = (t3.requires_grad, t4.requires_grad, t3.is_leaf)
+            t1.requires_grad_(True)
+            on = (t3.requires_grad, t4.requires_grad)
+            t4.requires_grad_(True)
+            t1.requires_grad_(False)
+            out[mode] = (off, on, t3.requires_grad, t4.requires_grad)
+        t1 = T.tensor([1.0, 2.0, 3.0])
+        v = t1[1:]
+        t1.requires_grad_()
+        w = t1[:1]
+        t1.requires_grad_(False)
+        out["grad mode"] = (v.requires_grad, w.requires_grad, v.is_leaf, w.is_leaf)
+        return out
+    compare_torch(prog)
