@@ -30,7 +30,16 @@ _single, _pair, _triple = _tuple_of(1), _tuple_of(2), _tuple_of(3)
 
 
 def conv_parameters(m, weight_shape, bias_size, bias, device, dtype) -> None:
-    """A conv's (or a transposed conv's) weight and bias, then PyTorch's init."""
+    """A conv's (or a transposed conv's) weight and bias, then PyTorch's init. A size that is
+    not all ints (``in_channels=3.0``, ``kernel_size=2.5``) is ``torch.empty``'s TypeError."""
+    from .arg_parse import INTS, _check, _unpack_error
+
+    ok, bad = _check(INTS, tuple(weight_shape))
+    if not ok:
+        raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found "
+                        f"element of type {bad[1]} at pos {bad[0]}")
+    if bad is not None:
+        raise _unpack_error("empty", "size", bad)
     fk = {"device": device, "dtype": dtype}
     m.weight = Parameter(creation.empty(*weight_shape, **fk))
     if bias:
@@ -113,9 +122,9 @@ class _ConvNd(Module):
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \
             f"stride={self.stride}"
-        if isinstance(self.padding, str) or any(self.padding):
+        if self.padding != (0,) * len(self.padding):  # (torch's tests, None and strings too)
             s += f", padding={self.padding}"
-        if any(d != 1 for d in self.dilation):
+        if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
