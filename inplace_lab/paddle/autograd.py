@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from inplace_lab import autograd as _core
+from inplace_lab.autograd import saved as _saved
 from inplace_lab.tensor import Tensor as _Tensor
 
 
@@ -137,3 +138,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     return _paddle.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
                         allow_unused, no_grad_vars)
+
+
+Function = PyLayer  # (paddle.autograd.Function is PyLayer)
+
+
+class saved_tensors_hooks(_saved.saved_tensors_hooks):
+    """``with paddle.autograd.saved_tensors_hooks(pack, unpack):`` every tensor a node keeps
+    for backward inside the block is stored as ``pack(tensor)`` and read back as
+    ``unpack(packed)`` (a lesson packs to numpy and unpacks with ``paddle.to_tensor``)."""

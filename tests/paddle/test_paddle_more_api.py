@@ -1038,3 +1038,42 @@ def test_numel_is_a_0d_int64_tensor_as_paddles(shape):
         assert repr(got == 6) == repr(want == 6)
     assert lab.ones(shape).size == paddle.ones(shape).size
     assert type(lab.ones(shape).size) is int
+
+
+def test_saved_tensors_hooks_as_paddles_doc_example():
+    """paddle.autograd.saved_tensors_hooks packing to numpy, through a PyLayer's
+    save_for_backward and through the nodes of multiply, exp and tanh; Function is PyLayer."""
+    def run(P):
+        class cus_multiply(P.autograd.PyLayer):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return P.multiply(a, b)
+
+            @staticmethod
+            def backward(ctx, dy):
+                a, b = ctx.saved_tensor()
+                return dy * a, dy * b
+        log = []
+
+        def pack_hook(x):
+            log.append(("pack", list(x.shape), x.stop_gradient))
+            return x.numpy()
+
+        def unpack_hook(x):
+            log.append(("unpack", list(x.shape)))
+            return P.to_tensor(x)
+        a, b = P.to_tensor(A), P.to_tensor(B)
+        a.stop_gradient = b.stop_gradient = False
+        with P.autograd.saved_tensors_hooks(pack_hook, unpack_hook):
+            y = cus_multiply.apply(a, b)
+            z = a * b
+            w = P.exp(a)
+            v = P.tanh(b)
+        (y.sum() + z.sum() + w.sum() + v.sum()).backward()
+        return log, a.grad.numpy(), b.grad.numpy(), P.autograd.Function is P.autograd.PyLayer
+
+    (tl, ta, tb, tf), (ll, la, lb, lf) = run(paddle), run(lab)
+    assert ll == tl and lf == tf
+    np.testing.assert_allclose(la, ta, rtol=1e-6)
+    np.testing.assert_allclose(lb, tb, rtol=1e-6)
