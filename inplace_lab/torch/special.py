@@ -82,6 +82,41 @@ def _pair(fn, a, b, names=("input", "other")):
         raise _combination_error(fn, names, (a, b))
 
 
+def _parsed(fn):
+    """PyTorch's argument-parser wording for a call the signature does not take: too many
+    positional arguments, a missing one (a two-tensor function: no overload matches), an
+    unknown keyword. ``fn`` is ``torch.special.<name>``'s Python signature."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn)
+    name = "polygamma" if fn.__name__ == "_torch_polygamma" else f"special_{fn.__name__}"
+    positional = [p.name for p in sig.parameters.values()
+                  if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError:
+            unknown = [k for k in kwargs if k not in sig.parameters]
+            if len(args) > len(positional):
+                n = len(positional)
+                raise TypeError(f"{name}() takes {n} positional argument{'s' * (n != 1)} but "
+                                f"{len(args)} were given") from None
+            if unknown:
+                raise TypeError(f"{name}() got an unexpected keyword argument "
+                                f"'{unknown[0]}'") from None
+            if positional[1:2] == ["other"]:
+                raise _combination_error(fn.__name__, ("input", "other"), args, kwargs) from None
+            missing = next(p for p in positional[len(args):] if p not in kwargs)
+            raise TypeError(f'{name}() missing 1 required positional arguments: "{missing}"') \
+                from None
+        return fn(*args, **kwargs)
+
+    return call
+
+
 def _out(out):
     return {} if out is None else {"out": out}
 
@@ -181,6 +216,7 @@ def _scalar(name, t, number):
     return _dispatch.call(SCALAR[name], (t, number), {})
 
 
+@_parsed
 def ndtr(input, *, out=None):
     """The standard normal CDF, PyTorch's composite ``(1 + erf(x * M_SQRT1_2)) * 0.5``
     (MulBackward1 over AddBackward1 over ErfBackward0); with ``out=`` a ``copy_`` into it."""
@@ -196,6 +232,7 @@ def ndtr(input, *, out=None):
     return out.copy_(r)
 
 
+@_parsed
 def logit(input, eps=None, *, out=None):
     """``torch.special.logit``: ``torch.logit`` (LogitBackward0)."""
     _tensor_arg("logit", input)
@@ -224,11 +261,13 @@ def _polygamma(label, n, input, out):
     return _dispatch.call(_OPS["polygamma"], (input,), {"n": n, **_out(out)})
 
 
+@_parsed
 def polygamma(n, input, *, out=None):
     """``torch.special.polygamma(n, input)``: the n-th derivative of digamma."""
     return _polygamma("special_polygamma", n, input, out)
 
 
+@_parsed
 def _torch_polygamma(n, input, *, out=None):
     """``torch.polygamma(n, input)``: ``n`` first, as PyTorch's top-level function (the
     method is ``input.polygamma(n)``)."""
@@ -238,6 +277,7 @@ def _torch_polygamma(n, input, *, out=None):
 _torch_polygamma.__name__ = _torch_polygamma.__qualname__ = "polygamma"
 
 
+@_parsed
 def multigammaln(input, p, *, out=None):
     """``torch.special.multigammaln``: ``torch.mvlgamma`` (MvlgammaBackward0)."""
     _tensor_arg("multigammaln", input)
@@ -255,18 +295,21 @@ def multigammaln(input, p, *, out=None):
     return _il.mvlgamma(input, p, **_out(out))
 
 
-def softmax(input, dim, *, dtype=None):
+@_parsed
+def softmax(input, dim, dtype=None):
     """``torch.special.softmax``: ``torch.softmax`` (SoftmaxBackward0)."""
     _tensor_arg("softmax", input)
     return _il.softmax(input, dim, dtype=dtype)
 
 
+@_parsed
 def log_softmax(input, dim, *, dtype=None):
     """``torch.special.log_softmax``: ``torch.log_softmax`` (LogSoftmaxBackward0)."""
     _tensor_arg("log_softmax", input)
     return _il.log_softmax(input, dim, dtype=dtype)
 
 
+@_parsed
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """``torch.special.logsumexp``: ``torch.logsumexp`` (LogsumexpBackward0)."""
     _tensor_arg("logsumexp", input)
@@ -278,24 +321,28 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 # ---- two arguments ---------------------------------------------------------------------------
 
+@_parsed
 def xlogy(input, other, *, out=None):
     """``torch.special.xlogy``: ``torch.xlogy`` (XlogyBackward0/1/2 by overload)."""
     _pair("xlogy", input, other)
     return _il.xlogy(input, other, **_out(out))
 
 
+@_parsed
 def xlog1py(input, other, *, out=None):
     """``x * log1p(y)``, 0 where x == 0 (SpecialXlog1PyBackward0/1/2 by overload)."""
     _pair("xlog1py", input, other)
     return _table("xlog1py", input, other, out=out)
 
 
+@_parsed
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function (SpecialZetaBackward0/1/2; no derivative in ``input``)."""
     _pair("zeta", input, other)
     return _table("zeta", input, other, out=out)
 
 
+@_parsed
 def gammainc(input, other, *, out=None):
     """``torch.special.gammainc``: ``torch.igamma`` (IgammaBackward0; tensors only)."""
     _tensor_arg("gammainc", input)
@@ -303,6 +350,7 @@ def gammainc(input, other, *, out=None):
     return _il.igamma(input, other, **_out(out))
 
 
+@_parsed
 def gammaincc(input, other, *, out=None):
     """``torch.special.gammaincc``: ``torch.igammac`` (IgammacBackward0; tensors only)."""
     _tensor_arg("gammaincc", input)

@@ -415,6 +415,20 @@ def test_a_number_for_the_tensor_argument_is_a_type_error(name):
     lambda m: m.special.chebyshev_polynomial_t(m.tensor([0.5]), m.tensor([2]), m.tensor([2])),
     lambda m: m.special.airy_ai(input=m.tensor([1.0])),
     lambda m: m.special.round(m.tensor([1.0]), 1),
+    lambda m: m.special.softmax(m.tensor([1.0, 2.0]), 0, m.float64),
+    lambda m: m.special.log_softmax(m.tensor([1.0, 2.0]), 0, m.float64),
+    lambda m: m.special.softmax(m.tensor([1.0])),
+    lambda m: m.special.logsumexp(m.tensor([1.0])),
+    lambda m: m.special.multigammaln(m.tensor([3.0])),
+    lambda m: m.special.polygamma(1),
+    lambda m: m.polygamma(1),
+    lambda m: m.polygamma(1, m.tensor([0.5, 2.0])),
+    lambda m: m.polygamma(-1, m.tensor([0.5])),
+    lambda m: m.special.xlogy(m.tensor([1.0])),
+    lambda m: m.special.zeta(m.tensor([2.0]), other=m.tensor([1.0])),
+    lambda m: m.special.ndtr(m.tensor([1.0]), foo=1),
+    lambda m: m.special.entr(m.tensor([1.0]), foo=1),
+    lambda m: m.special.bessel_j0(),
 ], ids=lambda f: "")
 def test_argument_errors(call):
     same(call)
