@@ -100,3 +100,42 @@ def test_retain_graph_backward_twice_reruns():
         runs.clear()
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
     assert results[0][1] == results[1][1] == 3  # forward, then one rerun per backward
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_checkpoint_sequential_as_torch(reentrant):
+    """Same output, grad_fn and gradients as torch's checkpoint_sequential over a Sequential,
+    and the same refusal of unknown keywords and warning without use_reentrant."""
+    def run(T):
+        from torch.utils.checkpoint import checkpoint_sequential as tcs
+
+        from inplace_lab.utils.checkpoint import checkpoint_sequential as ics
+        cs = tcs if T is torch else ics
+        rng = np.random.default_rng(1)
+        layers = [T.nn.Linear(4, 4), T.nn.Tanh(), T.nn.Linear(4, 4), T.nn.ReLU(),
+                  T.nn.Linear(4, 2)]
+        with T.no_grad():
+            for m in layers:
+                for p in m.parameters():
+                    p.copy_(T.tensor(rng.standard_normal(tuple(p.shape))))
+        model = T.nn.Sequential(*layers).double()
+        x = T.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+        y = cs(model, 2, x, use_reentrant=reentrant)
+        y.sum().backward()
+        try:
+            cs(model, 2, x, use_reentrant=reentrant, bogus=1)
+            err = None
+        except ValueError as e:
+            err = str(e)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            cs(list(model.children()), 3, x)
+        return (y.detach().numpy(), type(y.grad_fn).__name__, x.grad.numpy(),
+                [p.grad.numpy() for p in model.parameters()], err, [str(m.message) for m in w])
+
+    t, i = run(torch), run(it)
+    np.testing.assert_allclose(i[0], t[0], rtol=1e-12)
+    assert i[1] == t[1] and i[4] == t[4] and i[5] == t[5]
+    np.testing.assert_allclose(i[2], t[2], rtol=1e-12)
+    for a, b in zip(i[3], t[3]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
