@@ -374,6 +374,19 @@ def _zeta_fwd(xp, a, b, out=None, dt=None):
     return assign(xp, out, xp.asarray(r).astype(dt.np, copy=False))
 
 
+def _log_ndtr_fwd(xp, a, out=None, dt=None):
+    """ATen's calc_log_ndtr in the result dtype: ``log(erfcx(-t) / 2) - t * t`` below -1,
+    ``log1p(-erfc(t) / 2)`` above, t = x / sqrt(2) (float32 rounds as torch's there)."""
+    T = dt.np.type
+    x = xp.asarray(a, dtype=dt.np)
+    with np.errstate(all="ignore"):
+        t = x * T(math.sqrt(0.5))
+        cx = xp.asarray(_sf(xp, "erfcx")(-t)).astype(dt.np, copy=False)
+        c = xp.asarray(_sf(xp, "erfc")(t)).astype(dt.np, copy=False)
+        r = xp.where(x < T(-1.0), xp.log(cx / T(2.0)) - t * t, xp.log1p(-c / T(2.0)))
+    return assign(xp, out, r.astype(dt.np, copy=False))
+
+
 def _spherical_j0_fwd(xp, a, out=None, dt=None):
     """ATen's spherical_bessel_j0: a Taylor polynomial below 0.5, sin(x)/x above, 0 at inf."""
     x = xp.asarray(a, dtype=dt.np)
@@ -657,7 +670,7 @@ def _special(name, fwd, backward=None, saves=(), args=("self",), **kw):
 ENTR = _special("entr", _sp_unary("entr"), _entr_bw, saves=("self",))
 ERFCX = _special("erfcx", _sp_unary("erfcx"), _erfcx_bw, saves=("self", "result"))
 NDTRI = _special("ndtri", _sp_unary("ndtri"), _ndtri_bw, saves=("result",))
-LOG_NDTR = _special("log_ndtr", _sp_unary("log_ndtr"), _log_ndtr_bw, saves=("self", "result"))
+LOG_NDTR = _special("log_ndtr", _log_ndtr_fwd, _log_ndtr_bw, saves=("self", "result"))
 I0E = _special("i0e", _sp_unary("i0e"), _i0e_bw, saves=("self", "result"),
                node_name="SpecialI0EBackward0")
 I1E = _special("i1e", _sp_unary("i1e"), _i1e_bw, saves=("self", "result"),

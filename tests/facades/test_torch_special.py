@@ -533,3 +533,18 @@ def test_round_with_decimals_refuses_integers_in_torch_not_in_paddle():
     want = P.round(P.to_tensor([1, 2]), decimals=1)
     got = LP.round(LP.to_tensor([1, 2]), decimals=1)
     assert got.tolist() == want.tolist() and str(got.dtype) == str(want.dtype)
+
+
+DIFFERENTIABLE_UNARY = [n for n in UNARY + ["logit", "round"] if n not in NO_DERIVATIVE]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", DIFFERENTIABLE_UNARY)
+def test_unary_gradients_on_the_grid(name, dtype):
+    def prog(m):
+        x = m.tensor(DOMAIN.get(name, GRID), dtype=getattr(m, dtype), requires_grad=True)
+        y = getattr(m.special, name)(x)
+        y.backward(m.ones_like(y))
+        return [y, x.grad]
+
+    same(prog, *_tol(dtype))
