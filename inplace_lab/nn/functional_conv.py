@@ -66,7 +66,7 @@ def _same(input, weight, stride, dilation, groups):
     if left == right:
         return input, tuple(left)
     warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
-                  "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+                  "zero-padded copy of the input be created", UserWarning, stacklevel=5)
     pad_nd = [0] * (2 * dim)
     for i in range(dim):
         delta, at = right[i] - left[i], 2 * (dim - 1 - i)  # (F.pad: last dim first)

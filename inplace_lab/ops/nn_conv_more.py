@@ -19,8 +19,9 @@ with the input as "grad_output" and the upstream gradient as "input". Both ops r
 
 The kernels take the output's spatial size explicitly (``out_sp``): a transposed conv with
 ``output_padding`` has output rows no tap reaches, so the size is not implied by the rest.
-Shape checks with PyTorch's messages live in ``check_conv`` / ``check_conv_transpose``
-(pure functions of shapes, called before any data is touched).
+The argument checks with PyTorch's words and order live in ``check_convolution`` (pure
+functions of shapes and dtypes, which the functionals call before any data is touched);
+the kernels only compute.
 """
 from __future__ import annotations
 
@@ -47,86 +48,21 @@ def expand_param(v, nd, name):
     return v
 
 
-def _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, transposed):
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(p < 0 for p in padding):
-        raise RuntimeError("negative padding is not supported")
-    if any(d < 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
-    if any(d == 0 for d in dilation):  # (the transposed kernels' own check names the axes)
-        got = ", ".join(f"dilation_{a}: {v}" for a, v in zip(
-            _AXES[len(dilation)], dilation if len(dilation) > 1 else (1,) + tuple(dilation)))
-        raise RuntimeError("dilation should be greater than zero, but got " +
-                           (got if transposed else str(list(dilation))))
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if wshape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                           f"dimension 0, but got weight of size [{list(wshape)}] instead")
-    c = xshape[1]
-    need = wshape[0] if transposed else wshape[1] * groups
-    if c != need:
-        given = "transposed=1" if transposed else f"groups={groups}"
-        raise RuntimeError(f"Given {given}, weight of size {list(wshape)}, expected input"
-                           f"{list(xshape)} to have {need} channels, but got {c} channels instead")
-    if bshape is not None:
-        n_out = wshape[1] * groups if transposed else wshape[0]
-        if len(bshape) != 1 or bshape[0] != n_out:
-            given = "transposed=1, weight" if transposed else "weight"
-            raise RuntimeError(f"Given {given} of size {list(wshape)}, expected bias to be "
-                               f"1-dimensional with {n_out} elements, but got bias of size "
-                               f"{list(bshape)} instead")
+def conv_output_size(xshape, wshape, stride, padding, dilation):
+    """A convolution's output spatial size (its arguments checked by ``check_convolution``)."""
+    return tuple((h + 2 * p - (d * (k - 1) + 1)) // s + 1 for h, k, s, p, d in zip(
+        xshape[2:], wshape[2:], stride, padding, dilation))
 
 
-def check_conv(xshape, wshape, bshape, stride, padding, dilation, groups):
-    """A batched convolution's output spatial size, or PyTorch's error for the arguments."""
-    nd = len(wshape) - 2
-    stride, padding, dilation = (expand_param(v, nd, n) for v, n in
-                                 ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
-    _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, False)
-    padded = [h + 2 * p for h, p in zip(xshape[2:], padding)]
-    eff = [d * (k - 1) + 1 for d, k in zip(dilation, wshape[2:])]
-    if any(h < e for h, e in zip(padded, eff)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}"
-                           f"). Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be "
-                           "greater than actual input size")
-    return tuple((h - e) // s + 1 for h, e, s in zip(padded, eff, stride))
+def conv_transpose_output_size(xshape, wshape, stride, padding, output_padding, dilation):
+    """``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1`` per dim;
+    ``output_padding`` only adds rows no input reaches (``check_convolution`` keeps it below
+    the stride or the dilation)."""
+    return tuple((h - 1) * s - 2 * p + d * (k - 1) + o + 1 for h, s, p, d, k, o in zip(
+        xshape[2:], stride, padding, dilation, wshape[2:], output_padding))
 
 
 _AXES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
-
-
-def check_conv_transpose(xshape, wshape, bshape, stride, padding, output_padding, dilation,
-                         groups):
-    """A batched transposed convolution's output spatial size, or PyTorch's error.
-
-    ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1`` per dim;
-    ``output_padding`` only adds rows no input reaches, so it must stay below the stride or
-    the dilation. (A 1-d one runs in ATen as a 2-d one of height 1: its messages say so.)"""
-    nd = len(wshape) - 2
-    stride, padding, output_padding, dilation = (
-        expand_param(v, nd, n) for v, n in ((stride, "stride"), (padding, "padding"),
-                                            (output_padding, "output_padding"),
-                                            (dilation, "dilation")))
-    _check_common(xshape, wshape, bshape, stride, padding, dilation, groups, True)
-    if any(o < 0 for o in output_padding):
-        raise RuntimeError("negative output_padding is not supported")
-    lift = (lambda t, one: (one,) + tuple(t)) if nd == 1 else (lambda t, one: tuple(t))
-    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
-        ax = _AXES[nd]
-        parts = [f"{what}_{a}: {v}" for what, vals in (
-            ("output_padding", lift(output_padding, 0)), ("stride", lift(stride, 1)),
-            ("dilation", lift(dilation, 1))) for a, v in zip(ax, vals)]
-        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
-                           "got " + " ".join(parts))
-    out = tuple((h - 1) * s - 2 * p + d * (k - 1) + o + 1 for h, s, p, d, k, o in zip(
-        xshape[2:], stride, padding, dilation, wshape[2:], output_padding))
-    if any(o < 1 for o in out):
-        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, lift(xshape[2:], 1)))})"
-                           f". Calculated output size per channel: "
-                           f"({' x '.join(map(str, lift(out, 1)))}). Output size is too small")
-    return out
 
 
 # ---- ATen's argument checks, in its order, before any data is touched ----------------------------
@@ -263,14 +199,16 @@ def _check_mkldnn(xdt, wdt, bdt, x4, w4, s, p, d, o, transposed):
         if any(v <= 0 for v in d):
             raise RuntimeError("non-positive dilation is not supported")
         return
-    if any(v <= 0 for v in d):  # (oneDNN's own words)
+    # (oneDNN's own words: a negative output size, then a zero dilation)
+    if any(v < 0 for v in _transposed_size(x4, w4, s, p, d, o)):
+        raise RuntimeError("could not construct a memory descriptor using a format tag")
+    if len(w4) == 5 and any(v <= 0 for v in d) or \
+            any(v <= 0 and k > 1 for v, k in zip(d, w4[2:])):
         raise RuntimeError("dimensions are invalid" if len(w4) == 5 else
                            "could not create a primitive descriptor for the deconvolution "
                            "forward propagation primitive. Run workload with environment "
                            "variable ONEDNN_VERBOSE=all to get additional diagnostic "
                            "information.")
-    if any(v < 1 for v in _transposed_size(x4, w4, s, p, d, o)):
-        raise RuntimeError("could not construct a memory descriptor using a format tag")
 
 
 def _transposed_size(x4, w4, s, p, d, o):
@@ -434,7 +372,7 @@ _GEO = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1}
 def _convnd_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, groups=1):
     nd = w.ndim - 2
     s, p, d = _geo({"stride": stride, "padding": padding, "dilation": dilation}, nd)
-    out_sp = check_conv(x.shape, w.shape, None if b is None else b.shape, s, p, d, groups)
+    out_sp = conv_output_size(x.shape, w.shape, s, p, d)
     y = _conv_arrays(xp, x, w, s, p, d, groups, out_sp)
     if b is not None:
         y += _bias_shape(b, nd).astype(y.dtype, copy=False)
@@ -489,8 +427,9 @@ _TGEO = {"stride": 1, "padding": 0, "output_padding": 0, "groups": 1, "dilation"
 def _conv_transpose_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, output_padding=0,
                         groups=1, dilation=1):
     nd = w.ndim - 2
-    out_sp = check_conv_transpose(x.shape, w.shape, None if b is None else b.shape, stride,
-                                  padding, output_padding, dilation, groups)
+    out_sp = conv_transpose_output_size(x.shape, w.shape, *(expand_param(v, nd, n) for v, n in (
+        (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"),
+        (dilation, "dilation"))))
     s, p, d = _geo({"stride": stride, "padding": padding, "dilation": dilation}, nd)
     # the input gradient of the convolution (N, Cout, *out_sp) -> (N, Cin, *x) with weight w
     y = _input_grad_arrays(xp, x, w, s, p, d, groups, out_sp)

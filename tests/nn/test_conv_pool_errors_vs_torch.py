@@ -467,3 +467,60 @@ def test_argument_types_as_torchs_parser(src):
             return type(e).__name__, str(e)
         return "ok"
     assert outcome(ilt) == outcome(torch)
+
+
+def _random_conv_case(rng):
+    nd, tr = rng.choice([1, 2, 3]), rng.random() < 0.3
+    g = rng.choice([1, 2])
+    n, cin, cout = rng.choice([1, 2]), g * rng.choice([1, 2]), g * rng.choice([1, 2])
+    sp, k = [rng.randint(1, 6) for _ in range(nd)], [rng.randint(1, 3) for _ in range(nd)]
+    case = {"nd": nd, "tr": tr, "g": g, "s": rng.choice([1, 2, (1,) * nd, [2] * nd, 0]),
+            "p": rng.choice([0, 1, 2, -1] + ([] if tr else ["same", "valid"])),
+            "d": rng.choice([1, 2, 0]), "op": rng.choice([0, 1]),
+            "dt": rng.choice([np.float64, np.float32]), "unbatched": rng.random() < 0.2,
+            "x": [n, cin] + sp, "w": ([cin, cout // g] if tr else [cout, cin // g]) + k,
+            "b": [cout] if rng.random() < 0.5 else None}
+    return case
+
+
+def _run_conv_case(lib, c, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(c["x"]).astype(c["dt"])
+    ts = [lib.tensor(x[0] if c["unbatched"] else x, requires_grad=True),
+          lib.tensor(rng.standard_normal(c["w"]).astype(c["dt"]), requires_grad=True),
+          None if c["b"] is None else
+          lib.tensor(rng.standard_normal(c["b"]).astype(c["dt"]), requires_grad=True)]
+    F = lib.nn.functional
+    try:
+        if c["tr"]:
+            y = getattr(F, f"conv_transpose{c['nd']}d")(*ts, c["s"], c["p"], c["op"], c["g"],
+                                                        c["d"])
+        else:
+            y = getattr(F, f"conv{c['nd']}d")(*ts, c["s"], c["p"], c["d"], c["g"])
+        y.sum().backward()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+    return (type(y.grad_fn).__name__, tuple(y.shape), y.detach().numpy(),
+            [None if t is None else t.grad.numpy() for t in ts])
+
+
+def test_random_convolutions_raise_or_compute_as_torch():
+    """400 seeded random calls, good and bad: the same error, or the same values, gradients
+    and node. (Not the one oneDNN oddity this cannot predict: a float32 transposed conv with
+    a zero dilation and a kernel of 2 over an input of length 1 sometimes computes.)"""
+    import random
+
+    rng = random.Random(1)
+    for seed in range(400):
+        c = _random_conv_case(rng)
+        if c["tr"] and c["d"] == 0 and c["dt"] is np.float32 and 2 in c["w"][2:]:
+            continue
+        want, got = _run_conv_case(torch, c, seed), _run_conv_case(ilt, c, seed)
+        if len(want) == 2:
+            assert got == want, c
+            continue
+        assert got[:2] == want[:2], c
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-4, atol=1e-4)
+        for a, b in zip(got[3], want[3]):
+            if b is not None:
+                np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
