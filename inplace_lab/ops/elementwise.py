@@ -623,7 +623,8 @@ def _xlogy_bw(c, g):
     gx = gy = None
     if c.needs_input_grad[0]:
         if is_tensor(y):
-            gx = red(c, 0, masked_grad(g * y.log(), (x != 0).logical_or(y > 0)))
+            # (ATen: xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0): NaN y passes)
+            gx = red(c, 0, masked_grad(g.xlogy(y), (x == 0).logical_and(y <= 0).logical_not()))
         else:
             gx = red(c, 0, g.xlogy(y) if y > 0 else masked_grad(g.xlogy(y), x != 0))
     if c.needs_input_grad[1]:

@@ -548,3 +548,19 @@ def test_unary_gradients_on_the_grid(name, dtype):
         return [y, x.grad]
 
     same(prog, *_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "zeta", "gammainc", "gammaincc"])
+def test_binary_gradients_on_the_grid(name):
+    xs = [0.0, 0.5, 1.0, 2.0, 3.0, -1.0, math.inf, math.nan]
+    ys = [0.0, 0.5, 1.0, 2.5, -0.5, -1.0, -2.0, 10.0, math.inf, math.nan]
+
+    def prog(m):
+        x = m.tensor([[v] * len(ys) for v in xs], dtype=m.float64,
+                     requires_grad=name in ("xlogy", "xlog1py"))
+        y = m.tensor(ys, dtype=m.float64, requires_grad=True)
+        r = getattr(m.special, name)(x, y)
+        r.backward(m.ones_like(r))
+        return [r, y.grad] + ([x.grad] if x.requires_grad else [])
+
+    same(prog, 1e-7, 1e-9)
