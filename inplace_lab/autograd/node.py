@@ -165,22 +165,11 @@ def _wrapped_number(v):
     return creation.tensor(v, dtype=dt)
 
 
-class _Handle:
-    """What ``register_hook`` returns: ``handle.remove()``, or use it as a context manager."""
+def _Handle(hooks, fn):
+    """What ``register_hook`` returns (``torch.utils.hooks.RemovableHandle``)."""
+    from ..utils.hooks import RemovableHandle
 
-    def __init__(self, lst, fn):
-        self._lst, self._fn = lst, fn
-
-    def remove(self):
-        if self._fn in self._lst:
-            self._lst.remove(self._fn)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-        return False
+    return RemovableHandle(hooks, fn)
 
 
 def register_post_accumulate_grad_hook(self, hook):

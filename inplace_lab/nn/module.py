@@ -16,6 +16,7 @@ from collections import OrderedDict, namedtuple
 
 from ..autograd import no_grad
 from ..tensor import Tensor
+from ..utils.hooks import RemovableHandle
 from .parameter import Parameter
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -29,26 +30,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Returned by ``register_*_hook``; ``remove()`` unregisters the hook."""
-
-    _next = 0
-
-    def __init__(self, hooks: dict):
-        self._hooks = hooks
-        self.id = RemovableHandle._next
-        RemovableHandle._next += 1
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class Module:

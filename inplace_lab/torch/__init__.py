@@ -108,7 +108,7 @@ load = _facade.creator(_load, POLICY, "load")  # what torch.load returns are tor
 
 # `import torch.optim` (and torch.optim.lr_scheduler ...) works too
 for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.checkpoint",
-              "multiprocessing", "testing"):
+              "utils.hooks", "multiprocessing", "testing"):
     _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]
 
 # torch.Generator: the seeded permutation source DataLoader(shuffle) and random_split take

@@ -370,3 +370,24 @@ def test_an_unsaved_input_may_change_before_backward():
         t1.sum().backward()
         return {"r": r, "t5": t5, "t1": t1}
     compare_torch(prog)
+
+
+def test_every_hook_handle_is_torchs_removable_handle():
+    """Tensor, node and module hooks all hand back torch.utils.hooks.RemovableHandle: ``id``
+    counts up, ``remove()`` twice is harmless, ``with`` removes at the end of the block."""
+    import inplace_lab.torch as T
+
+    x = T.ones(2, requires_grad=True)
+    handles = [x.register_hook(lambda g: g * 2), (x * 2).grad_fn.register_hook(lambda *a: None),
+               T.nn.Linear(2, 2).register_forward_hook(lambda *a: None)]
+    assert all(type(h) is T.utils.hooks.RemovableHandle for h in handles)
+    assert [h.id for h in handles] == list(range(handles[0].id, handles[0].id + 3))
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    handles[0].remove()
+    handles[0].remove()
+    x.grad = None
+    with x.register_hook(lambda g: g * 3):
+        (x * 1).sum().backward()
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [4.0, 4.0]  # 3 with the hook, then 1 without
