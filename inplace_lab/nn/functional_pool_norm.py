@@ -298,6 +298,9 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
         out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    if not isinstance(kernel_size, (int, float)):  # (torch's ``.mul(kernel_size)``)
+        raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(kernel_size).__name__}")
     return _lp_tail(out, norm_type, kernel_size)
 
 
