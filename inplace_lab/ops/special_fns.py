@@ -7,10 +7,13 @@ PyTorch has none of them as a Tensor method nor as a ``torch.<name>`` function
 function=False``; ``inplace_lab/torch/special.py`` calls them through the dispatcher.
 
 Kernels: scipy.special on the CPU, cupyx.scipy.special on a GPU where it has the
-function; where it has not (``airy``), the kernel runs on a host copy and the result
-goes back to the device. The orthogonal polynomials are PyTorch's own recurrences
-(ATen/native/Math.h), vectorised: the same branches, in the result dtype, so float32
-rounds as PyTorch's float32 kernel does.
+function; where it has not, the kernel runs on a host copy and the result goes back to
+the device. Where scipy's answer differs from ATen's beyond rounding, the kernel is
+ATen's own code (ATen/native/Math.h) vectorised over the arrays, with the same branches
+in the result dtype (so float32 rounds as torch's float32 kernel does): Airy's Ai, the
+Bessel functions J0/J1/Y0/Y1, log_ndtr, trigamma, the orthogonal polynomials (their
+recurrences, each cell stopping at its own degree); elsewhere scipy's value gets ATen's
+edges (zeta at q = inf, igamma at 0/inf/NaN, i0/i1 overflowing in float32).
 
 The Bessel functions, Airy's Ai and the polynomials have no derivative in PyTorch
 (``output_differentiability: [False]``): their results never require grad.
@@ -68,15 +71,14 @@ def polygamma_values(xp, n, a, dt):
     ``-pi^2 / sin^2(pi x)`` below 0.5, six recurrence steps, an asymptotic series; in float32
     the reflection is finite near the poles), else ``+-n! * zeta(n + 1, x)`` with ATen's
     zeta (NaN at x = +inf)."""
-    T = dt.np.type
     with np.errstate(all="ignore"):
-        x = _calc(xp, a, dt)
+        x = _calc(xp, a, dt)  # (float16 computes in float32, as ATen's opmath)
+        T = x.dtype.type
         if n < 0:  # (refused by torch's front ends; scipy's answer for the others)
             r = _sf(xp, "polygamma")(n, x)
         elif n == 0:
             r = _sf(xp, "psi")(x)
         elif n == 1:
-            x = x.astype(dt.np)
             low = x < T(0.5)
             s = xp.sin(T(math.pi) * x)
             res = xp.where(low, -(T(math.pi) * T(math.pi)) / (s * s), T(0.0))
