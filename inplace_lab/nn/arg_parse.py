@@ -27,6 +27,7 @@ __all__ = ["parsed", "CONV_SIGNATURES", "conv_transpose_params", "pool_params"]
 
 TENSOR, OPT_TENSOR, INTS, INT, STR = "Tensor", "Tensor?", "tuple of ints", "int", "str"
 OPT_INTS = "tuple of ints?"  # (a pool's stride: None is the kernel size)
+BOOL, OPT_INT = "bool", "int?"
 
 
 def _type_name(v) -> str:
@@ -62,8 +63,12 @@ def _check(kind, v):
         return _is_int(v), None
     if kind == STR:
         return isinstance(v, str), None
-    if kind == OPT_INTS and v is None:
+    if kind in (OPT_INTS, OPT_INT) and v is None:
         return True, None
+    if kind == OPT_INT:
+        return _is_int(v), None
+    if kind == BOOL:
+        return isinstance(v, bool), None
     if _is_int(v):
         return True, None
     if isinstance(v, (tuple, list)):
@@ -192,9 +197,29 @@ def conv_transpose_params():
             ("padding", INTS), ("output_padding", INTS), ("groups", INT), ("dilation", INTS)]
 
 
-def pool_params(avg):
+def pool_params(avg, divisor=True):
+    """A pool builtin's signature: ``avg`` ``(input, kernel_size, stride, padding, ceil_mode,
+    count_include_pad[, divisor_override])``, max ``(input, kernel_size, stride, padding,
+    dilation, ceil_mode)``."""
     lead = [("input", TENSOR), ("kernel_size", INTS), ("stride", OPT_INTS), ("padding", INTS)]
-    return lead if avg else lead + [("dilation", INTS)]
+    if avg:
+        return lead + [("ceil_mode", BOOL), ("count_include_pad", BOOL)] + \
+            ([("divisor_override", OPT_INT)] if divisor else [])
+    return lead + [("dilation", INTS), ("ceil_mode", BOOL)]
+
+
+def check_int_list(fn, name, pos, v):
+    """A builtin's int-list argument given by position (``output_size`` of the adaptive
+    pools, after torch's Python front end has filled its Nones)."""
+    ok, bad = _check(INTS, v)
+    if not ok:
+        if bad is not None:
+            raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, "
+                            f"but found element of type {bad[1]} at pos {bad[0]}")
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints, not "
+                        f"{_type_name(v)}")
+    if bad is not None:
+        raise _unpack_error(fn, name, bad)
 
 
 def parsed(fn, params=None, positional=False):
@@ -217,9 +242,9 @@ def parsed(fn, params=None, positional=False):
                 _single(fn, params, args[:len(params)],
                         {k: v for k, v in kwargs.items() if k in dict(params)})
             kinds = dict(_CONV if params is None else params)
-            args = tuple(_as_int(v) if kinds.get(n) in (INT, INTS, OPT_INTS) else v
+            args = tuple(_as_int(v) if kinds.get(n) in (INT, INTS, OPT_INTS, OPT_INT) else v
                          for n, v in zip(list(kinds), args)) + args[len(kinds):]
-            kwargs = {k: _as_int(v) if kinds.get(k) in (INT, INTS, OPT_INTS) else v
+            kwargs = {k: _as_int(v) if kinds.get(k) in (INT, INTS, OPT_INTS, OPT_INT) else v
                       for k, v in kwargs.items()}
             return f(*args, **kwargs)
         return wrapper

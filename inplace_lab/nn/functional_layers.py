@@ -23,6 +23,7 @@ from ..ops.nn_extra_pad import CONSTANT_PAD as _CONSTANT_PAD
 from ..ops.nn_extra_pad import INDEX_PADS as _INDEX_PADS
 from ..ops.table import OPS as _OPS
 from . import pool_checks as _pc
+from .arg_parse import check_int_list as _check_int_list
 from .arg_parse import parsed as _parsed
 from .arg_parse import pool_params as _pool_params
 from .functional import _op
@@ -87,7 +88,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                divisor_override=divisor_override)
 
 
-@_parsed("avg_pool1d", _pool_params(True))
+@_parsed("avg_pool1d", _pool_params(True, divisor=False))
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """``avg_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen."""
@@ -125,6 +126,7 @@ def adaptive_avg_pool2d(input, output_size):
     """Each output cell averages its window ``[floor(i*H/Ho), ceil((i+1)*H/Ho))``; a 1x1
     output is ``input.mean((-1, -2), keepdim=True)`` (MeanBackward1), as ATen does."""
     size = _list_with_default(output_size, tuple(input.shape))
+    _check_int_list("adaptive_avg_pool2d", "output_size", 2, size)
     size = tuple(_pc.as_list(size, 2))
     if _pc.adaptive_avg_pool2d_args(tuple(input.shape), size):
         _pc.check_mean_dtype(input._dtype)
@@ -144,6 +146,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Each window's maximum (AdaptiveMaxPool2DBackward0 saves the argmax indices)."""
     size = _list_with_default(output_size, tuple(input.shape))
+    _check_int_list("adaptive_max_pool2d", "output_size", 2, size)
     size = tuple(_pc.as_list(size, 2))
     _pc.adaptive_max_pool2d_args(tuple(input.shape), size)
     _pc.check_kernel_dtype(input._dtype, "adaptive_max_pool2d")

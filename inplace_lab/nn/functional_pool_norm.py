@@ -103,15 +103,18 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                  divisor_override=divisor_override)
 
 
-def _size3(input, output_size):
+def _size3(input, output_size, fn):
+    from .arg_parse import check_int_list
     from .functional_layers import _list_with_default
 
-    return tuple(_pc.as_list(_list_with_default(output_size, tuple(input.shape)), 3))
+    size = _list_with_default(output_size, tuple(input.shape))
+    check_int_list(fn, "output_size", 2, size)
+    return tuple(_pc.as_list(size, 3))
 
 
 def adaptive_avg_pool3d(input, output_size):
     """A 1x1x1 output is ``input.mean((-1, -2, -3), keepdim=True)`` (MeanBackward1), as ATen."""
-    size = _size3(input, output_size)
+    size = _size3(input, output_size, "adaptive_avg_pool3d")
     if _pc.adaptive_avg_pool3d_args(tuple(input.shape), size):
         _pc.check_mean_dtype(input._dtype)
         return input.mean((-1, -2, -3), keepdim=True)
@@ -121,7 +124,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Each window's maximum (AdaptiveMaxPool3DBackward0 saves the argmax indices)."""
-    size = _size3(input, output_size)
+    size = _size3(input, output_size, "adaptive_max_pool3d")
     _pc.adaptive_max_pool3d_args(tuple(input.shape), size)
     _pc.check_kernel_dtype(input._dtype, "adaptive_max_pool3d_cpu")
     out = _call("_adaptive_max_pool3d", input, output_size=size)

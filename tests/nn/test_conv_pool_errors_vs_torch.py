@@ -406,6 +406,19 @@ PARSER = [
     "nn.AvgPool1d(2.5)(t(1, 3, 5))",
     "nn.MaxPool1d(2.5)(t(1, 3, 5))",
     "nn.LPPool2d(2, 2.5)(t(1, 3, 5, 5))",
+    "nn.AvgPool3d(2.5)(t(1, 3, 5, 5, 5))", "nn.MaxPool3d(2.5)(t(1, 3, 5, 5, 5))",
+    "nn.AdaptiveAvgPool2d(2.5)(t(1, 3, 5, 5))", "nn.AdaptiveMaxPool1d(2.5)(t(1, 3, 5))",
+    "nn.LPPool1d(2, 2.5)(t(1, 3, 5))", "nn.MaxPool1d(2, stride=1.5)(t(1, 3, 5))",
+    "nn.AdaptiveMaxPool3d((2, None, 1.5))(t(1, 3, 5, 5, 5))",
+    "nn.AdaptiveAvgPool3d((2.5, None, 1))(t(1, 3, 5, 5, 5))",
+    "nn.AdaptiveAvgPool2d((2, 1.5))(t(1, 3, 5, 5))", "nn.AdaptiveMaxPool2d((None, 1.5))(t(1, 3, 5, 5))",
+    "nn.AvgPool2d(2, divisor_override=1.5)(t(1, 3, 5, 5))", "nn.MaxPool2d(2, ceil_mode=1)(t(1, 3, 5, 5))",
+    "F.avg_pool2d(t(1, 3, 5, 5), 2, ceil_mode=1)", "F.avg_pool1d(t(1, 3, 5), 2, count_include_pad=0)",
+    "F.avg_pool3d(t(1, 3, 5, 5, 5), 2, divisor_override=2.0)",
+    "F.max_pool1d(t(1, 3, 5), 2, ceil_mode=None)",
+    "F.max_pool2d(t(1, 3, 5, 5), 2, return_indices=True, ceil_mode=0)",
+    "nn.AvgPool1d(2, ceil_mode=1)(t(1, 3, 5))",
+    "F.avg_pool2d(t(1, 3, 5, 5), 2, divisor_override=torch.tensor(2))",
 ]
 
 
