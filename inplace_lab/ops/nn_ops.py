@@ -69,30 +69,14 @@ def _helper(name, fwd, dtype_rule="self", args=("self",), **kw):
 # ---- convolution ----------------------------------------------------------------------------
 
 def _conv_geometry(xshape, wshape, stride, padding, dilation, groups):
-    n, c, h, w = xshape
-    o, cg, kh, kw = wshape
-    sh, sw = _pair(stride, "stride")
-    if isinstance(padding, str):
-        if padding == "valid":
-            ph = pw = 0
-        elif padding == "same":
-            dh, dw = _pair(dilation, "dilation")
-            ph, pw = dh * (kh - 1) // 2, dw * (kw - 1) // 2
-        else:
-            raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
-    else:
-        ph, pw = _pair(padding, "padding")
-    dh, dw = _pair(dilation, "dilation")
-    if c != cg * groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(wshape)}, expected input{list(xshape)} "
-            f"to have {cg * groups} channels, but got {c} channels instead")
-    eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1
-    if h + 2 * ph < eh or w + 2 * pw < ew:
-        raise RuntimeError(
-            f"Calculated padded input size per channel: ({h + 2 * ph} x {w + 2 * pw}). Kernel size: "
-            f"({eh} x {ew}). Kernel size can't be greater than actual input size")
-    ho, wo = (h + 2 * ph - eh) // sh + 1, (w + 2 * pw - ew) // sw + 1
+    """``(stride, padding, dilation, output size)`` as pairs. The arguments were checked
+    before the call, with ATen's words and order (``nn_conv_more.check_convolution``, which
+    the functionals run first): this only computes."""
+    kh, kw = wshape[2:]
+    (sh, sw), (ph, pw), (dh, dw) = (_pair(stride, "stride"), _pair(padding, "padding"),
+                                    _pair(dilation, "dilation"))
+    ho = (xshape[2] + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    wo = (xshape[3] + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     return (sh, sw), (ph, pw), (dh, dw), (ho, wo)
 
 
@@ -114,9 +98,6 @@ def _cols(xp, x, k, s, p, d, hw):
 
 
 def _conv_fwd(xp, x, w, b, out=None, dt=None, stride=1, padding=0, dilation=1, groups=1):
-    if x.ndim != 4 or w.ndim != 4:
-        raise RuntimeError(f"Expected 4-dimensional input for 4-dimensional weight {list(w.shape)}, "
-                           f"but got {x.ndim}-dimensional input of size {list(x.shape)} instead")
     s, p, d, hw = _conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
     if groups == 1:  # im2col + one batched GEMM: (O, C*k*k) @ (N, C*k*k, L) -> (N, O, L), NCHW
         o = w.shape[0]
