@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .. import backend
+from .. import backend, dtypes
 from ..backend import special_for
 from .elementwise import arg, assign, float_rule, is_tensor, overload, red
 from .table import OpSpec, register
@@ -643,29 +643,30 @@ def _zeta_bw(c, g):
 
 # ---- the table entries -----------------------------------------------------------------------
 
-def _cpu_floats_only(kernel):
-    """float_rule, refusing float16 on the CPU as ATen's ``<kernel>`` (no Half loop there)."""
+def _real_floats(name, half):
+    """float_rule, refusing complex (ATen's ``<name>_cpu`` kernels have real loops only) and,
+    where ``half`` is False, float16 on the CPU (no Half loop there either)."""
+    kernel = name + "_cpu"
 
     def rule(spec, ins, params):
         dt = float_rule(spec, ins, params)
-        if dt.np.itemsize == 2 and all(x.device.type == "cpu" for x in ins if is_tensor(x)):
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+        on_cpu = all(x.device.type == "cpu" for x in ins if is_tensor(x))
+        if dt.category == dtypes.COMPLEX or (not half and on_cpu and dt.np.itemsize == 2):
+            raise NotImplementedError(f'"{kernel if on_cpu else name + "_cuda"}" not '
+                                      f"implemented for '{dt.torch_name}'")
         return dt
 
     return rule
 
 
-# The ops whose CPU kernels have no float16 loop (ATen's name of each kernel)
-_NO_HALF = {"zeta": "zeta_cpu", "erfcx": "erfcx_cpu", "ndtri": "ndtri_cpu",
-            "log_ndtr": "log_ndtr_cpu"}
+# ops with a float16 CPU kernel (the others, and every op without a derivative, have none)
+_HALF_OK = {"entr", "i0e", "i1e", "xlog1py"}
 
 
 def _special(name, fwd, backward=None, saves=(), args=("self",), **kw):
-    """A torch.special op: ``special_<name>``, no Tensor method, no ``torch.<name>``; the ops
-    without a derivative (Bessel, Airy, polynomials) have no float16 CPU kernel either."""
-    half = _NO_HALF.get(name) or (None if backward is not None else name + "_cpu")
+    """A torch.special op: ``special_<name>``, no Tensor method, no ``torch.<name>``."""
     return register(OpSpec(name="special_" + name, forward=fwd, backward=backward, args=args,
-                           saves=saves, dtype_rule=_cpu_floats_only(half) if half else float_rule,
+                           saves=saves, dtype_rule=_real_floats(name, name in _HALF_OK),
                            method=False, function=False, layout="ti", **kw))
 
 

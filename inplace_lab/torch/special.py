@@ -117,6 +117,17 @@ def _parsed(fn):
     return call
 
 
+def _real_only(kernel, *args):
+    """ATen's real-only kernels refuse complex inputs by their own name (``"erf_vml_cpu" not
+    implemented for 'ComplexFloat'``); the table's kernels would fail inside scipy."""
+    from inplace_lab.ops.elementwise import promote
+
+    if any(isinstance(a, complex) or (isinstance(a, _Tensor) and a._dtype.category ==
+                                      _dtypes.COMPLEX) for a in args):
+        dt = promote([a for a in args if isinstance(a, (_Tensor, complex, float, int))])
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+
+
 def _out(out):
     return {} if out is None else {"out": out}
 
@@ -152,22 +163,28 @@ def _single(name, args, kwargs, argname="input"):
     return x
 
 
-def _alias(name, target):
-    """``torch.special.<name>(input, *, out=None)`` as ``inplace_lab.<target>``."""
+def _alias(name, target, kernel=None):
+    """``torch.special.<name>(input, *, out=None)`` as ``inplace_lab.<target>`` (``kernel``:
+    ATen's real-only kernel, named when a complex input is refused)."""
 
     def fn(*args, out=None, **kwargs):
-        return getattr(_il, target)(_single(name, args, kwargs), **_out(out))
+        x = _single(name, args, kwargs)
+        if kernel:
+            _real_only(kernel, x)
+        return getattr(_il, target)(x, **_out(out))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.special.{name}(input, *, out=None)``: ``torch.{target}``."
     return fn
 
 
-def _own(name, differentiable=True, argname="input"):
+def _own(name, differentiable=True, argname="input", kernel=None):
     """``torch.special.<name>(input, *, out=None)`` over the table's ``special_<name>``."""
 
     def fn(*args, out=None, **kwargs):
         x = _single(name, args, kwargs, argname)
+        if kernel:
+            _real_only(kernel, x)
         return _table(name, x, out=out, differentiable=differentiable)
 
     fn.__name__ = fn.__qualname__ = name
@@ -175,20 +192,20 @@ def _own(name, differentiable=True, argname="input"):
     return fn
 
 
-digamma = _alias("digamma", "digamma")
-psi = _alias("psi", "digamma")
-erf = _alias("erf", "erf")
-erfc = _alias("erfc", "erfc")
-erfinv = _alias("erfinv", "erfinv")
+digamma = _alias("digamma", "digamma", "digamma")
+psi = _alias("psi", "digamma", "digamma")
+erf = _alias("erf", "erf", "erf_vml_cpu")
+erfc = _alias("erfc", "erfc", "erfc_vml_cpu")
+erfinv = _alias("erfinv", "erfinv", "erfinv_vml_cpu")
 exp2 = _alias("exp2", "exp2")
 expit = _alias("expit", "sigmoid")
 expm1 = _alias("expm1", "expm1")
-gammaln = _alias("gammaln", "lgamma")
-i0 = _alias("i0", "i0")
+gammaln = _alias("gammaln", "lgamma", "lgamma_vml_cpu")
+i0 = _alias("i0", "i0", "i0_vml_cpu")
 log1p = _alias("log1p", "log1p")
 sinc = _alias("sinc", "sinc")
 
-i1 = _own("i1")  # (the table's special_i1, whose node is SpecialI1Backward0)
+i1 = _own("i1", kernel="i1_cpu")  # (the table's special_i1, whose node is SpecialI1Backward0)
 entr = _own("entr")
 erfcx = _own("erfcx")
 ndtri = _own("ndtri")
@@ -221,6 +238,7 @@ def ndtr(input, *, out=None):
     """The standard normal CDF, PyTorch's composite ``(1 + erf(x * M_SQRT1_2)) * 0.5``
     (MulBackward1 over AddBackward1 over ErfBackward0); with ``out=`` a ``copy_`` into it."""
     _tensor_arg("ndtr", input)
+    _real_only("erf_vml_cpu", input)
     r = _scalar("mul", _scalar("add", _scalar("mul", input, math.sqrt(0.5)).erf(), 1), 0.5)
     if out is None:
         return r
@@ -236,6 +254,7 @@ def ndtr(input, *, out=None):
 def logit(input, eps=None, *, out=None):
     """``torch.special.logit``: ``torch.logit`` (LogitBackward0)."""
     _tensor_arg("logit", input)
+    _real_only("logit_cpu", input)
     return _il.logit(input, eps=eps, **_out(out))
 
 
@@ -243,6 +262,7 @@ def round(*args, decimals=0, out=None, **kwargs):  # noqa: A001  (PyTorch's name
     """``torch.special.round``: ``torch.round(input, decimals=decimals)`` (RoundBackward1:
     the ``round.decimals`` overload, whose kernels have no integer loops)."""
     input = _single("round", args, kwargs)
+    _real_only("round_cpu" if decimals else "round_vml_cpu", input)
     if out is not None and out._dtype is not input._dtype:
         raise RuntimeError(f"Found dtype {out._dtype.torch_name} but expected "
                            f"{input._dtype.torch_name}")
@@ -258,6 +278,7 @@ def _polygamma(label, n, input, out):
                         f"{_type_name(input)}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    _real_only({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), input)
     return _dispatch.call(_OPS["polygamma"], (input,), {"n": n, **_out(out)})
 
 
@@ -286,6 +307,7 @@ def multigammaln(input, p, *, out=None):
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    _real_only("arange_cpu", input)  # (ATen's mvlgamma starts from arange(..., input's dtype))
     if out is not None:
         dt = input._dtype if input._dtype.category >= _dtypes.FLOAT else \
             _dtypes.get_default_dtype()
@@ -295,10 +317,20 @@ def multigammaln(input, p, *, out=None):
     return _il.mvlgamma(input, p, **_out(out))
 
 
+def _softmax_real_only(name, input, dim, dtype):
+    """The softmax kernels have no complex loop (named by whether ``dim`` is the last)."""
+    dt = dtype if dtype is not None else input._dtype
+    if getattr(dt, "is_complex", False) and isinstance(dim, int) and input.dim() > 0:
+        last = dim % input.dim() == input.dim() - 1
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+
+
 @_parsed
 def softmax(input, dim, dtype=None):
     """``torch.special.softmax``: ``torch.softmax`` (SoftmaxBackward0)."""
     _tensor_arg("softmax", input)
+    _softmax_real_only("softmax", input, dim, dtype)
     return _il.softmax(input, dim, dtype=dtype)
 
 
@@ -306,6 +338,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, *, dtype=None):
     """``torch.special.log_softmax``: ``torch.log_softmax`` (LogSoftmaxBackward0)."""
     _tensor_arg("log_softmax", input)
+    _softmax_real_only("log_softmax", input, dim, dtype)
     return _il.log_softmax(input, dim, dtype=dtype)
 
 
@@ -325,6 +358,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 def xlogy(input, other, *, out=None):
     """``torch.special.xlogy``: ``torch.xlogy`` (XlogyBackward0/1/2 by overload)."""
     _pair("xlogy", input, other)
+    _real_only("xlogy_cpu", input, other)
     return _il.xlogy(input, other, **_out(out))
 
 
@@ -347,6 +381,7 @@ def gammainc(input, other, *, out=None):
     """``torch.special.gammainc``: ``torch.igamma`` (IgammaBackward0; tensors only)."""
     _tensor_arg("gammainc", input)
     _tensor_arg("gammainc", other, pos=2, name="other")
+    _real_only("igamma_cpu", input, other)
     return _il.igamma(input, other, **_out(out))
 
 
@@ -355,6 +390,7 @@ def gammaincc(input, other, *, out=None):
     """``torch.special.gammaincc``: ``torch.igammac`` (IgammacBackward0; tensors only)."""
     _tensor_arg("gammaincc", input)
     _tensor_arg("gammaincc", other, pos=2, name="other")
+    _real_only("igammac_cpu", input, other)
     return _il.igammac(input, other, **_out(out))
 
 
