@@ -5,6 +5,11 @@ Each is one op of ``inplace_lab.ops.nn_conv_more``: the convolutions record
 ``fold`` ``Col2ImBackward0`` (whose backwards are each other). An unbatched input is
 ``unsqueeze(0)`` -> op -> ``squeeze(0)`` (SqueezeBackward1 on top), as PyTorch does.
 
+Before any data is touched, every convolution (conv1d/2d/3d here and in ``functional`` /
+``functional_layers``, the transposes) runs torch's checks in torch's order: the argument
+parser's TypeErrors (``arg_parse``), then ``conv_front`` / ``check_convolution`` (ATen's
+``batchify``, ``_convolution_mode``, ``_convolution`` and its backend's checks).
+
 >>> import inplace_lab.torch as torch
 >>> x = torch.ones(1, 2, 3, 3)
 >>> w = torch.ones(2, 1, 2, 2)
@@ -14,15 +19,16 @@ torch.Size([1, 1, 6, 6])
 from __future__ import annotations
 
 from ..ops import dispatch as _dispatch
-from .arg_parse import conv_transpose_params, parsed
 from ..ops.nn_conv_more import CONV_TRANSPOSE, CONVND, IM2COL, COL2IM, check_convolution
+from .arg_parse import conv_transpose_params, parsed
 
 __all__ = ["conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold"]
 
 
 def _spread(v, nd):
-    """The functional's own ``_ntuple``: a number becomes ``nd`` of them; a sequence stays as
-    given (the op checks its length against the weight's dimensions, as ATen does)."""
+    """The argument parser's ``int[nd]``: a number becomes ``nd`` of them; a sequence stays as
+    given (``check_convolution`` checks its length against the weight's dimensions, as ATen's
+    ``expand_param_if_needed``)."""
     return (v,) * nd if isinstance(v, int) else tuple(v)
 
 

@@ -5,7 +5,9 @@ Each case is a line of source evaluated with ``F`` (``nn.functional``), ``nn`` a
 dtype=...)`` (a tensor of ones) bound to the library under test. A case that does not raise
 must give the same shape, dtype and values on both. float64 cases meet ATen's reference
 kernels; float32 ones with a batch of 2 or more meet oneDNN's checks (ATen's ``use_mkldnn``),
-whose words differ; both are here.
+whose words differ; both are here. Also: the layers' constructors, torch's argument-parser
+TypeErrors (``padding=1.5``), and seeded random calls of every convolution and pool, good
+and bad, compared value for value.
 """
 from __future__ import annotations
 
