@@ -357,9 +357,20 @@ def index_func_checks(func, a, d, index, source, xp):
 def _index_add_fwd(xp, a, dim, index, source, out=None, dt=None, alpha=1):
     d = layout.wrap_dim(dim, a.ndim)
     idx = index_func_checks("index_add", a, d, index, source, xp)
-    _check_bounds(idx, a.shape[d] if a.ndim else 1, d, xp)
+    n = a.shape[d] if a.ndim else 1
+    if a.ndim <= 1:  # (ATen's CPU kernel: a vector's loop checks each index in its own words)
+        if idx.size and bool(((idx < 0) | (idx >= n)).any()):
+            raise IndexError("index out of range in self")
+    elif a.size and idx.size:  # (more dims: nothing to do, nothing checked, when either is empty)
+        _check_bounds(idx, n, d, xp)
     target = out if out is not None else a.copy()
+    if not a.size:
+        return target
     vals = source if alpha == 1 else (source * alpha).astype(a.dtype)
+    if not a.ndim:  # (a 0-dim self is its own one slice)
+        if idx.size:
+            target[...] = target + vals.reshape(-1).sum(dtype=a.dtype)
+        return target
     backend.add_at(xp, target, _slices(a, d, idx), vals)
     return target
 
@@ -388,25 +399,47 @@ def _index_fill_fwd(xp, a, dim, index, value, out=None, dt=None):
     check_value(value, a)
     idx = index.reshape(-1)
     n = a.shape[d] if a.ndim else 1
-    if a.size == 0:  # ATen checks no index here: it restrides a 1-wide slice of the empty self
-        if n == 0 and idx.size:
-            sizes = list(a.shape)
-            sizes[d] = 1
-            strides = list(layout.contiguous_strides(a.shape))
-            strides[d] = 0
-            need = (1 + sum((k - 1) * st for k, st in zip(sizes, strides))) * a.itemsize
-            if need > 0:
-                raise RuntimeError(
-                    f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and "
-                    f"itemsize {a.itemsize} requiring a storage size of {need} are out of bounds "
-                    "for storage of size 0")
-        return out if out is not None else a.copy()
-    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
-        v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])
+    if out is None:  # (out of place: the clone(Preserve) ATen fills, on a storage of its own;
+        _restride_check(a.shape, tuple(st // a.itemsize for st in a.strides), 0, a.size,
+                        a.itemsize, d, idx.size)  # in place: the target's, _index_fill_check)
+    others = [s for i, s in enumerate(a.shape) if i != d]
+    if idx.size and 0 not in others and (int(idx.max()) >= n or int(idx.min()) < -n):
+        v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])  # (the kernel visits something)
         raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
     target = out if out is not None else a.copy()
-    target[_slices(a, d, idx)] = _fill_value(xp, value, a.dtype)
+    if a.size:
+        if a.ndim:
+            target[_slices(a, d, idx)] = _fill_value(xp, value, a.dtype)
+        elif idx.size:  # (a 0-dim self is its own one slice)
+            target[...] = _fill_value(xp, value, a.dtype)
     return target
+
+
+def _restride_check(shape, strides, offset, storage_size, itemsize, d, k):
+    """ATen's index_fill_ restrides self to advance nowhere along ``d`` with ``k`` (the index's
+    length) as its size there: an empty self's view may then reach past its storage, which
+    as_strided refuses (``setStorage: ...``) before any index is looked at."""
+    sizes, strides = list(shape) or [1], list(strides) or [1]
+    sizes[d], strides[d] = k, 0
+    if 0 in sizes:
+        return
+    need = (offset + 1 + sum((s - 1) * st for s, st in zip(sizes, strides))) * itemsize
+    if need > storage_size * itemsize:
+        raise RuntimeError(
+            f"setStorage: sizes {sizes}, strides {strides}, storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {need} are out of bounds for storage of "
+            f"size {storage_size * itemsize}")
+
+
+def _index_fill_check(target, ins, params):
+    """In place: the overlap checks, then the restride of the target itself (a 0-size view
+    inside a bigger storage passes it and gets the index's IndexError instead)."""
+    _no_overlap(target, ins, params)
+    index = ins[2]
+    if isinstance(index, Tensor):
+        d = layout.wrap_dim(ins[1], max(len(target._shape), 1))
+        _restride_check(target._shape, target._strides, target._offset,
+                        target._storage.size(), target._dtype.itemsize, d, index.numel())
 
 
 def _index_fill_bw(c, g):
@@ -430,7 +463,7 @@ _VALUE_TENSOR: dict = {}
 _IF = register(OpSpec(name="index_fill", forward=_index_fill_fwd, internal_overlap_ok=True,
                       expanded_warning="tensor[mask] = scalar", backward=_index_fill_bw,
                       args=("self", "dim", "index", "value"), saves=("index",), dtype_rule="self",
-                      inplace=True, paddle_inplace=True, inplace_check=_no_overlap,
+                      inplace=True, paddle_inplace=True, inplace_check=_index_fill_check,
                       layout="preserve",  # (ATen: self.clone(Preserve).index_fill_(...))
                       select=_value_select("index_fill", 3)))
 _VALUE_TENSOR["index_fill"] = dataclasses.replace(_IF, node_name="IndexFillBackward1", select=None)
@@ -620,10 +653,18 @@ def nonzero(input, *, out=None, as_tuple=False):
 register(OpSpec(name="nonzero", forward=nonzero, kind="composite", doc=nonzero.__doc__))
 
 
-def _flat_index(index, n, xp, fname):
+def _long_index(index, fname):
     if index.dtype != np.int64:
         raise RuntimeError(f"{fname}(): Expected a long tensor for index, but got {_tn(index)}")
+
+
+def _flat_index(index, n, xp, fname):
+    """ATen's put_/take checks after the dtype ones: the empty self, then (the kernel's) bounds."""
+    _long_index(index, fname)
     idx = index.reshape(-1)
+    if n == 0 and idx.size:
+        raise IndexError("put_(): Tried to put elements into an empty tensor" if fname == "put_"
+                         else "take(): tried to take from an empty tensor")
     if idx.size:
         bad = (idx >= n) | (idx < -n)
         if bad.any():
@@ -633,13 +674,14 @@ def _flat_index(index, n, xp, fname):
 
 
 def _put_fwd(xp, a, index, source, out=None, dt=None, accumulate=False):
-    idx = _flat_index(index, a.size, xp, "put_")
-    if source.size != idx.size:
-        raise IndexError("put_(): Expected source and index to have the same number of elements, "
-                         f"but got source.numel() = {source.size}, index.numel() = {idx.size}")
+    _long_index(index, "put_")  # (ATen's order: dtypes, sizes, the empty self, bounds)
     if source.dtype != a.dtype:
         raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
                            f"self.dtype = {_tn(a)} and source.dtype = {_tn(source)}")
+    if source.size != index.size:
+        raise IndexError("put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.size}, index.numel() = {index.size}")
+    idx = _flat_index(index, a.size, xp, "put_")
     target = out if out is not None else a.copy()
     flat = target.reshape(-1) if target.flags.c_contiguous else None
     if flat is None:  # a strided target: write through its element positions

@@ -999,3 +999,36 @@ def test_a_view_without_grad_fn_follows_its_bases_requires_grad():
         out["grad mode"] = (v.requires_grad, w.requires_grad, v.is_leaf, w.is_leaf)
         return out
     compare_torch(prog)
+
+
+def test_index_fill_put_take_index_add_on_empty_and_0dim_tensors():
+    """ATen's checks in its order: index_fill_ restrides self (an empty view inside a bigger
+    storage passes and gets the IndexError, seed 39343; past its end the setStorage error),
+    put_/take refuse an empty self in their words (seed 42932), index_add's vector kernel says
+    "index out of range in self", and a 0-dim self is its own one slice."""
+    def prog(T):
+        out = {}
+        cases = {
+            "fill view0": lambda: T.arange(3.0)[2:-1].index_fill_(0, T.tensor([0]), 0.0),
+            "fill view0 end": lambda: T.arange(3.0)[3:].index_fill_(0, T.tensor([0]), 0.0),
+            "fill oop": lambda: T.arange(3.0)[3:].index_fill(0, T.tensor([0]), 0.0),
+            "fill 2x0": lambda: T.arange(6.0).reshape(2, 3)[:, 1:1].index_fill_(
+                1, T.tensor([0, 0]), 0.0),
+            "fill 0d": lambda: T.tensor(1.0).index_fill_(0, T.tensor(0), 2.0),
+            "fill 0d oob": lambda: T.tensor(1.0).index_fill(0, T.tensor([1]), 2.0),
+            "fill 0x3": lambda: T.zeros(0, 3).index_fill_(1, T.tensor([5]), 0.0),
+            "put empty": lambda: T.zeros(0).put_(T.tensor([0]), T.tensor([9.0])),
+            "put sizes": lambda: T.zeros(0).put_(T.tensor([0]), T.tensor([9.0, 1.0])),
+            "put dtypes": lambda: T.zeros(3).put_(T.tensor([0]), T.tensor([9, 1])),
+            "take empty": lambda: T.zeros(0).take(T.tensor([0])),
+            "add vec oob": lambda: T.zeros(3).index_add_(0, T.tensor([3]), T.tensor([1.0])),
+            "add vec neg": lambda: T.zeros(3).index_add_(0, T.tensor([-1]), T.tensor([1.0])),
+            "add 0d": lambda: T.zeros(()).index_add_(0, T.tensor([0]), T.tensor(1.0), alpha=3),
+            "add 0x2": lambda: T.zeros(0, 2).index_add_(0, T.tensor([0]), T.ones(1, 2)),
+            "add 2x0 oob": lambda: T.zeros(2, 0).index_add_(0, T.tensor([5]), T.ones(1, 0)),
+            "add matrix oob": lambda: T.zeros(3, 2).index_add_(0, T.tensor([3]), T.ones(1, 2)),
+        }
+        for k, f in cases.items():
+            out[k] = probe(f)
+        return out
+    compare_torch(prog)
