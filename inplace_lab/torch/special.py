@@ -13,13 +13,15 @@ tensor is expected is a TypeError naming the ``special_<name>()`` overload).
 """
 from __future__ import annotations
 
-import math
+import math as _math
 
 import inplace_lab as _il
 from inplace_lab import dtypes as _dtypes
 from inplace_lab.ops import dispatch as _dispatch
 from inplace_lab.ops.table import OPS as _OPS
 from inplace_lab.tensor import Tensor as _Tensor
+
+Tensor = _Tensor  # (torch.special.Tensor is torch.Tensor)
 
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
@@ -239,7 +241,7 @@ def ndtr(input, *, out=None):
     (MulBackward1 over AddBackward1 over ErfBackward0); with ``out=`` a ``copy_`` into it."""
     _tensor_arg("ndtr", input)
     _real_only("erf_vml_cpu", input)
-    r = _scalar("mul", _scalar("add", _scalar("mul", input, math.sqrt(0.5)).erf(), 1), 0.5)
+    r = _scalar("mul", _scalar("add", _scalar("mul", input, _math.sqrt(0.5)).erf(), 1), 0.5)
     if out is None:
         return r
     if not _dtypes.can_cast(r._dtype, out._dtype):
@@ -417,3 +419,4 @@ for _n in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polyno
            "laguerre_polynomial_l", "legendre_polynomial_p"):
     globals()[_n] = _polynomial(_n)
 del _n
+del annotations  # (dir(torch.special) lists its functions and Tensor, as PyTorch's)

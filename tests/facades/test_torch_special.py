@@ -95,6 +95,9 @@ def _tol(dtype):
 def test_every_public_name_exists():
     missing = [n for n in NAMES if not callable(getattr(L.special, n, None))]
     assert not missing
+    extra = {n for n in dir(L.special) if not n.startswith("_")} - set(dir(T.special))
+    assert not extra
+    assert L.special.Tensor is L.Tensor
 
 
 # Tensor methods torch lacks that Paddle's Tensor has (one Tensor class serves both facades)
