@@ -160,7 +160,7 @@ def _conv_overloads(fn, args, kwargs):
     unknown = [k for k in kwargs if k not in names or k in values]
     values.update((k, v) for k, v in kwargs.items() if k in names)
     matched = None
-    if len(args) <= len(_CONV) and not unknown:
+    if len(args) <= len(_CONV) and not unknown and "input" in values and "weight" in values:
         for padding_kind in (INTS, STR):
             kinds = dict(_CONV, padding=padding_kind)
             checks = {n: _check(kinds[n], v) for n, v in values.items()}
@@ -174,6 +174,8 @@ def _conv_overloads(fn, args, kwargs):
         return
     kw = list(reversed(list(kwargs.items())))  # (the order torch's message shows them in)
     got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kw])
+    if kw and not args:  # (torch's message keeps the last separator then)
+        got += ", "
     msg = f"{fn}() received an invalid combination of arguments - got ({got}), but expected " \
           "one of:\n"
     fits = len(args) + len(kwargs) == len(_CONV)
@@ -237,6 +239,11 @@ def parsed(fn, params=None, positional=False):
                 given = list(args[:len(names)])
                 given += [kwargs.get(n, _MISSING) for n in names[len(given):]]
                 indices = args[6] if len(args) > 6 else kwargs.get("return_indices", False)
+                for k in kwargs:  # (torch's boolean_dispatch: _max_pool2d or ..._with_indices)
+                    if k not in names + ["ceil_mode", "return_indices"]:
+                        raise TypeError(f"{fn}_with_indices() got an unexpected keyword argument "
+                                        f"'{k}'" if indices else
+                                        f"_{fn}() got an unexpected keyword argument '{k}'")
                 _single(fn + "_with_indices" if indices else fn, params, tuple(given), {})
             else:
                 _single(fn, params, args[:len(params)],

@@ -421,6 +421,13 @@ PARSER = [
     "F.max_pool2d(t(1, 3, 5, 5), 2, return_indices=True, ceil_mode=0)",
     "nn.AvgPool1d(2, ceil_mode=1)(t(1, 3, 5))",
     "F.avg_pool2d(t(1, 3, 5, 5), 2, divisor_override=torch.tensor(2))",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), pad=1)", "F.conv2d(t(1, 3, 5, 5))",
+    "F.conv_transpose2d(t(1, 3, 5, 5), t(3, 4, 3, 3), pad=1)",
+    "F.max_pool2d(t(1, 3, 5, 5), 2, pad=1)", "F.max_pool2d(t(1, 3, 5, 5), 2, pad=1, return_indices=True)",
+    "F.max_pool1d(t(1, 3, 5), 2, pad=1)", "F.avg_pool2d(t(1, 3, 5, 5), 2, pad=1)",
+    "F.conv2d(input=t(1, 3, 5, 5), weight=t(4, 3, 3, 3), padding=1.5)",
+    "F.conv1d(weight=t(4, 3, 3))",
+    "F.conv2d(t(1, 3, 5, 5), t(4, 3, 3, 3), None, 1, 1, 1, 1, padding=1)",
 ]
 
 
