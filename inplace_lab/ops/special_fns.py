@@ -632,9 +632,9 @@ def _xlog1py_bw(c, g):
 
 
 def _zeta_bw(c, g):
-    x, q = c["self"], c["other"]
     if c.needs_input_grad[0]:
         raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+    x, q = c["self"], c["other"]
     gq = None
     if len(c.needs_input_grad) > 1 and c.needs_input_grad[1]:
         gq = red(c, 1, g * -x * _call(ZETA, x + 1.0, q))
@@ -707,11 +707,13 @@ POLYNOMIALS["legendre_polynomial_p"] = _special("legendre_polynomial_p", _legend
                                                 args=("self", "n"))
 
 
-def _scalar_overloads(spec, stem):
+def _scalar_overloads(spec, stem, saves2=None):
     """Tensor-Tensor (Backward0), Scalar-Tensor (Backward1), Tensor-Scalar (Backward2): the
-    Python number gets no edge, as xlogy's overloads."""
+    Python number gets no edge, as xlogy's overloads (``saves2``: what Backward2 keeps, if
+    not the same as Backward0)."""
     one = overload(spec, stem + "Backward1", scalar_edges=False)
-    two = overload(spec, stem + "Backward2", scalar_edges=False)
+    two = overload(spec, stem + "Backward2", scalar_edges=False,
+                   **({} if saves2 is None else {"saves": saves2}))
     spec.select = lambda args, kw: (one if args and not is_tensor(args[0]) else
                                     None if is_tensor(arg(args, kw, 1, "other")) else two)
 
@@ -721,4 +723,4 @@ XLOG1PY = _special("xlog1py", _sp_binary("xlog1py"), _xlog1py_bw, saves=("self",
 _scalar_overloads(XLOG1PY, "SpecialXlog1Py")
 ZETA = _special("zeta", _zeta_fwd, _zeta_bw, saves=("self", "other"),
                 args=("self", "other"))
-_scalar_overloads(ZETA, "SpecialZeta")
+_scalar_overloads(ZETA, "SpecialZeta", saves2=())  # (only self's gradient: not implemented)
