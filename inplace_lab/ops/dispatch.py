@@ -271,6 +271,10 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
     pol = policy.policy_of(target)
     if not autograd_checked:
         _check_autograd_inplace(spec, target, ins, pol, setitem)
+    if spec.cast_error is not None:  # the op's own words, before the shape checks
+        msg = spec.cast_error(ins, dt, target._dtype, True)
+        if msg:
+            raise errors.InplaceCastError(msg, tensor=target, op=spec.name)
     if pol == "paddle-legacy" and policy.legacy_refuses(spec, ins):
         raise policy.legacy_error(spec, target)
     shape = target._shape
@@ -486,6 +490,12 @@ def save_result(node, spec, result, pol):
     if spec.saves_result:
         node.saved["result"] = SavedTensor(result, spec.node_name, is_output=True, policy=pol,
                                            name="result")
+
+
+def _not_differentiable(result):
+    """PyTorch's set_history: an op result of an integer or bool dtype cannot join a graph
+    (``int_tensor.masked_fill(mask, float_that_requires_grad)``)."""
+    raise RuntimeError(f"Autograd not support dtype: {result._dtype.torch_name}")
 
 
 def set_history(t, node, output_nr=0):
@@ -940,6 +950,10 @@ def record(spec, ins, params, pol, result):
 
     ``result`` is the op's fresh tensor (output 0); set_history and save_result written out.
     """
+    if result._dtype.category < dtypes.FLOAT and (pol is None or not policy.is_paddle(pol)):
+        if spec.name == "_to_copy":  # a cast to an integer dtype: a plain result, no node
+            return
+        _not_differentiable(result)
     node = make_node(spec, ins, params, pol)
     if spec.input_saves:
         save_inputs(node, spec, ins, pol)
@@ -1056,6 +1070,10 @@ def _call_out(spec, ins, params, out):
             "differentiation, but one of the arguments requires grad.", tensor=out, op=spec.name)
     device_of(spec, ins + [out])
     dt = result_dtype(spec, ins, params)
+    if spec.cast_error is not None:
+        msg = spec.cast_error(ins, dt, out._dtype, False)
+        if msg:
+            raise errors.InplaceCastError(msg, tensor=out, op=spec.name)
     tensors = [x for x in ins if isinstance(x, Tensor)]
     if spec.layout in _ITERATOR_RULES and tensors:  # TensorIterator: the shapes, then the types
         shape = layout.broadcast_shapes(*(x._shape for x in tensors))
@@ -1137,7 +1155,11 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
         policy.check_paddle_kernel(spec, target, inplace=True)  # (before Paddle's dtype rules)
     pol = policy.policy_of(target)
     torch_order = not policy.is_paddle(pol)
-    if torch_order:  # (PyTorch's autograd kernel checks before the op's kernel checks dtypes)
+    # PyTorch's copy_ records only into a differentiable target (requires_grad &=
+    # isDifferentiableType(self)): an integer tensor is written, never checked nor recorded
+    # (masked_fill_, fill_... have no such gate: torch records them even there)
+    plain = torch_order and spec.name == "copy" and target._dtype.category < dtypes.FLOAT
+    if torch_order and not plain:  # (autograd's checks come before the kernel's dtype checks)
         _check_autograd_inplace(spec, target, ins, pol, setitem)
     dt = result_dtype(spec, ins, params)
     try:
@@ -1147,7 +1169,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
         if torch_order:
             refuse_inference_saves(spec, ins)
         raise
-    record = _needs_grad(spec, ins)
+    record = not plain and _needs_grad(spec, ins)
     node = None
     if record:
         if not torch_order and not target._requires_grad and target._grad_fn is not None:

@@ -177,33 +177,24 @@ def clone(self, *args, memory_format=None, **kwargs):
     return relayout(_orig["clone"](self, *args, **kwargs), memory_format)
 
 
-def _no_int_grad(out, src):
-    """A copy into an integer or bool dtype is not differentiable: no node, no requires_grad
-    (torch: ``x.to(torch.int32).requires_grad`` is False)."""
-    if out is not src and out._grad_fn is not None and not (
-            out._dtype.is_floating_point or out._dtype.is_complex):
-        out._grad_fn, out._requires_grad, out._output_nr = None, False, 0
-    return out
-
-
 def to(self, *args, memory_format=None, **kwargs):
     check_format("to", memory_format)
     if memory_format is None or memory_format is preserve_format:
-        return _no_int_grad(_orig["to"](self, *args, **kwargs), self)
+        return _orig["to"](self, *args, **kwargs)
     format_strides(self._shape, memory_format)
     out = _orig["to"](self, *args, **kwargs)
     if out is self:
         if suggest_format(self) is memory_format:
             return self
         out = dispatch.call(OPS["_to_copy"], (self,), {"dtype": self._dtype})
-    return _no_int_grad(relayout(out, memory_format), self)
+    return relayout(out, memory_format)
 
 
 def _caster(name):
     def cast(self, *args, memory_format=preserve_format):
         _no_positional(name, args)
         check_format(name, memory_format)
-        out = _no_int_grad(_orig[name](self), self)
+        out = _orig[name](self)
         if memory_format is not preserve_format and memory_format is not None:
             return to(out if out is not self else self, memory_format=memory_format)
         return out

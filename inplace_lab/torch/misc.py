@@ -376,11 +376,11 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
             raise ValueError(f"invalid type: '{dtype}'")
         if got == "cuda":  # (torch.cuda.FloatTensor: that dtype on the GPU)
             dt = _LEGACY[dtype[len("torch.cuda."):]]._dtype
-            return _tm._no_int_grad(_tm.to(self, "cuda", dt._facades[_POLICY]), self)
+            return _tm.to(self, "cuda", dt._facades[_POLICY])
         dtype = got
     if isinstance(dtype, tensortype):  # (a legacy type is a CPU type: a GPU tensor comes home)
-        return _tm._no_int_grad(_tm.to(self, "cpu", dtype.dtype), self)
-    return _tm._no_int_grad(_tm._orig["type"](self, dtype, non_blocking, **kwargs), self)
+        return _tm.to(self, "cpu", dtype.dtype)
+    return _tm._orig["type"](self, dtype, non_blocking, **kwargs)
 
 
 # ---- 3. memory formats ---------------------------------------------------------------------------

@@ -1032,3 +1032,39 @@ def test_index_fill_put_take_index_add_on_empty_and_0dim_tensors():
             out[k] = probe(f)
         return out
     compare_torch(prog)
+
+
+def test_integer_results_never_join_a_graph_as_torchs():
+    """copy_ into an integer or bool tensor is written, never checked nor recorded (so a no_grad
+    view of one takes it, seed 44948); an out-of-place op whose result is an integer dtype
+    refuses to record ("Autograd not support dtype"); a cast is a plain result; masked_fill_,
+    fill_ and index_fill_ in place do record, as torch's generated code does."""
+    def prog(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        i = T.tensor([1, 2, 3])
+        with T.no_grad():
+            v = i[0:2]
+        out = {"view copy_": probe(lambda: v.copy_(y)), "i": i}
+        cases = {
+            "copy_": lambda: T.tensor([1, 2]).copy_(y),
+            "bool copy_": lambda: T.tensor([True]).copy_(y),
+            "setitem": lambda: (lambda t: (t.__setitem__(0, y), t)[1])(T.tensor([1, 2])),
+            "setitem slice": lambda: (lambda t: (t.__setitem__(slice(0, 1), y), t)[1])(
+                T.tensor([1, 2])),
+            "masked_fill_": lambda: T.tensor([1, 2]).masked_fill_(T.tensor([True, False]), y),
+            "fill_": lambda: T.tensor([1, 2]).fill_(y),
+            "masked_fill": lambda: T.tensor([1, 2]).masked_fill(T.tensor([True, False]), y),
+            "index_fill": lambda: T.tensor([1, 2]).index_fill(0, T.tensor([0]), y),
+            "sum dtype": lambda: x.sum(dtype=T.int64),
+            "cumsum dtype": lambda: x.cumsum(0, dtype=T.int64),
+            "long": lambda: x.long(), "to int": lambda: x.to(T.int32), "bool": lambda: x.bool(),
+            "type": lambda: x.type(T.int64), "index_put": lambda: T.tensor([1, 2]).index_put(
+                (T.tensor([0]),), y.long()),
+        }
+        for k, f in cases.items():
+            r = probe(f)
+            out[k] = r if not hasattr(r, "requires_grad") else (
+                r, r.requires_grad, type(r.grad_fn).__name__)
+        return out
+    compare_torch(prog)
