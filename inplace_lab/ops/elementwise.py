@@ -163,9 +163,9 @@ def promote(ins):
 
 def not_implemented_for(kernel, kinds):
     """A dtype rule that refuses some categories, as PyTorch's CPU kernels do."""
-    from ..dtypes import BOOL, FLOAT, INT
+    from ..dtypes import BOOL, COMPLEX, FLOAT, INT
 
-    cats = {"bool": BOOL, "int": INT, "float": FLOAT}
+    cats = {"bool": BOOL, "int": INT, "float": FLOAT, "complex": COMPLEX}
     bad = {cats[k] for k in kinds}
 
     def rule(spec, ins, params):
@@ -175,6 +175,41 @@ def not_implemented_for(kernel, kinds):
         return dt
 
     return rule
+
+
+def under_torch(ins) -> bool:
+    """Whether the call runs under PyTorch's rules (its tensors are no Paddle facade's)."""
+    from .. import policy
+
+    t = next((x for x in ins if is_tensor(x)), None)
+    return t is None or not policy.is_paddle(policy.policy_of(t))
+
+
+def refuse_complex(rule, message, exc=NotImplementedError):
+    """``rule`` (a rule function, or "promote", "float", "self"), refusing complex operands
+    first as PyTorch does: ``message`` in its words, or, for a bare kernel name, ATen's
+    '"kernel" not implemented for 'ComplexFloat''. ``{name}`` in it is the op's name."""
+    def rule_of(spec, ins, params):
+        if callable(rule):
+            return rule(spec, ins, params)
+        if rule == "self":
+            return ins[0]._dtype
+        return (float_rule if rule == "float" else lambda s, i, p: promote(i))(spec, ins, params)
+
+    def wrapped(spec, ins, params):
+        src = promote([x for x in ins if x is not None]) if rule != "self" else ins[0]._dtype
+        if src.category == dtypes.COMPLEX and under_torch(ins):
+            text = message.format(name=spec.name)
+            if " " not in text:
+                text = f'"{text}" not implemented for \'{src.torch_name}\''
+            raise exc(text)
+        return rule_of(spec, ins, params)
+
+    base_plain = getattr(rule, "plain_dtype", None) if callable(rule) else {
+        "self": lambda dt: dt, "promote": lambda dt: dt}.get(rule, float_rule.plain_dtype)
+    if base_plain is not None or not callable(rule):
+        wrapped.plain_dtype = lambda dt: None if dt.category == dtypes.COMPLEX else base_plain(dt)
+    return wrapped
 
 
 def float_rule(spec, ins, params):
@@ -368,10 +403,19 @@ def _div_fwd(xp, a, b, out=None, dt=None, rounding_mode=None):
     return xp.trunc(r, out=scratch(r))
 
 
+def _no_bool(kernel, dt):
+    """ATen's division kernels have no bool (and no complex) loop: refused before the
+    integer zero check."""
+    if dt is dtypes.bool_ or dt.category == dtypes.COMPLEX:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.torch_name}\'')
+    return dt
+
+
 def _div_dtype(spec, ins, params):
-    if params.get("rounding_mode") is None:
+    mode = params.get("rounding_mode")
+    if mode is None:
         return float_rule(spec, ins, params)
-    return promote(ins)
+    return _no_bool(f"div_{mode}_cpu", promote(ins)) if mode in ("trunc", "floor") else promote(ins)
 
 
 def _div_bw(c, g):
@@ -401,6 +445,8 @@ SCALAR = {_n: overload(OPS[_n], _n.capitalize() + "Backward1", scalar_edges=Fals
 # ---- pow, float_power ---------------------------------------------------------------------------
 
 def _pow_fwd(xp, a, b, out=None, dt=None):
+    if dt is dtypes.bool_:  # (only x.pow(True) / x.pow(False) get here: _pow_dtype)
+        return assign(xp, out, xp.array(a, dtype=bool) if b else xp.ones(xp.shape(a), bool))
     if dt.category < 2:
         neg = (b < 0) if not hasattr(b, "shape") else bool((b < 0).any())
         if neg:
@@ -439,9 +485,22 @@ def _pow_number_bw(c, g):  # 2 ** x: PowBackward2
     return (None, red(c, 1, g * (c["result"] * math.log(base))))
 
 
+def _pow_dtype(spec, ins, params):
+    """Promotion; ATen's pow kernels have no bool loop ("pow" not implemented for 'Bool'),
+    but pow(Tensor, Scalar) copies for an exponent of True and fills ones for False before
+    any kernel runs (bool_tensor.pow(True) is a bool tensor)."""
+    dt = promote(ins)
+    if dt is dtypes.bool_ and not (is_tensor(ins[0]) and ins[1].__class__ is bool):
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    return dt
+
+
+_pow_dtype.plain_dtype = lambda dt: None if dt is dtypes.bool_ else dt  # (bool: the rule)
+
+
 POW = register(OpSpec(name="pow", forward=_pow_fwd, backward=_pow_scalar_bw,
                       args=("self", "exponent"), saves=("self",), **flags(True, True),
-                      node_name="PowBackward0"))
+                      dtype_rule=_pow_dtype, node_name="PowBackward0"))
 _POW1 = overload(POW, "PowBackward1", backward=_pow_tensor_bw, saves=("self", "exponent", "result"))
 _POW2 = overload(POW, "PowBackward2", backward=_pow_number_bw, saves=("exponent", "result"))
 
@@ -471,7 +530,17 @@ def _float_power_fwd(xp, a, b, out=None, dt=None):
     return xp.power(a, b, out=out, dtype=dt.np, casting="unsafe")
 
 
-FLOAT_POWER = register(OpSpec(name="float_power", forward=_float_power_fwd,
+def _float_power_cast(ins, dt, target, inplace):
+    """float_power_ and out=: the target must have the double dtype itself (ATen's check,
+    before anything else; a float32 target is refused too)."""
+    if target is dt or not under_torch(ins):
+        return None
+    who = "the base given to float_power_" if inplace else "the output given to float_power"
+    return (f"{who} has dtype {target.torch_name} but the operation's result requires dtype "
+            f"{dt.torch_name}")
+
+
+FLOAT_POWER = register(OpSpec(name="float_power", forward=_float_power_fwd, cast_error=_float_power_cast,
                               backward=lambda c, g: _pow_scalar_bw(c, g.to(c.input_meta[0][1])),
                               args=("self", "exponent"), saves=("self",),
                               dtype_rule=_double_rule, node_name="PowBackward0",
@@ -493,7 +562,8 @@ def _atan2_bw(c, g):
     return (red(c, 0, g * y * recip), red(c, 1, g * -x * recip))
 
 
-binary("atan2", "arctan2", _atan2_bw, saves=("self", "other"), dtype_rule=float_rule,
+binary("atan2", "arctan2", _atan2_bw, saves=("self", "other"),
+       dtype_rule=refuse_complex(float_rule, "atan2_cpu"),
        aliases=("arctan2",))
 
 
@@ -524,10 +594,15 @@ def _fminmax_bw(pick_self):
     return bw
 
 
-binary("maximum", "maximum", _minmax_bw(lambda x, y: x > y), saves=("self", "other"), t=False)
-binary("minimum", "minimum", _minmax_bw(lambda x, y: x < y), saves=("self", "other"), t=False)
-binary("fmax", "fmax", _fminmax_bw(lambda x, y: x >= y), saves=("self", "other"), t=False)
-binary("fmin", "fmin", _fminmax_bw(lambda x, y: x <= y), saves=("self", "other"), t=False)
+_MINMAX_DT = refuse_complex("promote", "{name} not implemented for complex tensors.", RuntimeError)
+binary("maximum", "maximum", _minmax_bw(lambda x, y: x > y), saves=("self", "other"), t=False,
+       dtype_rule=_MINMAX_DT)
+binary("minimum", "minimum", _minmax_bw(lambda x, y: x < y), saves=("self", "other"), t=False,
+       dtype_rule=_MINMAX_DT)
+binary("fmax", "fmax", _fminmax_bw(lambda x, y: x >= y), saves=("self", "other"), t=False,
+       dtype_rule=_MINMAX_DT)
+binary("fmin", "fmin", _fminmax_bw(lambda x, y: x <= y), saves=("self", "other"), t=False,
+       dtype_rule=_MINMAX_DT)
 
 
 def _rounded_quotient_bw(rounder):
@@ -552,7 +627,7 @@ def _tensor_overload(spec, node_name, backward, saves):
     spec.select = lambda args, kw: variant if is_tensor(arg(args, kw, 1, "other")) else None
 
 
-def _number_other_rule(spec, ins, params):
+def _number_other_rule(spec, ins, params, kernel=None):
     """Promotion, after PyTorch's Scalar conversion of a Python int ``other``.
 
     The number of ``fmod(x, 2)`` is no edge of the node (``nondiff`` below), so the
@@ -563,10 +638,19 @@ def _number_other_rule(spec, ins, params):
     v = ins[1] if len(ins) > 1 else None
     if v.__class__ is int and not -2 ** 63 <= v < 2 ** 64:
         dispatch._int_overflow(v, ins)
-    return promote(ins)
+    return _no_bool(kernel or f"{spec.name}_cpu", promote(ins))
 
 
-_number_other_rule.plain_dtype = lambda dt: dt  # the fast path's numbers are in range already
+# (the fast path's numbers are in range already; bool: the rule refuses)
+_number_other_rule.plain_dtype = lambda dt: None if dt is dtypes.bool_ or \
+    dt.category == dtypes.COMPLEX else dt
+
+
+def _floor_divide_dtype(spec, ins, params):
+    return _no_bool("div_floor_cpu", promote(ins))
+
+
+_floor_divide_dtype.plain_dtype = _number_other_rule.plain_dtype
 
 
 for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")),
@@ -580,12 +664,13 @@ for _n, _f, _r, _al in [("remainder", "remainder", "floor", ("mod", "floor_mod")
                 dtype_rule=_number_other_rule)
     _tensor_overload(_s, _n.capitalize() + "Backward1", _rounded_quotient_bw(_r), ("self", "other"))
 
-binary("floor_divide", int_div_checked("floor_divide"), None, p=True, out_direct=True)
+binary("floor_divide", int_div_checked("floor_divide"), None, p=True, out_direct=True,
+       dtype_rule=_floor_divide_dtype)
 binary("hypot", "hypot", lambda c, g: (
     red(c, 0, g * c["self"] / c["result"]) if c.needs_input_grad[0] else None,
     red(c, 1, g * c["other"] / c["result"]) if c.needs_input_grad[1] else None),
        saves=("self", "other", "result"), save_if={"self": "self", "other": "other"},
-       dtype_rule=not_implemented_for("hypot_cpu", ("int", "bool")), p=True)
+       dtype_rule=not_implemented_for("hypot_cpu", ("int", "bool", "complex")), p=True)
 
 
 def _copysign_bw(c, g):
@@ -598,7 +683,8 @@ def _copysign_bw(c, g):
 
 
 COPYSIGN = binary("copysign", "copysign", _copysign_bw, saves=("self", "result"),
-                  save_if={"self": "self"}, dtype_rule=float_rule, p=True)
+                  save_if={"self": "self"}, dtype_rule=refuse_complex(float_rule, "copysign_cpu"),
+                  p=True)
 _COPYSIGN1 = overload(COPYSIGN, "CopysignBackward1", scalar_edges=False)
 COPYSIGN.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _COPYSIGN1
 
@@ -609,11 +695,17 @@ binary("logaddexp", "logaddexp", lambda c, g: (red(c, 0, g / ((c["other"] - c["s
 binary("logaddexp2", "logaddexp2",
        lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp2() + 1)),
                      red(c, 1, g / ((c["self"] - c["other"]).exp2() + 1))),
-       saves=("self", "other"), dtype_rule=not_implemented_for("logaddexp2_cpu", ("int", "bool")),
+       saves=("self", "other"), dtype_rule=not_implemented_for("logaddexp2_cpu", ("int", "bool", "complex")),
        t=False)
 
 
 def _xlogy_fwd(xp, a, b, out=None, dt=None):
+    if dt is dtypes.float16:  # ATen's half: log(y) rounded to half, then x * it rounded
+        x, y = xp.asarray(a, dtype="float32"), xp.asarray(b, dtype="float32")
+        with backend.np.errstate(all="ignore"):
+            lg = xp.log(y).astype(dt.np).astype("float32")
+            r = xp.where(xp.isnan(y), y, xp.where(x == 0, 0, x * lg))
+        return assign(xp, out, r.astype(dt.np))
     r = special_for(xp).xlogy(xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np))
     return assign(xp, out, r.astype(dt.np, copy=False))
 
@@ -632,7 +724,8 @@ def _xlogy_bw(c, g):
     return (gx, gy)
 
 
-XLOGY = binary("xlogy", _xlogy_fwd, _xlogy_bw, saves=("self", "other"), dtype_rule=float_rule)
+XLOGY = binary("xlogy", _xlogy_fwd, _xlogy_bw, saves=("self", "other"),
+               dtype_rule=refuse_complex(float_rule, "xlogy_cpu"))
 _XLOGY1 = overload(XLOGY, "XlogyBackward1", scalar_edges=False)  # Scalar overloads: no edge
 _XLOGY2 = overload(XLOGY, "XlogyBackward2", scalar_edges=False)
 XLOGY.select = lambda args, kw: (_XLOGY1 if args and not is_tensor(args[0]) else
@@ -641,6 +734,8 @@ XLOGY.select = lambda args, kw: (_XLOGY1 if args and not is_tensor(args[0]) else
 
 def _heaviside_dtype(spec, ins, params):
     tens = [x._dtype for x in ins if is_tensor(x)]
+    if any(t.category == dtypes.COMPLEX for t in tens):
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if len(set(tens)) > 1:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return promote(ins)
@@ -662,9 +757,12 @@ HEAVISIDE = binary("heaviside", _heaviside_fwd, _no_heaviside_derivative("heavis
                    dtype_rule=_heaviside_dtype, p=False, node_name="torch::autograd::NotImplemented")
 HEAVISIDE.inplace_spec = overload(HEAVISIDE, HEAVISIDE.node_name,
                                   backward=_no_heaviside_derivative("heaviside_"))
-binary("nextafter", "nextafter", None, dtype_rule=not_implemented_for("nextafter_cpu", ("int", "bool")))
-binary("gcd", "gcd", None, dtype_rule=not_implemented_for("gcd_cpu", ("float", "bool")), p=True)
-binary("lcm", "lcm", None, dtype_rule=not_implemented_for("lcm_cpu", ("float", "bool")), p=True)
+binary("nextafter", "nextafter", None,
+       dtype_rule=not_implemented_for("nextafter_cpu", ("int", "bool", "complex")))
+binary("gcd", "gcd", None, dtype_rule=not_implemented_for("gcd_cpu", ("float", "bool", "complex")),
+       p=True)
+binary("lcm", "lcm", None, dtype_rule=not_implemented_for("lcm_cpu", ("float", "bool", "complex")),
+       p=True)
 
 
 def _ldexp_fwd(xp, a, b, out=None, dt=None):
@@ -672,9 +770,16 @@ def _ldexp_fwd(xp, a, b, out=None, dt=None):
     return r
 
 
+def _ldexp_cast(ins, dt, target, inplace):
+    """ldexp_ and out=: ATen's own words for a result that the target cannot hold."""
+    if dtypes.can_cast(dt, target) or not under_torch(ins):
+        return None
+    return f"ldexp can't be cast to the desired output type {target.torch_name}"
+
+
 binary("ldexp", _ldexp_fwd, lambda c, g: (red(c, 0, g * c["other"].exp2()),
                                           red(c, 1, g * c["result"] * LN2)),
-       saves=("other", "result"), dtype_rule=float_rule, p=True)
+       saves=("other", "result"), dtype_rule=float_rule, p=True, cast_error=_ldexp_cast)
 
 
 def _igamma_fwd(name):
@@ -700,9 +805,9 @@ def _igamma_bw(sign):
 
 
 binary("igamma", _igamma_fwd("gammainc"), _igamma_bw(1), saves=("self", "other"),
-       dtype_rule=not_implemented_for("igamma_cpu", ("int", "bool")), p=True, aliases=("gammainc",))
+       dtype_rule=not_implemented_for("igamma_cpu", ("int", "bool", "complex")), p=True, aliases=("gammainc",))
 binary("igammac", _igamma_fwd("gammaincc"), _igamma_bw(-1), saves=("self", "other"),
-       dtype_rule=not_implemented_for("igammac_cpu", ("int", "bool")), p=True,
+       dtype_rule=not_implemented_for("igammac_cpu", ("int", "bool", "complex")), p=True,
        aliases=("gammaincc",))
 
 # ---- comparisons and logic (results are bool; in-place forms keep self's dtype) -------------
@@ -720,7 +825,8 @@ for _n, _f, _al in [("eq", "equal", ()), ("ne", "not_equal", ("not_equal",)),
                     ("lt", "less", ("less", "less_than")), ("le", "less_equal", ("less_equal",)),
                     ("gt", "greater", ("greater", "greater_than")),
                     ("ge", "greater_equal", ("greater_equal",))]:
-    binary(_n, _cmp(_f), None, dtype_rule=bool_rule, p=True, aliases=_al)
+    binary(_n, _cmp(_f), None, p=True, aliases=_al, dtype_rule=bool_rule if _n in ("eq", "ne")
+           else refuse_complex(bool_rule, f"{_n}_cpu"))
 
 for _n in ("logical_and", "logical_or", "logical_xor"):
     binary(_n, _cmp(_n), None, dtype_rule=bool_rule, p=True)
@@ -730,11 +836,13 @@ for _n, _f, _k in [("bitwise_and", "bitwise_and", "bitwise_and_cpu"),
                    ("bitwise_xor", "bitwise_xor", "bitwise_xor_cpu"),
                    ("bitwise_left_shift", "left_shift", "lshift_cpu"),
                    ("bitwise_right_shift", "right_shift", "rshift_cpu")]:
-    binary(_n, _f, None, dtype_rule=not_implemented_for(_k, ("float",)), p=True)
+    binary(_n, _f, None, p=True, dtype_rule=not_implemented_for(
+        _k, ("float", "bool", "complex") if "shift" in _n else ("float", "complex")))
 
 register(OpSpec(name="logical_not", dtype_rule=bool_rule, **flags(True, True),
                 forward=lambda xp, a, out=None, dt=None: xp.logical_not(a, out=out, casting="unsafe")))
-register(OpSpec(name="bitwise_not", dtype_rule=not_implemented_for("bitwise_not_cpu", ("float",)),
+register(OpSpec(name="bitwise_not", dtype_rule=not_implemented_for("bitwise_not_cpu",
+                                                                   ("float", "complex")),
                 forward=lambda xp, a, out=None, dt=None: xp.invert(a, out=out),
                 aliases=("bitwise_invert",), **flags(True, True)))
 
@@ -855,7 +963,45 @@ def _clamp_fwd(xp, a, lo=None, hi=None, out=None, dt=None):
 def _clamp_check(spec, ins, params):
     if all(x is None for x in ins[1:]):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return promote([x for x in ins if x is not None])
+    if ins[0]._dtype.category == dtypes.COMPLEX and under_torch(ins):
+        raise NotImplementedError("clamp is not supported for complex types")
+    return _clamp_bool(spec, ins, promote([x for x in ins if x is not None]))
+
+
+def _clamp_bool(spec, ins, dt):
+    """ATen's clamp kernels on a bool result: the Scalar overloads (clamp_scalar_cpu,
+    clamp_min_scalar_cpu, clamp_max_scalar_cpu) and the Tensor one with both bounds
+    (clamp_cpu) have no bool loop; one tensor bound is maximum/minimum, which has."""
+    if dt is not dtypes.bool_:
+        return dt
+    tensor_overload = spec.node_name in ("ClampBackward0", "ClampMinBackward1",
+                                         "ClampMaxBackward1")
+    if spec.name == "clamp":
+        lo, hi = ins[1] is not None, len(ins) > 2 and ins[2] is not None
+        if tensor_overload:
+            kernel = "clamp_cpu" if lo and hi else None
+        else:
+            kernel = "clamp_scalar_cpu" if lo and hi else "clamp_min_scalar_cpu" if lo else \
+                "clamp_max_scalar_cpu"
+    else:
+        kernel = None if tensor_overload else f"{spec.name}_scalar_cpu"
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    return dt
+
+
+def _clamp_one_dtype(spec, ins, params):
+    if ins[0]._dtype.category == dtypes.COMPLEX and under_torch(ins):
+        if spec.node_name.endswith("1"):  # (the Tensor overloads: maximum/minimum's kernels)
+            kernel = "maximum_cpu" if spec.name == "clamp_min" else "minimum_cpu"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f'\'{ins[0]._dtype.torch_name}\'')
+        raise NotImplementedError("clamp is not supported for complex types")
+    return _clamp_bool(spec, ins, promote(ins))
+
+
+_clamp_one_dtype.plain_dtype = lambda dt: None if dt is dtypes.bool_ or \
+    dt.category == dtypes.COMPLEX else dt  # (bool, complex: the rule)
 
 
 def _clamp_grads(c, g, lo, hi, lo_i, hi_i):
@@ -916,11 +1062,13 @@ CLAMP.select = _bounds_select(overload(CLAMP, "ClampBackward0", scalar_edges=Tru
 CLAMP_MIN = register(OpSpec(
     name="clamp_min", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, b, None, out=out, dt=dt),
     backward=lambda c, g: _clamp_grads(c, g, c["min"], None, 1, None),
-    args=("self", "min"), saves=("self", "min"), cpp_cast_error=True, **flags(True, False)))
+    args=("self", "min"), saves=("self", "min"), cpp_cast_error=True, dtype_rule=_clamp_one_dtype,
+    **flags(True, False)))
 CLAMP_MAX = register(OpSpec(
     name="clamp_max", forward=lambda xp, a, b, out=None, dt=None: _clamp_fwd(xp, a, None, b, out=out, dt=dt),
     backward=lambda c, g: _clamp_grads(c, g, None, c["max"], None, 1),
-    args=("self", "max"), saves=("self", "max"), cpp_cast_error=True, **flags(True, False)))
+    args=("self", "max"), saves=("self", "max"), cpp_cast_error=True, dtype_rule=_clamp_one_dtype,
+    **flags(True, False)))
 for _s, _k in ((CLAMP_MIN, "min"), (CLAMP_MAX, "max")):
     _s.select = _bounds_select(overload(_s, _s.node_name[:-1] + "1", cpp_cast_error=False),
                                (_k,))

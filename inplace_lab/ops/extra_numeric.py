@@ -375,8 +375,10 @@ _composite(bucketize, method=False, args=("self", "boundaries"))
 
 def _histc_dtype(spec, ins, params):
     dt = ins[0]._dtype
-    if not dt.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dt.torch_name}'")
+    if not dt.is_floating_point:  # (a bool input fails first in the bin edges' linspace)
+        kernel = "linspace_cpu" if dt is dtypes.bool_ else "aminmax_cpu" if dt.is_complex \
+            else "histogram_cpu"  # (complex: the range's aminmax fails first)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.torch_name}'")
     return dt
 
 

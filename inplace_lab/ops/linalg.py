@@ -339,9 +339,11 @@ register(OpSpec(
 # ---- trace, tril, triu -------------------------------------------------------------------------
 
 def _trace_rule(spec, ins, params):
+    dt = ins[0]._dtype
+    if dt is dtypes.bool_:  # (ATen's trace kernel has no bool loop: dispatched before its check)
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if ins[0].ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {ins[0].ndim}")
-    dt = ins[0]._dtype
     return dtypes.int64 if dt.category <= dtypes.INT else dt
 
 

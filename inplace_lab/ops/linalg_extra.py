@@ -173,12 +173,14 @@ def _cross_rule(spec, ins, params):
     a, b = ins
     if a.ndim != b.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
-    _same_dtype(a, b)
     shape = layout.broadcast_shapes(a.shape, b.shape)
     d = layout.wrap_dim(params["dim"], len(shape))
     if a.shape[d] != 3 or b.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got "
-                           f"{a.shape[d]} and {b.shape[d]}")
+        raise RuntimeError(f"linalg.cross: inputs dimension {params['dim']} must have length 3. "
+                           f"Got {a.shape[d]} and {b.shape[d]}")
+    if a._dtype is dtypes.bool_:  # (ATen's cross kernel, dispatched on self's dtype, then other's)
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    _same_dtype(a, b)
     return a._dtype
 
 

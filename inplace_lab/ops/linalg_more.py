@@ -291,7 +291,13 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 def _lcse_rule(spec, ins, params):
     dt = ins[0]._dtype
     if not (dt.is_floating_point or dt.is_complex):
-        # integer inputs compute in the default float dtype (ATen's logcumsumexp)
+        from .elementwise import under_torch
+
+        if under_torch(ins):  # (PyTorch 2.13's kernel has no integer loop: after the dim check)
+            layout.wrap_dim(params.get("dim", 0), ins[0].ndim)
+            raise NotImplementedError(
+                f"\"logcumsumexp_out_cpu\" not implemented for '{dt.torch_name}'")
+        # integer inputs compute in the default float dtype (Paddle's facade)
         return dtypes.get_default_dtype()
     return dt
 

@@ -20,8 +20,8 @@ from collections import namedtuple
 
 import numpy as _np
 
-from .. import dtypes, layout
-from .elementwise import assign, masked_grad
+from .. import dtypes, layout, policy
+from .elementwise import assign, masked_grad, overload, refuse_complex
 from .table import OPS, OpSpec, register
 
 
@@ -248,6 +248,8 @@ def _arg_rule(which):
     def rule(spec, ins, params):
         if ins[0]._dtype.category == 0:
             raise RuntimeError(f"arg{which}(): does not support bool input")
+        if ins[0]._dtype.category == dtypes.COMPLEX:
+            raise RuntimeError(f"arg{which}(): does not support complex input")
         return _long(spec, ins, params)
 
     return rule
@@ -316,18 +318,21 @@ for _n, _node in (("max", "Max"), ("min", "Min")):
 
     # The public max/min is the composite front below (out=(values, indices) needs it);
     # this entry stays the table's "max" (what facades resolve, gradcheck checks, the nodes).
-    register(OpSpec(name=_n, forward=_extreme(_n), backward=_even_bw, dtype_rule="self",
+    register(OpSpec(name=_n, forward=_extreme(_n), backward=_even_bw,
+                    dtype_rule=refuse_complex("self", f"{_n}_all"),
                     grad_writes=1, params={"dim": None, "keepdim": False}, saves=("self", "result"),
                     node_name=f"{_node}Backward1", select=_select, method=False, function=False,
                     doc=f"{_n}(input) -> tensor; {_n}(input, dim, keepdim=False) -> (values, indices); "
                         f"{_n}(input, other) is {_other}."))
     _dim_spec = register(OpSpec(
         name=f"_{_n}_dim", forward=_minmax_dim_fwd(_n), backward=_minmax_dim_bw, grad_writes=2,
-        dtype_rule="self", params={"dim": 0, "keepdim": False}, saves=("indices",),
+        dtype_rule=refuse_complex("self", f"{_n}(): does not support complex input", RuntimeError),
+        params={"dim": 0, "keepdim": False}, saves=("indices",),
         outputs=("values", "indices"), node_name=f"{_node}Backward0", out=False,
         method=False, function=False))
     _dim_spec.return_type = namedtuple(_n, _dim_spec.outputs, module="inplace_lab.return_types")
-    register(OpSpec(name=f"a{_n}", forward=_extreme(f"a{_n}"), backward=_even_bw, dtype_rule="self",
+    register(OpSpec(name=f"a{_n}", forward=_extreme(f"a{_n}"), backward=_even_bw,
+                    dtype_rule=refuse_complex("self", f"{_n}_values_cpu"),
                     params={"dim": (), "keepdim": False}, saves=("self", "result"),
                     node_name=f"A{_n}Backward0"))
     register(OpSpec(name=f"arg{_n}", forward=_arg_fwd(f"arg{_n}"), dtype_rule=_arg_rule(_n),
@@ -598,6 +603,8 @@ register(OpSpec(name="count_nonzero", dtype_rule=_long, params={"dim": None},
 
 def _cum(fname):
     def fwd(xp, a, out=None, dt=None, dim=0, dtype=None):
+        if dim is None:  # (Paddle's in-place form without an axis: along the first)
+            dim = 0
         if a.ndim == 0:
             layout.wrap_dim(dim, 0)
             return assign(xp, out, a.astype(dt.np))
@@ -669,12 +676,22 @@ def _cum_check(name):
     return check
 
 
-register(OpSpec(name="cumsum", forward=_cum("cumsum"), backward=_cumsum_bw, dtype_rule=_sum_dtype,
-                params={"dim": 0, "dtype": None}, inplace=True, paddle_inplace=True,
-                inplace_check=_cum_check("cumsum")))
-register(OpSpec(name="cumprod", forward=_cum("cumprod"), backward=_cumprod_bw, dtype_rule=_sum_dtype,
-                params={"dim": 0, "dtype": None}, saves=("self", "result"), inplace=True,
-                paddle_inplace=True, inplace_check=_cum_check("cumprod")))
+def _cum_dtype(who):
+    """_sum_dtype, once PyTorch's parser has its ``dim`` (required: cumsum(x) is a TypeError,
+    cumsum_() too; Paddle's fronts always pass one)."""
+    def rule(spec, ins, params):
+        if params.get("dim") is None and not policy.is_paddle(policy.policy_of(ins[0])):
+            raise TypeError(f'{who}() missing 1 required positional arguments: "dim"')
+        return _sum_dtype(spec, ins, params)
+
+    return rule
+
+
+for _n, _bw, _saves in (("cumsum", _cumsum_bw, ()), ("cumprod", _cumprod_bw, ("self", "result"))):
+    _s = register(OpSpec(name=_n, forward=_cum(_n), backward=_bw, dtype_rule=_cum_dtype(_n),
+                         params={"dim": None, "dtype": None}, saves=_saves, inplace=True,
+                         paddle_inplace=True, inplace_check=_cum_check(_n)))
+    _s.inplace_spec = overload(_s, _s.node_name, dtype_rule=_cum_dtype(_n + "_"))
 
 
 # ---- sum_to_size (the engine's reduce-to-shape) --------------------------------------------------

@@ -80,6 +80,10 @@ class OpSpec:
     # The in-place cast error names the target's dtype as C++ does ("long int": the Scalar
     # overloads of clamp_, clamp_min_, clamp_max_), not as ScalarType does ("Long").
     cpp_cast_error: bool = False
+    # An op's own in-place / out= dtype refusal, checked before the generic cast rule (and
+    # before the shape checks): (ins, dt, target dtype, inplace) -> the message, or None
+    # (ldexp_: "ldexp can't be cast ...", float_power_: "the base given to float_power_ ...")
+    cast_error: Optional[Callable] = None
     # How PyTorch lays out the result where numpy's own layout can differ (dispatch.
     # result_layout): "ti" (TensorIterator: strides follow the first input with an opinion),
     # "ti_rev" (the same, the first two inputs swapped: rsub), "ti1" (a Python number is no

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 
 from .. import policy as _policy
-from .. import backend
+from .. import backend, dtypes
 from ..backend import special_for
 from .elementwise import (assign, scratch, bool_rule, flags, float_rule, not_implemented_for, overload,
-                          promote, uf, ufunc, zeros_grad)
+                          promote, refuse_complex, uf, ufunc, under_torch, zeros_grad)
 from .table import OPS, OpSpec, register
 
 
@@ -41,6 +41,9 @@ def sp(fname):
 
     fwd.__name__ = fname
     return fwd
+
+
+_EXPIT = sp("expit")
 
 
 def _same_or_copy(fname):
@@ -72,6 +75,15 @@ def self_rule(spec, ins, params):
     return ins[0]._dtype
 
 
+def _sigmoid_fwd(xp, a, out=None, dt=None):
+    """scipy's expit; a complex input (no expit loop) as ATen's ``1 / (1 + exp(-x))``."""
+    if dt.category == dtypes.COMPLEX:
+        with backend.np.errstate(all="ignore"):
+            r = 1 / (1 + xp.exp(-xp.asarray(a, dtype=dt.np)))
+        return assign(xp, out, r.astype(dt.np, copy=False))
+    return _EXPIT(xp, a, out=out, dt=dt)
+
+
 # ---- exp / log / powers / trigonometry --------------------------------------------------------
 # (name, kernel, backward(ctx, g), saves, torch has name_, paddle has name_, aliases)
 _UNARY = [
@@ -101,13 +113,20 @@ _UNARY = [
      ("arccosh",)),
     ("atanh", "arctanh", lambda c, g: g / (1 - c["self"] * c["self"]), ("self",), True, True,
      ("arctanh",)),
-    ("sigmoid", sp("expit"), lambda c, g: g * c["result"] * (1 - c["result"]), ("result",), True, True,
+    ("sigmoid", _sigmoid_fwd, lambda c, g: g * c["result"] * (1 - c["result"]), ("result",), True, True,
      ()),
     ("deg2rad", "deg2rad", lambda c, g: g * (math.pi / 180), (), True, False, ()),
     ("rad2deg", "rad2deg", lambda c, g: g * (180 / math.pi), (), True, False, ()),
 ]
+# PyTorch's words for a complex input, where its kernel has no complex loop
+_COMPLEX_REFUSED = {
+    "deg2rad": ("deg2rad is not supported for complex tensors.", RuntimeError),
+    "rad2deg": ("rad2deg is not supported for complex tensors.", RuntimeError),
+}
 for _n, _f, _b, _s, _t, _p, _al in _UNARY:
     unary(_n, _f, _b, saves=_s, t=_t, p=_p, aliases=_al,
+          dtype_rule=refuse_complex(float_rule, *_COMPLEX_REFUSED[_n]) if _n in _COMPLEX_REFUSED
+          else float_rule,
           node_name={"log1p": "Log1PBackward0", "deg2rad": "Deg2RadBackward0",
                      "rad2deg": "Rad2DegBackward0"}.get(_n, ""))
 
@@ -146,12 +165,12 @@ unary("rsqrt", _rsqrt, lambda c, g: g * c["result"] ** 3 * -0.5, saves=("result"
 
 _SQRT_PI_2 = 2 / math.sqrt(math.pi)
 unary("erf", sp("erf"), lambda c, g: g * _SQRT_PI_2 * (-(c["self"] * c["self"])).exp(),
-      saves=("self",), p=True)
+      saves=("self",), p=True, dtype_rule=refuse_complex(float_rule, "erf_vml_cpu"))
 unary("erfc", sp("erfc"), lambda c, g: -g * _SQRT_PI_2 * (-(c["self"] * c["self"])).exp(),
-      saves=("self",))
+      saves=("self",), dtype_rule=refuse_complex(float_rule, "erfc_vml_cpu"))
 unary("erfinv", sp("erfinv"),
       lambda c, g: g * (math.sqrt(math.pi) / 2) * (c["self"].erfinv() ** 2).exp(),
-      saves=("self",), p=True)
+      saves=("self",), p=True, dtype_rule=refuse_complex(float_rule, "erfinv_vml_cpu"))
 def _lgamma_fwd(xp, a, out=None, dt=None):
     """scipy's gammaln, but log|Gamma(-inf)| is inf in PyTorch (and in C's lgamma)."""
     r = sp("gammaln")(xp, a, out=out, dt=dt)
@@ -162,8 +181,9 @@ def _lgamma_fwd(xp, a, out=None, dt=None):
 
 
 unary("lgamma", _lgamma_fwd, lambda c, g: g * c["self"].digamma(), saves=("self",), p=True,
-      aliases=("gammaln",))
-unary("digamma", sp("psi"), lambda c, g: g * c["self"].polygamma(1), saves=("self",), p=True)
+      aliases=("gammaln",), dtype_rule=refuse_complex(float_rule, "lgamma_vml_cpu"))
+unary("digamma", sp("psi"), lambda c, g: g * c["self"].polygamma(1), saves=("self",), p=True,
+      dtype_rule=refuse_complex(float_rule, "digamma"))
 def _bessel_i(fname, parity):
     """scipy's i0/i1 with ATen's edges (special_fns.sp_bessel: float32 overflow, NaN at inf)."""
 
@@ -181,7 +201,8 @@ def _i0_bw(c, g):
     return g * call(OPS["special_i1"], (c["self"],), {})
 
 
-unary("i0", _bessel_i("i0", "even"), _i0_bw, saves=("self",), p=True)
+unary("i0", _bessel_i("i0", "even"), _i0_bw, saves=("self",), p=True,
+      dtype_rule=refuse_complex(float_rule, "i0_vml_cpu"))
 
 
 def _i1_bw(c, g):
@@ -204,8 +225,15 @@ def _polygamma_fwd(xp, a, out=None, dt=None, n=0):
     return assign(xp, out, polygamma_values(xp, n, a, dt))
 
 
+def _polygamma_dtype(spec, ins, params):
+    """float_rule; a complex input names the kernel ATen picks for n (digamma, trigamma)."""
+    n = params.get("n", 0)
+    kernel = "digamma" if n == 0 else "trigamma" if n == 1 else "polygamma"
+    return refuse_complex(float_rule, kernel)(spec, ins, params)
+
+
 POLYGAMMA = register(OpSpec(
-    name="polygamma", forward=_polygamma_fwd, params={"n": 0}, dtype_rule=float_rule,
+    name="polygamma", forward=_polygamma_fwd, params={"n": 0}, dtype_rule=_polygamma_dtype,
     backward=lambda c, g: g * c["self"].polygamma(c["n"] + 1), saves=("self",),
     **flags(True, True)))
 POLYGAMMA.inplace_spec = overload(POLYGAMMA, "PolygammaBackward1")
@@ -229,8 +257,25 @@ def _mvlgamma_bw(c, g):
     return g * d
 
 
+def _mvlgamma_dtype(spec, ins, params):
+    """ATen's mvlgamma_check: a bool input first (before p's check), then the default float
+    dtype for integers."""
+    if ins[0]._dtype is dtypes.bool_ and under_torch(ins):
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    return refuse_complex(float_rule, "arange_cpu")(spec, ins, params)
+
+
+def _mvlgamma_cast(ins, dt, target, inplace):
+    """mvlgamma_ and out=: ATen's own words, which name self's dtype as the result type and
+    the computed dtype as the desired one."""
+    if dtypes.can_cast(dt, target) or not under_torch(ins):
+        return None
+    return (f"mvlgamma: result type {ins[0]._dtype.torch_name} can't be cast to the desired "
+            f"output type {dt.torch_name}")
+
+
 unary("mvlgamma", _mvlgamma_fwd, _mvlgamma_bw, saves=("self",), params={"p": 1}, p=True,
-      aliases=("multigammaln",))
+      aliases=("multigammaln",), dtype_rule=_mvlgamma_dtype, cast_error=_mvlgamma_cast)
 
 # ---- sign, abs, rounding ---------------------------------------------------------------------------
 
@@ -246,8 +291,31 @@ def _neg_fwd(xp, a, out=None, dt=None):
 _neg_fwd.ufunc = "negative"  # (the lanes' plain call: contiguous targets only)
 unary("neg", _neg_fwd, lambda c, g: -g, dtype_rule=_neg_rule, p=True, aliases=("negative",),
       out_direct=True)
-unary("abs", "absolute", lambda c, g: g * c["self"].sign(), saves=("self",),
-      dtype_rule=_keep_dtype("abs_cpu"), p=True, aliases=("absolute",))
+def _abs_fwd(xp, a, out=None, dt=None):
+    if a.dtype.kind == "c":  # (the modulus, in the real dtype)
+        return assign(xp, out, xp.abs(a).astype(dt.np, copy=False))
+    return ufunc(xp.absolute, (a,), out, dt)
+
+
+_abs_fwd.ufunc = "absolute"
+_ABS_KEEP = _keep_dtype("abs_cpu")
+
+
+def _abs_rule(spec, ins, params):
+    dt = ins[0]._dtype
+    if dt.category == dtypes.COMPLEX:
+        return dtypes.float64 if dt is dtypes.complex128 else dtypes.float32
+    return _ABS_KEEP(spec, ins, params)
+
+
+def _abs_cast(ins, dt, target, inplace):
+    if inplace and target.category == dtypes.COMPLEX and under_torch(ins):
+        return "In-place abs is not supported for complex tensors."
+    return None
+
+
+unary("abs", _abs_fwd, lambda c, g: g * c["self"].sign(), saves=("self",),
+      dtype_rule=_abs_rule, p=True, aliases=("absolute",), cast_error=_abs_cast, out_direct=True)
 
 
 def _sign_fwd(xp, a, out=None, dt=None, nan=0):
@@ -268,15 +336,18 @@ def _paddle_sign(spec):
         else None
 
 
-for _s in (unary("sign", _sign_fwd, lambda c, g: zeros_grad(g), dtype_rule=self_rule),
+for _s in (unary("sign", _sign_fwd, lambda c, g: zeros_grad(g), dtype_rule=refuse_complex(
+        "self", "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                "torch.sgn instead.")),
            unary("sgn", _sign_fwd, lambda c, g: zeros_grad(g), saves=("self", "result"),
                  dtype_rule=self_rule)):
     _paddle_sign(_s)
 for _n, _k in (("floor", "floor_vml_cpu"), ("ceil", "ceil_vml_cpu"), ("trunc", "trunc_vml_cpu")):
-    unary(_n, _same_or_copy(_n), lambda c, g: zeros_grad(g), dtype_rule=_keep_dtype(_k), p=True,
+    unary(_n, _same_or_copy(_n), lambda c, g: zeros_grad(g), p=True, dtype_rule=refuse_complex(
+        _keep_dtype(_k), f"{_n} is not supported for complex inputs"),
           aliases=("fix",) if _n == "trunc" else ())
 unary("frac", lambda xp, a, out=None, dt=None: xp.subtract(a, xp.trunc(a), out=out),
-      lambda c, g: g, dtype_rule=_keep_dtype("frac_cpu", ("bool", "int")), p=True)
+      lambda c, g: g, dtype_rule=_keep_dtype("frac_cpu", ("bool", "int", "complex")), p=True)
 
 
 def _round_fwd(xp, a, out=None, dt=None, decimals=0):
@@ -286,10 +357,12 @@ def _round_fwd(xp, a, out=None, dt=None, decimals=0):
         return xp.round(a, decimals, out=out)
 
 
-_ROUND_VML, _ROUND_DECIMALS = _keep_dtype("round_vml_cpu"), _keep_dtype("round_cpu")
+_ROUND_VML = _keep_dtype("round_vml_cpu", ("bool", "complex"))
+_ROUND_DECIMALS = _keep_dtype("round_cpu", ("bool", "complex"))
 ROUND = unary("round", _round_fwd, lambda c, g: zeros_grad(g), dtype_rule=_ROUND_VML,
               params={"decimals": 0}, p=True)
-_ROUND1_TORCH = {k: _keep_dtype(k, ("bool", "int")) for k in ("round_vml_cpu", "round_cpu")}
+_ROUND1_TORCH = {k: _keep_dtype(k, ("bool", "int", "complex"))
+                 for k in ("round_vml_cpu", "round_cpu")}
 
 
 def _round1_rule(spec, ins, params):
@@ -304,6 +377,48 @@ def _round1_rule(spec, ins, params):
 
 _ROUND1 = overload(ROUND, "RoundBackward1", dtype_rule=_round1_rule)
 ROUND.select = lambda args, kw: _ROUND1 if len(args) > 1 or "decimals" in kw else None
+
+
+def _angle_fwd(xp, a, out=None, dt=None):
+    """The argument of each value: ``angle`` of a complex value; a real one's is pi below
+    zero, 0 elsewhere (-0.0 included), NaN for NaN (ATen's angle_impl), in the result dtype."""
+    if a.dtype.kind == "c":
+        return assign(xp, out, xp.angle(a.astype("complex128")).astype(dt.np, copy=False))
+        # (ATen's atan2 of a complex64 value is correctly rounded: numpy's float32 one not)
+    a = xp.asarray(a).astype(dt.np, copy=False)
+    r = xp.where(a < 0, dt.np.type(math.pi), dt.np.type(0)).astype(dt.np, copy=False)
+    return assign(xp, out, xp.where(a != a, a, r))
+
+
+def _angle_rule(spec, ins, params):
+    """Real dtype of a complex input; the default float dtype for bool and integer inputs."""
+    dt = promote(ins)
+    if dt.category == dtypes.COMPLEX:
+        return dtypes.float64 if dt is dtypes.complex128 else dtypes.float32
+    return float_rule(spec, ins, params)
+
+
+def _angle_bw(c, g):
+    """ATen's angle_backward: zeros like self for a real input; for a complex one
+    ``grad * self / |self|^2 * i``, 0 where self is 0."""
+    x = c["self"]
+    if not x.dtype.is_complex:
+        from ..creation import zeros_like
+
+        return zeros_like(x)
+    # (complex tensors here have no real/imag/abs views: the formula on the arrays, once)
+    from ..tensor import Tensor
+
+    xa, ga = x._a, g._a
+    xp = backend.array_module(xa)
+    with backend.np.errstate(all="ignore"):
+        r = ga * xa / (xa.real * xa.real + xa.imag * xa.imag) * 1j
+    r = xp.where(xa == 0, 0, r).astype(xa.dtype)
+    return Tensor._wrap(r, x._storage.device, x._pol)
+
+
+unary("angle", _angle_fwd, _angle_bw, saves=("self",), dtype_rule=_angle_rule, t=False,
+      doc="torch.angle(input, *, out=None): the argument of each value (0 or pi for reals).")
 
 
 def _square_rule(spec, ins, params):
@@ -333,8 +448,9 @@ register(OpSpec(name="positive", forward=positive, kind="composite", args=("self
 
 def _sinc_fwd(xp, a, out=None, dt=None):
     with backend.np.errstate(all="ignore"):  # (numpy's Python sinc would warn from its own frame)
-        r = xp.sinc(xp.asarray(a, dtype=dt.np))  # normalised, like PyTorch's
-    return assign(xp, out, r)
+        # normalised, like PyTorch's; half in float (ATen's opmath), rounded once
+        r = xp.sinc(xp.asarray(a, dtype="float32" if dt is dtypes.float16 else dt.np))
+    return assign(xp, out, r.astype(dt.np, copy=False))
 
 
 def _sinc_bw(c, g):
@@ -362,7 +478,8 @@ def _logit_bw(c, g):
     return d.where((x < lo).logical_or(x > hi).logical_not(), float("nan") if eps is None else 0.0)
 
 
-unary("logit", _logit_fwd, _logit_bw, saves=("self",), params={"eps": None}, p=True)
+unary("logit", _logit_fwd, _logit_bw, saves=("self",), params={"eps": None}, p=True,
+      dtype_rule=refuse_complex(float_rule, "logit_cpu"))
 
 
 def _nan_to_num_fwd(xp, a, out=None, dt=None, nan=0.0, posinf=None, neginf=None):
@@ -379,4 +496,5 @@ unary("nan_to_num", _nan_to_num_fwd, lambda c, g: g * c["self"].isfinite(), save
       dtype_rule=self_rule, params={"nan": 0.0, "posinf": None, "neginf": None}, p=True)
 for _n in ("isfinite", "isnan", "isinf", "isposinf", "isneginf", "signbit"):
     unary(_n, (lambda f: lambda xp, a, out=None, dt=None: getattr(xp, f)(a))(_n),
-          dtype_rule=bool_rule, t=False)
+          dtype_rule=refuse_complex(bool_rule, "signbit is not implemented for complex tensors.")
+          if _n == "signbit" else bool_rule, t=False)

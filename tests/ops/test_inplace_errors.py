@@ -81,13 +81,9 @@ KNOWN.update({
     for n in ("logical_and", "logical_or", "logical_xor", "logical_not")})
 KNOWN.update({
     ("overlap", "ldexp"): "torch's ldexp_ is composite (mul_ by a fresh 2**other): no overlap",
-    ("cast", "ldexp"): "torch words it 'ldexp can't be cast to the desired output type Long'",
     ("leaf", "fill_diagonal"): "torch's fill_diagonal_ fills as_strided views of the target, so "
                                "it words the leaf error 'a view of a leaf Variable'; here it is "
                                "one table op (Paddle's kernel) on the leaf itself",
-    ("cast", "mvlgamma"): "torch checks the Long self against a Float result the other way round",
-    ("cast", "float_power"): "torch checks float_power_'s Double requirement before the cast; here "
-                             "the kernel checks it, after the dispatcher's cast check",
     ("expand", "addmv"): "torch's addmv_ lets BLAS's gemv write an expanded target element "
                            "after element (each write reads the last: values depend on the loop "
                            "order); inplace_lab refuses the internal overlap",
