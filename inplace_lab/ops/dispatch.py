@@ -1047,7 +1047,8 @@ def _call_saving(spec, ins, params, pol, dev, res):
     result = Tensor._wrap(res, dev, pol)
     if strides is not None:
         _restride(result, strides)
-    kept = [Tensor._wrap(xp.ascontiguousarray(e), dev, pol) for e in extra]
+    kept = [Tensor._wrap(e if e.flags.c_contiguous else e.copy(), dev, pol)
+            for e in map(xp.asarray, extra)]
     if _needs_grad(spec, ins):
         node = make_node(spec, ins, params, pol)
         save_inputs(node, spec, ins, pol)

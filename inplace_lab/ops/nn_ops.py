@@ -314,28 +314,33 @@ def _bn_shape(ndim, c):
 
 
 def _bn_fwd(xp, x, w, b, rm, rv, out=None, dt=None, training=True, eps=1e-5):
+    """(y, save_mean, save_invstd): ATen's native_batch_norm keeps the batch statistics per
+    channel for backward in training, two empty tensors in eval."""
     axes, shp = _bn_axes(x.ndim), _bn_shape(x.ndim, x.shape[1])
     if training:
         mean = x.mean(axis=axes, keepdims=True)
-        var = x.var(axis=axes, keepdims=True)
+        invstd = 1 / xp.sqrt(x.var(axis=axes, keepdims=True) + eps)
     else:
-        mean, var = rm.reshape(shp), rv.reshape(shp)
-    y = (x - mean) / xp.sqrt(var + eps)
+        mean, invstd = rm.reshape(shp), 1 / xp.sqrt(rv.reshape(shp) + eps)
+    y = (x - mean) * invstd
     if w is not None:
         y = y * w.reshape(shp)
     if b is not None:
         y = y + b.reshape(shp)
-    return y.astype(dt.np, copy=False)
+    if not training:
+        return y.astype(dt.np, copy=False), xp.empty((0,), dt.np), xp.empty((0,), dt.np)
+    return (y.astype(dt.np, copy=False), mean.reshape(-1).astype(dt.np, copy=False),
+            invstd.reshape(-1).astype(dt.np, copy=False))
 
 
 def _bn_bw(c, g):
-    """Training: the classic formula from the saved input alone; eval: a per-channel scale."""
-    x, eps = c["self"], c["eps"]
+    """Training: the classic formula from the saved input and batch statistics; eval: a
+    per-channel scale from the running variance."""
+    x, eps = c["input"], c["eps"]
     axes, shp = _bn_axes(x.ndim), _bn_shape(x.ndim, x.shape[1])
     w = c["weight"] if "weight" in c.saved else None
     if c["training"]:
-        mean = x.mean(axes, keepdim=True)
-        invstd = (x.var(axes, unbiased=False, keepdim=True) + eps).rsqrt()
+        mean, invstd = c["result1"].reshape(shp), c["result2"].reshape(shp)
     else:
         mean = c["running_mean"].reshape(shp)
         invstd = (c["running_var"].reshape(shp) + eps).rsqrt()
@@ -355,13 +360,15 @@ def _bn_bw(c, g):
 
 
 register(OpSpec(name="_batch_norm", forward=_bn_fwd, backward=_bn_bw,
-                args=("self", "weight", "bias", "running_mean", "running_var"),
+                args=("input", "weight", "bias", "running_mean", "running_var"),
                 optional_args=("weight", "bias", "running_mean", "running_var"),
                 params={"training": True, "eps": 1e-5},
-                saves=("self", "weight", "running_mean", "running_var"), dtype_rule="self",
+                saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
+                saved_results=("result1", "result2"), dtype_rule="self",
                 method=False, function=False, out=False, node_name="NativeBatchNormBackward0",
-                doc="batch norm over dim 1; training uses batch statistics (running stats are "
-                    "updated by the caller, in place, under no_grad)."))
+                doc="batch norm over dim 1; training uses batch statistics, kept per channel for "
+                    "backward (running stats are updated by the caller, in place, under "
+                    "no_grad)."))
 
 
 # ---- embedding ------------------------------------------------------------------------------
@@ -487,11 +494,14 @@ def _nll_fwd(xp, x, t, w, out=None, dt=None, ignore_index=-100, reduction="mean"
     wt = w[tt] * keep if w is not None else keep.astype(x.dtype)
     picked = x[xp.arange(x.shape[0]), tt] if x.ndim == 2 else _nll_pick(xp, x, tt)
     loss = -picked * wt
+    # (ATen's nll_loss_forward also returns total_weight, a 0-dim tensor its node keeps:
+    # the weights of the kept targets, 0 for reduction='none')
+    total = xp.asarray(wt.sum() if reduction != "none" else 0, dtype=dt.np)
     if reduction == "mean":
-        return xp.asarray(loss.sum() / wt.sum(), dtype=dt.np)
+        return xp.asarray(loss.sum() / wt.sum(), dtype=dt.np), total
     if reduction == "none" and unbatched:
         loss = loss.reshape(())
-    return xp.asarray(_reduce(xp, loss, reduction), dtype=dt.np)
+    return xp.asarray(_reduce(xp, loss, reduction), dtype=dt.np), total
 
 
 def _nll_weights(c, x, t):
@@ -524,7 +534,8 @@ def _nll_bw(c, g):
 register(OpSpec(name="_nll_loss", forward=_nll_fwd, backward=_nll_bw,
                 args=("self", "target", "weight"), optional_args=("weight",),
                 params={"ignore_index": -100, "reduction": "mean"},
-                saves=("self", "target", "weight"), dtype_rule=_nll_dtype, method=False,
+                saves=("self", "target", "weight", "total_weight"),
+                saved_results=("total_weight",), dtype_rule=_nll_dtype, method=False,
                 function=False, out=False, node_name="NllLossBackward0",
                 doc="nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')."))
 # nll_loss2d: the same kernels over (N, C, H, W) (they gather and scatter along dim 1), the

@@ -43,7 +43,10 @@ def test_values_match_the_general_formula_and_torch(shape, weighted, ignore, red
     t = rng.integers(0, c, tshape).astype(np.int64)
     w = rng.uniform(0.5, 2, c).astype(npd) if weighted else None
     kernel = OPS["_nll_loss"].forward
-    got = kernel(np, x, t, w, dt=dtypes.from_any(npd), ignore_index=ignore, reduction=reduction)
+    got, total = kernel(np, x, t, w, dt=dtypes.from_any(npd), ignore_index=ignore,
+                        reduction=reduction)
+    kept = (t != ignore) * (w[np.where(t != ignore, t, 0)] if w is not None else 1)
+    assert total.shape == () and total == (np.sum(kept, dtype=npd) if reduction != "none" else 0)
     if len(shape) <= 2:
         gen = _general(x, t, w, ignore, reduction)
         assert np.array_equal(got.reshape(-1), np.reshape(gen, -1)) and got.dtype == x.dtype

@@ -388,6 +388,34 @@ def test_layer_and_group_norm_keep_torchs_saved_tensors(norm):
     assert il.memory_allocated() == before
 
 
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_and_nll_keep_torchs_saved_tensors(training):
+    """native_batch_norm keeps save_mean / save_invstd per channel in training (empty in eval),
+    nll_loss its 0-dim total_weight: names, shapes, values, pack order, gradients."""
+    def run(m):
+        rng = np.random.default_rng(4)
+        x = m.tensor(rng.normal(size=(4, 3, 2)), requires_grad=True)
+        w = m.tensor(rng.normal(size=3), requires_grad=True)
+        rm, rv = m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)
+        packed = []
+        with m.autograd.graph.saved_tensors_hooks(
+                lambda t: (packed.append((tuple(t.shape), t is x, t is w)), t)[1], lambda t: t):
+            y = m.nn.functional.batch_norm(x, rm, rv, w, None, training=training)
+            loss = m.nn.functional.nll_loss(y[:, :, 0].log_softmax(1), m.tensor([0, 2, -100, 1]))
+        bn, nl = y.grad_fn, loss.grad_fn
+        saved = [bn._saved_result1, bn._saved_result2, nl._saved_total_weight]
+        loss.backward()
+        return packed, saved, x.grad, w.grad
+
+    (tp, ts, tx, tw), (ip, is_, ix, iw) = both(run)
+    if not training:  # (in training torch also packs the running stats, which its kernel
+        assert ip == tp  # updates unversioned and never checks: ours are not saved there)
+    for a, b in zip(is_, ts):
+        assert tuple(a.shape) == tuple(b.shape)
+        close(a, b, 1e-12)
+    close(ix, tx, 1e-10), close(iw, tw, 1e-10)
+
+
 def test_logsigmoid_keeps_atens_buffer():
     """log_sigmoid_forward's buffer exp(-|x|), an input-sized tensor the graph keeps (CPU)."""
     x0 = np.array([[-800.0, -3.0, -0.0], [0.0, 2.0, 50.0]], np.float32)
