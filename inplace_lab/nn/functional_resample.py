@@ -1,18 +1,16 @@
-"""``F.interpolate`` (nearest, nearest-exact, linear, bilinear), ``F.pixel_shuffle`` /
-``pixel_unshuffle``, as compositions of table ops.
+"""``F.interpolate`` / ``upsample*`` and ``F.pixel_shuffle`` / ``pixel_unshuffle``.
 
-PyTorch has one kernel per mode (``UpsampleBilinear2DBackward0`` ...); here each spatial
-dim is resampled on its own: nearest picks source rows with ``index_select``, linear
-takes the two neighbours with ``index_select`` and blends them with per-row weights
-``x0 * (1 - w) + x1 * w``. The source coordinates are PyTorch's own formulas
-(``area_pixel_compute_source_index``), so values and gradients match; the graph shows the
-index_select / mul / add nodes a student can follow instead of one opaque node.
+``interpolate`` is torch/nn/functional.py's own Python, check for check and message for
+message (size and scale_factor, align_corners, recompute_scale_factor, antialias, the
+input's rank against the mode), then one ATen kernel per mode and rank: the table ops of
+``ops/nn_upsample.py`` (``upsample_nearest2d`` -> UpsampleNearest2DBackward0,
+``upsample_bilinear2d`` -> UpsampleBilinear2DBackward0 ...) after the checks ATen's meta
+functions make (``upsample_2d_common_check``), or the adaptive average pools for 'area'.
 """
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import numbers
 
 import inplace_lab as _il
 from inplace_lab.ops import dispatch as _dispatch
@@ -21,106 +19,171 @@ from inplace_lab.ops.table import OPS as _OPS
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
            "pixel_shuffle", "pixel_unshuffle"]
 
-_MODES = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2}
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_FLOATS = ("Half", "BFloat16", "Float", "Double")
+# (mode, spatial dims) -> (ATen op, the name its CPU dtype dispatch reports, Byte accepted)
+_KERNELS = {
+    ("nearest", 1): ("upsample_nearest1d", "compute_indices_weights_nearest", True),
+    ("nearest", 2): ("upsample_nearest2d", "upsample_nearest2d_channels_last", True),
+    ("nearest", 3): ("upsample_nearest3d", "compute_indices_weights_nearest", True),
+    ("nearest-exact", 1): ("_upsample_nearest_exact1d", "compute_indices_weights_nearest", True),
+    ("nearest-exact", 2): ("_upsample_nearest_exact2d", "upsample_nearest2d_channels_last",
+                           True),
+    ("nearest-exact", 3): ("_upsample_nearest_exact3d", "compute_indices_weights_nearest", True),
+    ("linear", 1): ("upsample_linear1d", "compute_indices_weights_linear", False),
+    ("bilinear", 2): ("upsample_bilinear2d", "upsample_bilinear2d_channels_last", True),
+    ("trilinear", 3): ("upsample_trilinear3d", "compute_indices_weights_linear", False),
+    ("bicubic", 2): ("upsample_bicubic2d", "compute_indices_weights_cubic", True),
+}
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
+                                                                  "scales_w")}
 
 
-def _out_sizes(input, size, scale_factor, dims):
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    spatial = list(input.shape[2:])
-    if size is not None:
-        if isinstance(size, (list, tuple)):
-            if len(size) != dims:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {spatial} and output size of {size}. Please "
-                    "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
-                    "(o1, o2, ...,oK) format.")
-            return [int(s) for s in size], None
-        return [int(size)] * dims, None
-    if scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    if isinstance(scale_factor, (list, tuple)):
-        if len(scale_factor) != dims:
-            raise ValueError(
-                "Input and scale_factor must have the same number of spatial dimensions, but got "
-                f"input with spatial dimensions of {spatial} and scale_factor of shape "
-                f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                "scale_factor in (s1, s2, ...,sK) format.")
-        scales = [float(s) for s in scale_factor]
+def _is_integer(x) -> bool:
+    """torch.nn.functional's ``_is_integer``: an int, or an integer tensor."""
+    if isinstance(x, _il.Tensor):
+        return not x.is_floating_point()
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool) or isinstance(x, bool)
+
+
+def _upsample_checks(input, output_size, nd):
+    """ATen's ``upsample_{1,2,3}d_common_check`` and the meta function's non-empty check."""
+    shape = tuple(input.shape)
+    sp_in = shape[2:]
+    labels = ("W",) if nd == 1 else ("H", "W") if nd == 2 else ("D", "H", "W")
+    if any(n <= 0 for n in sp_in) or any(o <= 0 for o in output_size):
+        fin = ", ".join(f"{k}: {v}" for k, v in zip(labels, sp_in))
+        fout = ", ".join(f"{k}: {v}" for k, v in zip(labels, output_size))
+        joiner = " and output" if nd == 1 else " output"
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                           f"({fin}){joiner} ({fout})")
+    if input.numel() == 0 and math.prod(shape[1:]) == 0:
+        raise RuntimeError(f"Non-empty {nd + 2}D data tensor expected but got a tensor with "
+                           f"sizes {list(shape)}")
+
+
+def _kernel(input, mode, nd, output_size, scale_factors, align_corners=None):
+    """One ATen upsample kernel: its output size (``compute_output_size``), checks, dtype
+    dispatch and table op."""
+    op, dispatch_name, byte_ok = _KERNELS[(mode, nd)]
+    if output_size is not None:
+        size = [int(s) for s in output_size]
+        scales = [None] * nd
     else:
-        scales = [float(scale_factor)] * dims
-    return [int(math.floor(n * s)) for n, s in zip(spatial, scales)], scales
-
-
-def _index(idx, like):
-    return _il.tensor(np.asarray(idx, dtype=np.int64), device=like.device)
-
-
-def _scale(n_in, n_out, align_corners, scale):
-    """PyTorch's ``area_pixel_compute_scale``."""
-    if align_corners:
-        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-
-
-def _nearest(x, dim, n_out, scale, exact):
-    n_in = x.shape[dim]
-    s = _scale(n_in, n_out, False, scale)
-    dst = np.arange(n_out, dtype=np.float32)
-    src = np.floor((dst + 0.5) * np.float32(s)) if exact else np.floor(dst * np.float32(s))
-    return x.index_select(dim, _index(np.minimum(src.astype(np.int64), n_in - 1), x))
-
-
-def _linear(x, dim, n_out, scale, align_corners):
-    n_in = x.shape[dim]
-    acc = np.float64 if x._dtype.name == "float64" else np.float32  # PyTorch's opmath type
-    s = acc(_scale(n_in, n_out, align_corners, scale))
-    dst = np.arange(n_out, dtype=acc)
-    src = dst * s if align_corners else np.maximum((dst + acc(0.5)) * s - acc(0.5), acc(0))
-    i0 = np.minimum(src.astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    w = (src - i0).astype(acc)
-    shape = [1] * x.ndim
-    shape[dim] = n_out
-    w1 = _il.tensor(w.reshape(shape), dtype=x._dtype, device=x.device)
-    w0 = _il.tensor((1 - w).reshape(shape), dtype=x._dtype, device=x.device)
-    return x.index_select(dim, _index(i0, x)) * w0 + x.index_select(dim, _index(i1, x)) * w1
+        scales = [float(s) for s in scale_factors]
+        size = [int(n * s) for n, s in zip(input.shape[2:], scales)]
+    _upsample_checks(input, size, nd)
+    tname = input._dtype.torch_name
+    if tname not in _FLOATS and not (byte_ok and tname == "Byte"):
+        raise NotImplementedError(f'"{dispatch_name}" not implemented for \'{tname}\'')
+    if tname == "Byte" and mode in ("bilinear", "bicubic"):
+        raise NotImplementedError(f"interpolate: {mode} on uint8 input (ATen's integer "
+                                  "'multiplication trick' kernel) is not implemented in "
+                                  "inplace_lab")
+    params = {"output_size": tuple(size)}
+    if align_corners is not None:
+        params["align_corners"] = bool(align_corners)
+    params.update(zip(_SCALE_NAMES[nd], scales))
+    params["self_sym_sizes"] = tuple(input.shape)
+    return _dispatch.call(_OPS[op], (input,), params)
 
 
 def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False):
-    """Resize the spatial dims of an (N, C, L) or (N, C, H, W) tensor."""
-    nd = input.ndim
-    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    known = mode in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area",
-                     "nearest-exact")
-    need = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}.get(mode)
-    if known and nd in (3, 4, 5) and need is not None and need != nd:
-        raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {need}D input")
-    if not known or nd not in (3, 4, 5):
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the "
-            f"modes: {_ALL_MODES} (got {mode})")
-    if mode not in _MODES or nd == 5:
-        raise NotImplementedError(f"interpolate: mode {mode!r} on {nd}D input is not "
-                                  "implemented in inplace_lab")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented in inplace_lab")
-    sizes, scales = _out_sizes(input, size, scale_factor, nd - 2)
-    if recompute_scale_factor:
-        scales = None
-    out = input
-    for k, n_out in enumerate(sizes):
-        dim, sc = 2 + k, (scales[k] if scales is not None else None)
-        if mode in ("nearest", "nearest-exact"):
-            out = _nearest(out, dim, n_out, sc, mode == "nearest-exact")
+    """Down/up sample ``input`` to ``size`` or by ``scale_factor`` (torch's own checks)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    else:
+        if align_corners is None:
+            align_corners = False
+
+    dim = input.dim() - 2  # number of spatial dimensions
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    elif size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
+            output_size = size
         else:
-            out = _linear(out, dim, n_out, sc, bool(align_corners))
-    return out
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in "
+                    "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) "
+                    "format.")
+            scale_factors = scale_factor
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+
+    if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    # "area" mode always requires an explicit size rather than scale factor
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor is not None and recompute_scale_factor:
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+
+    nd = input.dim()
+    if mode in ("nearest", "nearest-exact") and nd in (3, 4, 5):
+        _check_size_types(output_size)
+        return _kernel(input, mode, nd - 2, output_size, scale_factors)
+    if mode == "area" and nd in (3, 4, 5):
+        from . import functional as _F
+
+        pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[nd - 3]
+        return pool(input, output_size)
+    if (mode, nd) in (("linear", 3), ("bilinear", 4), ("trilinear", 5), ("bicubic", 4)):
+        if antialias:
+            raise NotImplementedError(
+                f"interpolate: antialias=True (ATen's _upsample_{mode}2d_aa) is not "
+                "implemented in inplace_lab")
+        _check_size_types(output_size)
+        return _kernel(input, mode, nd - 2, output_size, scale_factors, align_corners)
+    if nd == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise NotImplementedError("interpolate: mode 'lanczos' (ATen's _upsample_lanczos2d_aa) "
+                                  "is not implemented in inplace_lab")
+    need = {"linear": 3, "bilinear": 4, "trilinear": 5}.get(mode)
+    if need is not None and nd in (3, 4, 5):
+        raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {need}D input")
+    raise NotImplementedError(
+        "Input Error: Only 3D, 4D and 5D input Tensors supported"
+        f" (got {nd}D) for the modes: {_ALL_MODES} (got {mode})")
+
+
+def _check_size_types(output_size):
+    """The kernel's ``int[]`` argument: a float size is the argument parser's TypeError."""
+    if output_size is not None and not all(_is_integer(s) for s in output_size):
+        raise TypeError("interpolate: the kernel's output_size must be a sequence of ints, got "
+                        f"{[type(s).__name__ for s in output_size]} (inplace_lab does not "
+                        "render torch's argument-parser message here)")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -22,6 +22,7 @@ from . import backward_arrays  # noqa: F401  (array-level backward of the hottes
 from . import linalg_solve, nn_sample, tensor_misc  # noqa: F401  (solves and factorisations; grid sampling; memory formats, copies)
 from . import special_fns  # noqa: F401  (torch.special's functions)
 from . import nn_packing, nn_weight_norm  # noqa: F401  (torch.nn.utils: _pack_padded_sequence, _weight_norm_interface)
+from . import nn_upsample  # noqa: F401  (F.interpolate's kernels: upsample_nearest2d, upsample_bilinear2d ...)
 from . import dispatch
 from .table import OPS, OpSpec
 

@@ -1,0 +1,341 @@
+"""The upsampling kernels behind ``F.interpolate``: one table op per ATen kernel.
+
+==============================  =================================  ==========================
+op                              node                               taps per output cell, dim
+==============================  =================================  ==========================
+``upsample_nearest{1,2,3}d``    UpsampleNearest{1,2,3}DBackward0   1: ``floor(dst * scale)``
+``_upsample_nearest_exact*d``   UpsampleNearestExact*DBackward0    1: ``floor((dst + .5) * s)``
+``upsample_linear1d``           UpsampleLinear1DBackward0          2 (linear)
+``upsample_bilinear2d``         UpsampleBilinear2DBackward0        2 x 2
+``upsample_trilinear3d``        UpsampleTrilinear3DBackward0       2 x 2 x 2
+``upsample_bicubic2d``          UpsampleBicubic2DBackward0         4 x 4 (A = -0.75, clamped)
+==============================  =================================  ==========================
+
+Each is separable: per spatial dim ATen computes, once, the source index (or indices) and
+weight of every output position (``compute_indices_weights_*`` in UpSampleKernel.cpp, with
+``area_pixel_compute_scale`` / ``area_pixel_compute_source_index`` of UpSample.h, in the
+dtype's opmath type: float for float16 and float32, double for float64), then each output
+cell is the weighted sum of its taps, the last dim innermost. The kernels below do the same
+sums in the same order, one dim at a time from the last, so float32 results agree with
+torch's to the last bit on its generic (NCHW) path.
+
+The parameters are PyTorch's saved attributes (``_saved_output_size``, ``_saved_scales_h``,
+``_saved_align_corners``, ``_saved_self_sym_sizes``). The backward (ATen's
+``upsample_*_backward``) is the adjoint of the forward: each output gradient added into the
+input cells it was read from, with the same weights. Results follow the input's suggested
+memory format (channels-last in, channels-last out), as ATen's ``empty`` with
+``suggest_memory_format`` does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from inplace_lab import layout as _layout
+
+from . import dispatch
+from .table import OpSpec, register
+
+_A = -0.75  # the cubic convolution's A (ATen's get_cubic_upsample_coefficients)
+
+
+# ---- per-dim indices and weights (host numpy, in ATen's arithmetic) ---------------------------
+
+def _opmath(np_dtype):
+    return np.float64 if np.dtype(np_dtype) == np.float64 else np.float32
+
+
+def _scales_value(acc, scale, n_in, n_out):
+    """``compute_scales_value``: 1 / scale when one was given (> 0), else in / out."""
+    if scale is not None and scale > 0:
+        return acc(1.0 / scale)
+    return acc(n_in) / acc(n_out)
+
+
+def _area_scale(acc, n_in, n_out, align_corners, scale):
+    """``area_pixel_compute_scale``."""
+    if align_corners:
+        return acc(n_in - 1) / acc(n_out - 1) if n_out > 1 else acc(0)
+    return _scales_value(acc, scale, n_in, n_out)
+
+
+def _source_index(acc, s, n_out, align_corners, cubic):
+    """``area_pixel_compute_source_index`` for every destination index."""
+    dst = np.arange(n_out, dtype=acc)
+    if align_corners:
+        return s * dst
+    # ``scale * (dst + 0.5) - 0.5`` is one fused multiply-add in the compiled kernel: the
+    # product unrounded (exact in the next wider float), one rounding at the end
+    wide = np.float64 if acc is np.float32 else np.longdouble
+    src = (wide(s) * (dst + acc(0.5)).astype(wide) - wide(0.5)).astype(acc)
+    return src if cubic else np.maximum(src, acc(0))
+
+
+def _guard(acc, real, n_in):
+    """``guard_index_and_lambda``: floorf (a float, even for double) and a clamped lambda."""
+    idx = np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), n_in - 1)
+    lam = np.minimum(np.maximum(real - idx.astype(acc), acc(0)), acc(1))
+    return idx, lam.astype(acc)
+
+
+def _nearest_taps(n_in, n_out, scale, exact, generic, acc):
+    """The source index of each output position.
+
+    2-d (the channels-last loop, used for every layout): ``nearest_idx`` /
+    ``nearest_exact_idx``, a float scale, ``floorf(dst * scale)`` or ``floorf((dst + 0.5) *
+    scale)``, with ``nearest_idx``'s shortcuts for sizes equal and doubled. 1-d and 3-d
+    (``HelperInterpNearest[Exact]``): the scale in opmath, ``floorf(scale * dst)`` or
+    ``floorf(area_pixel_compute_source_index(scale, dst) + 0.5)``."""
+    dst = np.arange(n_out, dtype=np.int64)
+    if generic:
+        s = _scales_value(acc, scale, n_in, n_out)
+        if exact:
+            real = _source_index(acc, s, n_out, False, False) + acc(0.5)
+        else:
+            real = s * dst.astype(acc)
+        real = real.astype(np.float32)
+    else:
+        if not exact and n_out == n_in:
+            return [(dst, None)]
+        if not exact and n_out == 2 * n_in:
+            return [(dst >> 1, None)]
+        s = _scales_value(np.float32, scale, n_in, n_out)
+        if exact:  # (dst + 0.5) * scale in double, floorf of it as a float
+            real = ((dst + 0.5) * np.float64(s)).astype(np.float32)
+        else:
+            real = dst.astype(np.float32) * s
+    return [(np.minimum(np.floor(real).astype(np.int64), n_in - 1), None)]
+
+
+def _linear_taps(acc, wdt, n_in, n_out, align_corners, scale):
+    """``compute_source_index_and_lambda``: (i0, lambda0), (i1, lambda1); the weights are
+    stored in the tensor's own dtype (``wdt``)."""
+    if n_out == n_in:
+        dst = np.arange(n_out, dtype=np.int64)
+        return [(dst, np.ones(n_out, wdt)), (dst, np.zeros(n_out, wdt))]
+    s = _area_scale(acc, n_in, n_out, align_corners, scale)
+    i0, lam1 = _guard(acc, _source_index(acc, s, n_out, align_corners, False), n_in)
+    i1 = i0 + (i0 < n_in - 1)
+    lam1 = lam1.astype(wdt)
+    lam0 = (wdt(1) - lam1).astype(wdt)
+    return [(i0, lam0), (i1, lam1)]
+
+
+def _cubic_coefficients(acc, t):
+    a = acc(_A)
+
+    def conv1(x):
+        return ((a + acc(2)) * x - (a + acc(3))) * x * x + acc(1)
+
+    def conv2(x):
+        return ((a * x - acc(5) * a) * x + acc(8) * a) * x - acc(4) * a
+
+    x2 = acc(1) - t
+    return [conv2(t + acc(1)), conv1(t), conv1(x2), conv2(x2 + acc(1))]
+
+
+def _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale):
+    """HelperInterpCubic: four taps around ``floor(src)``, clamped to the border."""
+    s = _area_scale(acc, n_in, n_out, align_corners, scale)
+    idx, t = _guard(acc, _source_index(acc, s, n_out, align_corners, True), n_in)
+    coeffs = _cubic_coefficients(acc, t)
+    return [(np.clip(idx - 1 + j, 0, n_in - 1), coeffs[j].astype(wdt)) for j in range(4)]
+
+
+def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1):
+    acc = _opmath(np_dtype)
+    wdt = acc if np.dtype(np_dtype).kind != "f" else np.dtype(np_dtype).type
+    if method in ("nearest", "nearest-exact"):
+        return _nearest_taps(n_in, n_out, scale, method == "nearest-exact", nd != 2, acc)
+    if method == "linear":
+        return _linear_taps(acc, wdt, n_in, n_out, align_corners, scale)
+    return _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale)
+
+
+def _dim_scales(params, nd):
+    if nd == 1:
+        return (params.get("scales"),)
+    if nd == 2:
+        return params.get("scales_h"), params.get("scales_w")
+    return params.get("scales_d"), params.get("scales_h"), params.get("scales_w")
+
+
+def _bshape(ndim, axis, n):
+    shape = [1] * ndim
+    shape[axis] = n
+    return tuple(shape)
+
+
+# ---- kernels ----------------------------------------------------------------------------------
+
+def _make_forward(method, nd):
+    def forward(xp, x, out=None, dt=None, output_size=None, align_corners=False,
+                self_sym_sizes=None, **scales):
+        acc = _opmath(x.dtype)
+        sc = _dim_scales(scales, nd)
+        y = x
+        if method not in ("nearest", "nearest-exact"):
+            y = x.astype(acc, copy=False)
+        if method == "linear" and nd == 2:
+            y = _bilinear(xp, y, x.shape, output_size, align_corners, sc, x.dtype)
+            return xp.ascontiguousarray(y.astype(x.dtype if dt is None else dt.np, copy=False))
+        for k in range(nd - 1, -1, -1):  # the last dim innermost, as ATen's nested sums
+            axis = 2 + k
+            taps = _taps(method, x.shape[axis], output_size[k], align_corners, sc[k], x.dtype,
+                         nd)
+            parts = [xp.take(y, xp.asarray(idx), axis=axis) for idx, _ in taps]
+            if taps[0][1] is None:
+                y = parts[0]
+                continue
+            ws = [xp.asarray(w.astype(acc)).reshape(_bshape(y.ndim, axis, -1)) for _, w in taps]
+            if len(parts) == 2:  # ``t0 * w0 + t1 * w1``, compiled as fma(t0, w0, t1 * w1)
+                y = _fma(xp, parts[0], ws[0], parts[1] * ws[1])
+            else:  # ``out = t0 * w0; out += tj * wj``: fma(tj, wj, out)
+                y = parts[0] * ws[0]
+                for p, w in zip(parts[1:], ws[1:]):
+                    y = _fma(xp, p, w, y)
+        return xp.ascontiguousarray(y.astype(x.dtype if dt is None else dt.np, copy=False))
+    return forward
+
+
+def _fma(xp, a, b, c):
+    """``a * b + c`` rounded once (the compiled kernels' fused multiply-add): in the next
+    wider float, then rounded back (exact for float32; float64 through long double)."""
+    if a.dtype == np.float32:
+        wide = np.float64
+    elif xp is np and a.dtype == np.float64:
+        wide = np.longdouble
+    else:  # (no wider float on the device)
+        return a * b + c
+    with np.errstate(invalid="ignore", over="ignore"):  # (inf * 0: NaN, as the kernel's)
+        return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(a.dtype)
+
+
+def _bilinear(xp, y, shape, output_size, align_corners, sc, np_dtype):
+    """upsample_bilinear2d's CPU loop: four taps weighted by the products ``h_lambda *
+    w_lambda``, summed as the compiled kernel does (measured against torch 2.13:
+    ``x01 w01``, then fused multiply-adds of ``x00 w00``, ``x10 w10``, ``x11 w11``)."""
+    acc = _opmath(np_dtype)  # (its lambdas stay in opmath, float16's too)
+    (h0, a0), (h1, a1) = _taps("linear", shape[2], output_size[0], align_corners, sc[0], acc)
+    (w0, b0), (w1, b1) = _taps("linear", shape[3], output_size[1], align_corners, sc[1], acc)
+    rows = [xp.take(y, xp.asarray(h), axis=2) for h in (h0, h1)]
+    a = [xp.asarray(v.astype(acc)).reshape(-1, 1) for v in (a0, a1)]
+    b = [xp.asarray(v.astype(acc)).reshape(1, -1) for v in (b0, b1)]
+
+    def term(i, j):
+        return xp.take(rows[i], xp.asarray((w0, w1)[j]), axis=3), a[i] * b[j]
+
+    x01, w01 = term(0, 1)
+    out = x01 * w01
+    for i, j in ((0, 0), (1, 0), (1, 1)):
+        out = _fma(xp, *term(i, j), out)
+    return out
+
+
+def _adjoint_matrix(xp, taps, n_in, n_out, dtype):
+    """(n_in, n_out): the weight of each output position on each input cell."""
+    m = np.zeros((n_in, n_out), dtype=dtype)
+    cols = np.arange(n_out)
+    for idx, w in taps:
+        np.add.at(m, (idx, cols), 1 if w is None else w.astype(dtype))
+    return xp.asarray(m)
+
+
+def _make_backward_kernel(method, nd):
+    def grad_kernel(xp, g, out=None, dt=None, output_size=None, align_corners=False,
+                    input_size=None, **scales):
+        acc = _opmath(g.dtype)
+        sc = _dim_scales(scales, nd)
+        y = g.astype(acc, copy=False)
+        for k in range(nd):
+            axis = 2 + k
+            n_in = input_size[axis]
+            # (ATen's backward loops index with ``nearest_idx`` at every rank, not the
+            # forward's 1-d/3-d helper: where they differ, the gradient is not its adjoint)
+            m = _adjoint_matrix(xp, _taps(method, n_in, output_size[k], align_corners, sc[k],
+                                          g.dtype, 2), n_in, output_size[k], acc)
+            y = xp.moveaxis(xp.tensordot(y, m, axes=([axis], [1])), -1, axis)
+        return xp.ascontiguousarray(y.astype(g.dtype, copy=False))
+    return grad_kernel
+
+
+# ---- layout: ATen's suggest_memory_format ----------------------------------------------------
+
+def _cl_strides(shape):
+    """channels_last (4-d) / channels_last_3d (5-d) strides of ``shape``."""
+    n, c, *sp = shape
+    strides = [0] * len(shape)
+    s = 1
+    for d in (1, *range(len(shape) - 1, 1, -1), 0):
+        strides[d] = s
+        s *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def suggests_channels_last(shape, strides) -> bool:
+    """``suggest_memory_format()`` is channels_last (4-d) or channels_last_3d (5-d)."""
+    if len(shape) == 4:
+        return _layout.suggests_channels_last(shape, strides)
+    if len(shape) != 5 or _layout.is_contiguous(shape, strides):
+        return False
+    expected = 1
+    for d in (1, 4, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _suggest_layout(ins, params, shape):
+    x = ins[0]
+    if len(shape) in (4, 5) and suggests_channels_last(x._shape, x._strides):
+        return _cl_strides(shape)
+    return None
+
+
+# ---- the table --------------------------------------------------------------------------------
+
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
+                                                                  "scales_w")}
+# op name -> (interpolation method, spatial dims, node name)
+KERNELS = {
+    "upsample_nearest1d": ("nearest", 1, "UpsampleNearest1DBackward0"),
+    "upsample_nearest2d": ("nearest", 2, "UpsampleNearest2DBackward0"),
+    "upsample_nearest3d": ("nearest", 3, "UpsampleNearest3DBackward0"),
+    "_upsample_nearest_exact1d": ("nearest-exact", 1, "UpsampleNearestExact1DBackward0"),
+    "_upsample_nearest_exact2d": ("nearest-exact", 2, "UpsampleNearestExact2DBackward0"),
+    "_upsample_nearest_exact3d": ("nearest-exact", 3, "UpsampleNearestExact3DBackward0"),
+    "upsample_linear1d": ("linear", 1, "UpsampleLinear1DBackward0"),
+    "upsample_bilinear2d": ("linear", 2, "UpsampleBilinear2DBackward0"),
+    "upsample_trilinear3d": ("linear", 3, "UpsampleTrilinear3DBackward0"),
+    "upsample_bicubic2d": ("cubic", 2, "UpsampleBicubic2DBackward0"),
+}
+
+
+def _register(name, method, nd, node_name):
+    has_align = method in ("linear", "cubic")
+    params = {"output_size": None}
+    if has_align:
+        params["align_corners"] = False
+    params.update(dict.fromkeys(_SCALE_NAMES[nd]))
+    grad_spec = register(OpSpec(
+        name=f"{name}_backward", forward=_make_backward_kernel(method, nd), dtype_rule="self",
+        method=False, function=False, out=False, layout=_suggest_layout,
+        params={**params, "input_size": None},
+        doc=f"ATen's {name}_backward: the adjoint of {name} (no backward of its own here)."))
+
+    def backward(c, g):
+        p = {k: c.params[k] for k in params}
+        return (dispatch.call(grad_spec, (g,), {**p, "input_size": tuple(
+            c.params["self_sym_sizes"])}),)
+
+    return register(OpSpec(
+        name=name, forward=_make_forward(method, nd), backward=backward, method=False,
+        function=False, out=False, node_name=node_name, dtype_rule="self",
+        layout=_suggest_layout, params={**params, "self_sym_sizes": None},
+        doc=f"{name}(input, output_size{', align_corners' if has_align else ''}, scales): "
+            f"saves nothing but the sizes (linear in the input)."))
+
+
+for _name, (_method, _nd, _node) in KERNELS.items():
+    _register(_name, _method, _nd, _node)
