@@ -421,7 +421,7 @@ SKIP: dict[str, str] = {
 
 # Cases of later modules, one file each: tests/autograd/cases_<part>.py defines
 # ``cases(C, R, idx) -> {name: builder}`` and may define a ``SKIP`` dict of its own.
-for _part in ("linalg_solve", "nn_sample", "tensor_misc", "paddle_more", "nn_packing",
+for _part in ("linalg_solve", "nn_sample", "tensor_misc", "paddle_more", "nn_packing", "upsample",
               "special"):
     _cases_module = importlib.import_module(f"tests.autograd.cases_{_part}")
     CASES.update(_cases_module.cases(C, R, idx))
