@@ -394,12 +394,12 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
         edges = (edge_of(self), edge_of(src))
     need = offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if \
         layout.numel(shape) else 0
-    self._vc.bump()  # an inference tensor's counter refuses here, before anything changed
     if need > storage.size():
         grow_storage(storage, need)
     self._storage = storage
     self._set_geometry(shape, strides, offset)
     self._arr = None
+    self._vc.bump()  # (an inference tensor's counter refuses here, after the change: PyTorch's)
     if edges is not None:
         from ..autograd import views
 

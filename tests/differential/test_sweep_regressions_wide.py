@@ -1068,3 +1068,17 @@ def test_integer_results_never_join_a_graph_as_torchs():
                 r, r.requires_grad, type(r.grad_fn).__name__)
         return out
     compare_torch(prog)
+
+
+def test_set_of_an_inference_tensor_changes_it_then_refuses_the_bump():
+    """Outside inference_mode, ``t.set_(src)`` on an inference tensor raises PyTorch's error
+    from the version bump, after the kernel has made t a window on src (seeds 43453, 45795)."""
+    def prog(T):
+        t1 = T.arange(6.0).reshape([2, 3])
+        with T.inference_mode():
+            t2 = (t1 * 2).reshape(3, 2)
+            t3 = (t1 * 2).expand(2, 2, 3)
+        r2, r3 = attempt(lambda: t2.set_(t1)), attempt(lambda: t3.set_(t1))
+        return {"r2": r2, "r3": r3, "t2": t2, "shape3": tuple(t3.shape),
+                "shared": t2.data_ptr() == t1.data_ptr(), "inference": t2.is_inference()}
+    compare_torch(prog)
