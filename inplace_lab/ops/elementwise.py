@@ -205,6 +205,8 @@ def refuse_complex(rule, message, exc=NotImplementedError):
             raise exc(text)
         return rule_of(spec, ins, params)
 
+    if callable(rule):  # (what the rule is called by: paddle/inplace.py asks for bool_rule's)
+        wrapped.__name__ = rule.__name__
     base_plain = getattr(rule, "plain_dtype", None) if callable(rule) else {
         "self": lambda dt: dt, "promote": lambda dt: dt}.get(rule, float_rule.plain_dtype)
     if base_plain is not None or not callable(rule):

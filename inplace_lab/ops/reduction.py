@@ -255,6 +255,14 @@ def _arg_rule(which):
     return rule
 
 
+def _arg_out(ins, dt, target, inplace):
+    """argmax/argmin's out= must be int64 (ATen's check, before the cast rule)."""
+    if target is not dtypes.int64 and not policy.is_paddle(policy.policy_of(ins[0])):
+        return (f"Expected out tensor to have dtype long int, but got {dtypes.cpp_name(target)} "
+                "instead")
+    return None
+
+
 def _arg_fwd(fname):
     def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False):
         _check_nonempty(fname, a, dim, err=IndexError)
@@ -336,7 +344,7 @@ for _n, _node in (("max", "Max"), ("min", "Min")):
                     params={"dim": (), "keepdim": False}, saves=("self", "result"),
                     node_name=f"A{_n}Backward0"))
     register(OpSpec(name=f"arg{_n}", forward=_arg_fwd(f"arg{_n}"), dtype_rule=_arg_rule(_n),
-                    params={"dim": None, "keepdim": False}))
+                    params={"dim": None, "keepdim": False}, cast_error=_arg_out))
 
 
 # ---- out=(values, indices) for the several-result overloads (max(dim), min(dim)) --------------
@@ -590,10 +598,21 @@ def _logic(fname):
     return fwd
 
 
+def _logic_cast(name):
+    """all/any's out= is a bool or uint8 tensor (ATen's check, in its words)."""
+    def check(ins, dt, target, inplace):
+        if target not in (dtypes.bool_, dtypes.uint8) and not policy.is_paddle(
+                policy.policy_of(ins[0])):
+            return f"{name} only supports bool tensor for result, got: {target.torch_name}"
+        return None
+
+    return check
+
+
 register(OpSpec(name="all", forward=_logic("all"), dtype_rule=_logic_dtype,
-                params={"dim": None, "keepdim": False}))
+                params={"dim": None, "keepdim": False}, cast_error=_logic_cast("all")))
 register(OpSpec(name="any", forward=_logic("any"), dtype_rule=_logic_dtype,
-                params={"dim": None, "keepdim": False}))
+                params={"dim": None, "keepdim": False}, cast_error=_logic_cast("any")))
 register(OpSpec(name="count_nonzero", dtype_rule=_long, params={"dim": None},
                 forward=lambda xp, a, out=None, dt=None, dim=None: xp.asarray(xp.count_nonzero(
                     a, axis=dims_of(dim, a.ndim) if a.ndim else None)).astype("int64")))

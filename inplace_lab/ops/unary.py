@@ -494,7 +494,15 @@ def _nan_to_num_fwd(xp, a, out=None, dt=None, nan=0.0, posinf=None, neginf=None)
 
 unary("nan_to_num", _nan_to_num_fwd, lambda c, g: g * c["self"].isfinite(), saves=("self",),
       dtype_rule=self_rule, params={"nan": 0.0, "posinf": None, "neginf": None}, p=True)
+def _signbit_cast(ins, dt, target, inplace):
+    """signbit's out= must be bool (ATen's own check, whatever the cast rule allows)."""
+    if target is not dtypes.bool_ and under_torch(ins):
+        return "signbit does not support non-boolean outputs."
+    return None
+
+
 for _n in ("isfinite", "isnan", "isinf", "isposinf", "isneginf", "signbit"):
     unary(_n, (lambda f: lambda xp, a, out=None, dt=None: getattr(xp, f)(a))(_n),
           dtype_rule=refuse_complex(bool_rule, "signbit is not implemented for complex tensors.")
-          if _n == "signbit" else bool_rule, t=False)
+          if _n == "signbit" else bool_rule, t=False,
+          cast_error=_signbit_cast if _n == "signbit" else None)

@@ -98,11 +98,6 @@ KNOWN = {
     ("outer", "out"): (_ALL, "torch.outer takes out=; here it is refused"),
     ("kron", "out"): (_ALL, "torch.kron takes out=; here it is refused"),
     ("inner", "out"): (_ALL, "torch.inner takes out=; here it is refused"),
-    ("all", "out"): (_ALL - {"bool", "uint8"}, _OUT_DTYPE),
-    ("any", "out"): (_ALL - {"bool", "uint8"}, _OUT_DTYPE),
-    ("argmax", "out"): (_ALL - {"bool", "int64", "complex64"}, _OUT_DTYPE),
-    ("argmin", "out"): (_ALL - {"bool", "int64", "complex64"}, _OUT_DTYPE),
-    ("signbit", "out"): (_ALL - {"bool", "complex64"}, _OUT_DTYPE),
     ("logsumexp0", "out"): (_INTS, _OUT_DTYPE),
     ("nanmean", "out"): (_INTS, "torch's out= overload words the integer refusal its own way"),
     ("sum0", "out"): ({"bool"}, _OUT_DTYPE), ("nansum", "out"): ({"bool"}, _OUT_DTYPE),
@@ -364,3 +359,19 @@ def test_half_kernels_round_as_aten():
     _both(lambda T: lambda: T.tensor(h, dtype=T.half).sinc())
     _both(lambda T: lambda: T.tensor(h, dtype=T.half).xlogy(T.tensor([[2, 1, 3], [1, 2, 5]],
                                                                       dtype=T.half)))
+
+
+def test_out_dtype_checks_of_logic_arg_and_signbit_reductions():
+    E = lambda T, d: T.empty(0, dtype=getattr(T, d))  # noqa: E731
+    for f in (lambda T: T.all(T.tensor([1, 0]), out=E(T, "uint8")),
+              lambda T: T.all(T.tensor([1, 0]), out=E(T, "bool")),
+              lambda T: T.any(T.tensor([1.0, 0.0]), out=E(T, "float32")),
+              lambda T: T.all(T.tensor([[1, 0]]), 0, out=E(T, "int8")),
+              lambda T: T.argmax(T.tensor([1.0, 2.0]), out=E(T, "float32")),
+              lambda T: T.argmin(T.tensor([1.0, 2.0]), 0, out=E(T, "int32")),
+              lambda T: T.argmax(T.tensor([1.0, 2.0]), out=E(T, "float16")),
+              lambda T: T.argmax(T.tensor([1.0, 2.0]), out=E(T, "int64")),
+              lambda T: T.signbit(T.tensor([1.0, -2.0]), out=E(T, "float32")),
+              lambda T: T.signbit(T.tensor([1, 2], dtype=T.uint8), out=E(T, "uint8")),
+              lambda T: T.signbit(T.tensor([1.0, -2.0]), out=E(T, "bool"))):
+        _both(lambda T, f=f: lambda: f(T))
