@@ -318,23 +318,31 @@ def _register(name, method, nd, node_name):
     if has_align:
         params["align_corners"] = False
     params.update(dict.fromkeys(_SCALE_NAMES[nd]))
+    forward_spec = []
+
+    def double_backward(c, gg):  # (linear: the forward itself, on the gradient's gradient)
+        p = {k: c.params[k] for k in params}
+        return (dispatch.call(forward_spec[0], (gg,), {**p, "self_sym_sizes": tuple(
+            c.params["input_size"])}),)
+
     grad_spec = register(OpSpec(
         name=f"{name}_backward", forward=_make_backward_kernel(method, nd), dtype_rule="self",
-        method=False, function=False, out=False, layout=_suggest_layout,
-        params={**params, "input_size": None},
-        doc=f"ATen's {name}_backward: the adjoint of {name} (no backward of its own here)."))
+        backward=double_backward, method=False, function=False, out=False,
+        layout=_suggest_layout, params={**params, "input_size": None},
+        node_name=node_name.replace("Backward0", "BackwardBackward0"),
+        doc=f"ATen's {name}_backward: the adjoint of {name}; its own backward is {name}."))
 
     def backward(c, g):
         p = {k: c.params[k] for k in params}
         return (dispatch.call(grad_spec, (g,), {**p, "input_size": tuple(
             c.params["self_sym_sizes"])}),)
 
-    return register(OpSpec(
+    forward_spec.append(register(OpSpec(
         name=name, forward=_make_forward(method, nd), backward=backward, method=False,
         function=False, out=False, node_name=node_name, dtype_rule="self",
         layout=_suggest_layout, params={**params, "self_sym_sizes": None},
         doc=f"{name}(input, output_size{', align_corners' if has_align else ''}, scales): "
-            f"saves nothing but the sizes (linear in the input)."))
+            f"saves nothing but the sizes (linear in the input).")))
 
 
 for _name, (_method, _nd, _node) in KERNELS.items():

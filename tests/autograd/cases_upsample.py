@@ -14,8 +14,25 @@ def _kw(size, scales, sizes, align=None):
     return kw
 
 
+def _backward_case(C, name, forward_case):
+    """``<name>_backward`` (the gradient kernel, differentiable again: its backward is the
+    forward kernel): its input is an output-shaped gradient."""
+    def build(r):
+        case = forward_case(r)
+        kw = dict(case["kw"])
+        sizes = kw.pop("self_sym_sizes")
+        g = r(*sizes[:2], *kw["output_size"])
+        return C([g], {**kw, "input_size": sizes})
+    return build
+
+
 def cases(C, R, idx):
     """name -> builder(r) -> case, as test_gradcheck_all.CASES."""
+    forward = _forward_cases(C, R, idx)
+    return {**forward, **{f"{n}_backward": _backward_case(C, n, b) for n, b in forward.items()}}
+
+
+def _forward_cases(C, R, idx):
     return {
         "upsample_nearest1d": lambda r: C([r(1, 2, 3)], _kw((5,), (None,), (1, 2, 3))),
         "upsample_nearest2d": lambda r: C([r(1, 2, 3, 4)],

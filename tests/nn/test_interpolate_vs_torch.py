@@ -236,3 +236,53 @@ def test_upsample_modules():
         assert q.grad_fn.name() == t.grad_fn.name()
         np.testing.assert_allclose(q.detach().numpy(), t.detach().numpy(), rtol=5e-6,
                                    atol=5e-6)
+
+
+@pytest.mark.parametrize("mode,shape,size", [
+    ("nearest", (1, 2, 3, 4), (5, 6)), ("nearest-exact", (1, 2, 3), (5,)),
+    ("linear", (1, 2, 3), (5,)), ("bilinear", (1, 2, 3, 4), (5, 3)),
+    ("bicubic", (1, 2, 3, 4), (5, 6)), ("trilinear", (1, 2, 3, 2, 3), (4, 3, 2)),
+    ("nearest", (1, 1, 2, 3, 2), (3, 4, 5))])
+def test_double_backward(mode, shape, size):
+    """The gradient kernel is differentiable again (Upsample*BackwardBackward0), with the
+    forward kernel as its backward."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal(shape)
+    gy = rng.standard_normal((shape[0], shape[1], *size))
+    w = rng.standard_normal(shape)
+    res = []
+    for lib, F in ((torch, TF), (il, LF)):
+        x = lib.tensor(a, requires_grad=True)
+        y = F.interpolate(x, size=size, mode=mode)
+        g = lib.tensor(gy, requires_grad=True)
+        gx, = lib.autograd.grad(y, x, g, create_graph=True)
+        (gx * lib.tensor(w)).sum().backward()
+        res.append((gx.grad_fn.name(), g.grad.numpy()))
+    assert res[1][0] == res[0][0]
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode,shape,kw", [
+    ("nearest-exact", (1, 2, 5), dict(size=7)), ("linear", (1, 2, 5), dict(scale_factor=1.6)),
+    ("bicubic", (1, 2, 3, 4), dict(size=(5, 6), align_corners=True)),
+    ("bilinear", (1, 5, 3, 4), dict(scale_factor=1.5)),
+    ("trilinear", (1, 2, 3, 2, 3), dict(size=(4, 3, 2))),
+    ("nearest", (1, 2, 3, 2, 3), dict(scale_factor=(1.5, 0.7, 2.2)))])
+def test_gpu_path_matches_cpu(mode, shape, kw):
+    """The kernels on the (simulated or real) GPU: the CPU's values, strides, gradients."""
+    from tests.differential.cupy_like import any_gpu
+
+    a = np.random.default_rng(7).standard_normal(shape).astype("float32")
+    with any_gpu():
+        out = []
+        for dev in ("cpu", "cuda"):
+            x = il.tensor(a, device=dev, requires_grad=True)
+            if len(shape) == 4:
+                x = il.tensor(a, device=dev).to(memory_format=il.channels_last) \
+                    .requires_grad_()
+            y = LF.interpolate(x, mode=mode, **kw)
+            y.backward(il.ones(tuple(y.shape), device=dev))
+            out.append((y.detach().cpu().numpy(), y.stride(), x.grad.cpu().numpy()))
+    assert out[1][1] == out[0][1]
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-5, atol=1e-6)
