@@ -34,7 +34,10 @@ _KERNELS = {
     ("bilinear", 2): ("upsample_bilinear2d", "upsample_bilinear2d_channels_last", True),
     ("trilinear", 3): ("upsample_trilinear3d", "compute_indices_weights_linear", False),
     ("bicubic", 2): ("upsample_bicubic2d", "compute_indices_weights_cubic", True),
+    ("bilinear-aa", 2): ("_upsample_bilinear2d_aa", "compute_index_ranges_weights", True),
+    ("bicubic-aa", 2): ("_upsample_bicubic2d_aa", "compute_index_ranges_weights", True),
 }
+_FLOATS_AA = ("BFloat16", "Float", "Double")
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
                                                                   "scales_w")}
 
@@ -74,9 +77,10 @@ def _kernel(input, mode, nd, output_size, scale_factors, align_corners=None):
         size = [int(n * s) for n, s in zip(input.shape[2:], scales)]
     _upsample_checks(input, size, nd)
     tname = input._dtype.torch_name
-    if tname not in _FLOATS and not (byte_ok and tname == "Byte"):
+    floats = _FLOATS_AA if mode.endswith("-aa") else _FLOATS
+    if tname not in floats and not (byte_ok and tname == "Byte"):
         raise NotImplementedError(f'"{dispatch_name}" not implemented for \'{tname}\'')
-    if tname == "Byte" and mode in ("bilinear", "bicubic"):
+    if tname == "Byte" and mode.startswith(("bilinear", "bicubic")):
         raise NotImplementedError(f"interpolate: {mode} on uint8 input (ATen's integer "
                                   "'multiplication trick' kernel) is not implemented in "
                                   "inplace_lab")
@@ -157,12 +161,9 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[nd - 3]
         return pool(input, output_size)
     if (mode, nd) in (("linear", 3), ("bilinear", 4), ("trilinear", 5), ("bicubic", 4)):
-        if antialias:
-            raise NotImplementedError(
-                f"interpolate: antialias=True (ATen's _upsample_{mode}2d_aa) is not "
-                "implemented in inplace_lab")
         _check_size_types(output_size)
-        return _kernel(input, mode, nd - 2, output_size, scale_factors, align_corners)
+        return _kernel(input, mode + "-aa" if antialias else mode, nd - 2, output_size,
+                       scale_factors, align_corners)
     if nd == 4 and mode == "lanczos":
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")

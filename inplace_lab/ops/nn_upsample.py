@@ -141,9 +141,50 @@ def _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale):
     return [(np.clip(idx - 1 + j, 0, n_in - 1), coeffs[j].astype(wdt)) for j in range(4)]
 
 
+def _aa_filter(cubic, x):
+    """Pillow's filters, as ATen's ``aa_filter``: the triangle, or the cubic with A = -0.5;
+    computed in double, returned in the weights' float type."""
+    x = np.abs(x.astype(np.float64))
+    if not cubic:
+        return np.where(x < 1.0, 1.0 - x, 0.0)
+    a = -0.5
+    return np.where(x < 1.0, ((a + 2.0) * x - (a + 3.0)) * x * x + 1,
+                    np.where(x < 2.0, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+
+
+def _aa_taps(cubic, acc, n_in, n_out, align_corners, scale):
+    """``_compute_indices_weights_aa`` (antialias=True): each output position reads the
+    window ``[xmin, xmin + xsize)`` around ``center = scale * (i + 0.5)``, its filter
+    stretched by the scale when downsampling, the weights normalised to sum 1. Padded to
+    ``max_interp_size`` taps of weight 0."""
+    s = _area_scale(acc, n_in, n_out, align_corners, scale)
+    interp = 4 if cubic else 2
+    support = acc(interp * 0.5 * np.float64(s)) if s >= 1.0 else acc(interp * 0.5)
+    width = int(np.ceil(support)) * 2 + 1
+    invscale = acc(1.0 / np.float64(s)) if s >= 1.0 else acc(1.0)
+    i = np.arange(n_out)
+    center = ((i + 0.5) * np.float64(s)).astype(acc)
+    xmin = np.maximum(np.trunc((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xmax = np.minimum(np.trunc((center + support).astype(np.float64) + 0.5).astype(np.int64),
+                      n_in)
+    xsize = np.clip(xmax - xmin, 0, width)
+    j = np.arange(width)[:, None]
+    arg = ((j + xmin).astype(acc) - center).astype(np.float64) + 0.5
+    w = _aa_filter(cubic, (arg * np.float64(invscale)).astype(acc)).astype(acc)
+    w = np.where(j < xsize, w, acc(0))
+    total = np.zeros(n_out, acc)
+    for k in range(width):  # (summed in order, in the weights' type)
+        total = (total + w[k]).astype(acc)
+    w = np.where(total != 0, w / np.where(total != 0, total, acc(1)), w).astype(acc)
+    idx = np.minimum(j + xmin, n_in - 1)
+    return [(idx[k], w[k]) for k in range(width)]
+
+
 def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1):
     acc = _opmath(np_dtype)
     wdt = acc if np.dtype(np_dtype).kind != "f" else np.dtype(np_dtype).type
+    if method in ("aa-linear", "aa-cubic"):
+        return _aa_taps(method == "aa-cubic", acc, n_in, n_out, align_corners, scale)
     if method in ("nearest", "nearest-exact"):
         return _nearest_taps(n_in, n_out, scale, method == "nearest-exact", nd != 2, acc)
     if method == "linear":
@@ -180,6 +221,8 @@ def _make_forward(method, nd):
             return xp.ascontiguousarray(y.astype(x.dtype if dt is None else dt.np, copy=False))
         for k in range(nd - 1, -1, -1):  # the last dim innermost, as ATen's nested sums
             axis = 2 + k
+            if method.startswith("aa-") and x.shape[axis] == output_size[k]:
+                continue  # (the separable aa kernel skips a dim it does not resize)
             taps = _taps(method, x.shape[axis], output_size[k], align_corners, sc[k], x.dtype,
                          nd)
             parts = [xp.take(y, xp.asarray(idx), axis=axis) for idx, _ in taps]
@@ -309,11 +352,13 @@ KERNELS = {
     "upsample_bilinear2d": ("linear", 2, "UpsampleBilinear2DBackward0"),
     "upsample_trilinear3d": ("linear", 3, "UpsampleTrilinear3DBackward0"),
     "upsample_bicubic2d": ("cubic", 2, "UpsampleBicubic2DBackward0"),
+    "_upsample_bilinear2d_aa": ("aa-linear", 2, "UpsampleBilinear2DAaBackward0"),
+    "_upsample_bicubic2d_aa": ("aa-cubic", 2, "UpsampleBicubic2DAaBackward0"),
 }
 
 
 def _register(name, method, nd, node_name):
-    has_align = method in ("linear", "cubic")
+    has_align = method not in ("nearest", "nearest-exact")
     params = {"output_size": None}
     if has_align:
         params["align_corners"] = False

@@ -51,4 +51,8 @@ def _forward_cases(C, R, idx):
                                             _kw((3, 2, 4), (None,) * 3, (1, 1, 2, 3, 2), False)),
         "upsample_bicubic2d": lambda r: C([r(1, 2, 3, 4)],
                                           _kw((5, 6), (None, 1.5), (1, 2, 3, 4), False)),
+        "_upsample_bilinear2d_aa": lambda r: C([r(1, 2, 7, 4)],
+                                               _kw((3, 6), (None, None), (1, 2, 7, 4), False)),
+        "_upsample_bicubic2d_aa": lambda r: C([r(1, 1, 6, 7)],
+                                              _kw((2, 3), (None, 0.45), (1, 1, 6, 7), True)),
     }

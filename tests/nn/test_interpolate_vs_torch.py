@@ -286,3 +286,36 @@ def test_gpu_path_matches_cpu(mode, shape, kw):
     assert out[1][1] == out[0][1]
     np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-5, atol=1e-6)
+
+
+AA = [((1, 2, 8, 9), dict(size=(3, 4))), ((1, 2, 8, 9), dict(size=(3, 9))),
+      ((1, 2, 5, 6), dict(size=(9, 13))), ((2, 3, 10, 7), dict(scale_factor=0.45)),
+      ((1, 2, 8, 9), dict(size=(3, 4), align_corners=True)),
+      ((1, 2, 17, 9), dict(scale_factor=(0.3, 1.6))),
+      ((1, 2, 12, 12), dict(scale_factor=0.4, recompute_scale_factor=True))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("shape,kw", AA)
+def test_antialias(shape, kw, mode, dtype):
+    """_upsample_bilinear2d_aa / _upsample_bicubic2d_aa: Pillow's filters (triangle, cubic
+    A = -0.5) widened by the scale when downsampling, normalised windows; to float rounding."""
+    a = np.random.default_rng(8).standard_normal(shape).astype(dtype)
+    ty, ly = _compare(a, dict(kw, mode=mode, antialias=True), dtype, exact=False)
+    names = sorted(n for n in dir(ty.grad_fn) if n.startswith("_saved_"))
+    assert sorted(n for n in dir(ly.grad_fn) if n.startswith("_saved_")) == names
+    for n in names:
+        assert getattr(ly.grad_fn, n) == getattr(ty.grad_fn, n), n
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialias_channels_last_and_dtypes(mode):
+    a = np.random.default_rng(9).standard_normal((2, 5, 8, 9)).astype("float32")
+    _compare(a, dict(size=(3, 4), mode=mode, antialias=True), "float32", cl=True, exact=False)
+    for dt in ("float16", "int64"):
+        want = _err(lambda: TF.interpolate(torch.ones(1, 2, 8, 9, dtype=getattr(torch, dt)),
+                                           size=(3, 4), mode=mode, antialias=True))
+        got = _err(lambda: LF.interpolate(il.ones(1, 2, 8, 9, dtype=getattr(il, dt)),
+                                          size=(3, 4), mode=mode, antialias=True))
+        assert got == want
