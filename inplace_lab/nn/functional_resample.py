@@ -80,10 +80,9 @@ def _kernel(input, mode, nd, output_size, scale_factors, align_corners=None):
     floats = _FLOATS_AA if mode.endswith("-aa") else _FLOATS
     if tname not in floats and not (byte_ok and tname == "Byte"):
         raise NotImplementedError(f'"{dispatch_name}" not implemented for \'{tname}\'')
-    if tname == "Byte" and mode.startswith(("bilinear", "bicubic")):
-        raise NotImplementedError(f"interpolate: {mode} on uint8 input (ATen's integer "
-                                  "'multiplication trick' kernel) is not implemented in "
-                                  "inplace_lab")
+    if tname == "Byte" and mode == "bicubic":
+        raise NotImplementedError("interpolate: bicubic on uint8 input without antialias "
+                                  "(ATen's integer kernel) is not implemented in inplace_lab")
     params = {"output_size": tuple(size)}
     if align_corners is not None:
         params["align_corners"] = bool(align_corners)

@@ -9,7 +9,13 @@ op                              node                               taps per outp
 ``upsample_bilinear2d``         UpsampleBilinear2DBackward0        2 x 2
 ``upsample_trilinear3d``        UpsampleTrilinear3DBackward0       2 x 2 x 2
 ``upsample_bicubic2d``          UpsampleBicubic2DBackward0         4 x 4 (A = -0.75, clamped)
+``_upsample_bilinear2d_aa``     UpsampleBilinear2DAaBackward0      a window (antialias=True)
+``_upsample_bicubic2d_aa``      UpsampleBicubic2DAaBackward0       a window (A = -0.5)
 ==============================  =================================  ==========================
+
+uint8 bilinear (with or without antialias) and antialiased bicubic run ATen's integer kernel
+(int16 weights, ``(sum + 2**(p-1)) >> p``, clamped), bit for bit; uint8 bicubic without
+antialias is refused (``functional_resample``) rather than approximated.
 
 Each is separable: per spatial dim ATen computes, once, the source index (or indices) and
 weight of every output position (``compute_indices_weights_*`` in UpSampleKernel.cpp, with
@@ -180,6 +186,66 @@ def _aa_taps(cubic, acc, n_in, n_out, align_corners, scale):
     return [(idx[k], w[k]) for k in range(width)]
 
 
+def _int16_taps(method, n_in, n_out, align_corners, scale):
+    """``_compute_indices_int16_weights_aa`` (uint8 bilinear / bicubic, with or without
+    antialias): the window weights in double, then scaled by ``2**precision`` (the largest
+    that keeps the biggest weight under 2**15) and rounded half away from zero."""
+    aa = method.startswith("aa-")
+    cubic = method.endswith("cubic")
+    s = float(_area_scale(np.float64, n_in, n_out, align_corners, scale))
+    interp = 4 if cubic else 2
+    delta = 0.5 if align_corners and not aa else 0.0
+    if aa:
+        support = interp * 0.5 * s if s >= 1.0 else interp * 0.5
+        width = int(np.ceil(support)) * 2 + 1
+    else:
+        support, width = interp * 0.5, interp
+    invscale = 1.0 / s if s >= 1.0 and aa else 1.0
+    i = np.arange(n_out)
+    center = s * (i + 0.5 - delta)
+    xmin = np.maximum(np.trunc(center - support + 0.5 + delta).astype(np.int64), 0)
+    xsize = np.clip(np.minimum(np.trunc(center + support + 0.5 + delta).astype(np.int64), n_in)
+                    - xmin, 0, width)
+    j = np.arange(width)[:, None]
+    x = np.abs((j + xmin - center + 0.5 - delta) * invscale)
+    if cubic:
+        a = -0.5 if aa else -0.75
+        w = np.where(x < 1.0, ((a + 2.0) * x - (a + 3.0)) * x * x + 1,
+                     np.where(x < 2.0, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+    else:
+        w = np.where(x < 1.0, 1.0 - x, 0.0)
+    w = np.where(j < xsize, w, 0.0)
+    total = np.zeros(n_out)
+    for k in range(width):
+        total = total + w[k]
+    w = np.where(total != 0, w / np.where(total != 0, total, 1.0), w)
+    w_max = w.max() if w.size else 0.0
+    prec = 0
+    while prec < 22 and int(0.5 + w_max * (1 << (prec + 1))) < (1 << 15):
+        prec += 1
+    wi = np.where(w < 0, np.trunc(-0.5 + w * (1 << prec)), np.trunc(0.5 + w * (1 << prec)))
+    idx = np.minimum(j + xmin, n_in - 1)
+    return [(idx[k], wi[k].astype(np.int64)) for k in range(width)], prec
+
+
+def _uint8_resample(xp, x, output_size, align_corners, sc, method):
+    """The uint8 kernel: integer sums ``(sum(x * w) + 2**(p-1)) >> p`` clamped to [0, 255],
+    the last dim first, each pass rounded back to uint8; a dim not resized is skipped."""
+    y = x
+    for k in (1, 0):
+        axis = 2 + k
+        if y.shape[axis] == output_size[k]:
+            continue
+        taps, prec = _int16_taps(method, y.shape[axis], output_size[k], align_corners, sc[k])
+        total = xp.full(y.shape[:axis] + (output_size[k],) + y.shape[axis + 1:],
+                        (1 << (prec - 1)) if prec > 0 else 0, dtype=np.int64)
+        for idx, w in taps:
+            total = total + xp.take(y, xp.asarray(idx), axis=axis).astype(np.int64) * \
+                xp.asarray(w).reshape(_bshape(y.ndim, axis, -1))
+        y = xp.clip(total >> prec, 0, 255).astype(np.uint8)
+    return y
+
+
 def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1):
     acc = _opmath(np_dtype)
     wdt = acc if np.dtype(np_dtype).kind != "f" else np.dtype(np_dtype).type
@@ -213,6 +279,9 @@ def _make_forward(method, nd):
                 self_sym_sizes=None, **scales):
         acc = _opmath(x.dtype)
         sc = _dim_scales(scales, nd)
+        if x.dtype == np.uint8 and method not in ("nearest", "nearest-exact"):
+            y = _uint8_resample(xp, x, output_size, align_corners, sc, method)
+            return xp.ascontiguousarray(y)
         y = x
         if method not in ("nearest", "nearest-exact"):
             y = x.astype(acc, copy=False)

@@ -319,3 +319,25 @@ def test_antialias_channels_last_and_dtypes(mode):
         got = _err(lambda: LF.interpolate(il.ones(1, 2, 8, 9, dtype=getattr(il, dt)),
                                           size=(3, 4), mode=mode, antialias=True))
         assert got == want
+
+
+U8 = [((1, 3, 8, 9), dict(size=(3, 4))), ((1, 3, 8, 9), dict(size=(8, 5))),
+      ((1, 3, 5, 6), dict(size=(9, 13))), ((2, 3, 10, 7), dict(scale_factor=0.45)),
+      ((1, 3, 5, 6), dict(size=(9, 13), align_corners=True)),
+      ((1, 5, 17, 9), dict(scale_factor=(0.3, 1.6)))]
+
+
+@pytest.mark.parametrize("cl", [False, True])
+@pytest.mark.parametrize("mode,aa", [("bilinear", False), ("bilinear", True), ("bicubic", True)])
+@pytest.mark.parametrize("shape,kw", U8)
+def test_uint8_integer_kernel(shape, kw, mode, aa, cl):
+    """uint8 bilinear / antialiased bicubic: ATen's int16 weights and integer sums, bit for
+    bit, in both layouts."""
+    a = np.random.default_rng(10).integers(0, 256, shape).astype("uint8")
+    t, q = torch.tensor(a), il.tensor(a)
+    if cl:
+        t, q = t.to(memory_format=torch.channels_last), q.to(memory_format=il.channels_last)
+    p = TF.interpolate(t, mode=mode, antialias=aa, **kw)
+    r = LF.interpolate(q, mode=mode, antialias=aa, **kw)
+    assert str(r.dtype) == str(p.dtype) and r.stride() == p.stride()
+    np.testing.assert_array_equal(r.numpy(), p.numpy())
