@@ -36,6 +36,7 @@ _KERNELS = {
     ("bicubic", 2): ("upsample_bicubic2d", "compute_indices_weights_cubic", True),
     ("bilinear-aa", 2): ("_upsample_bilinear2d_aa", "compute_index_ranges_weights", True),
     ("bicubic-aa", 2): ("_upsample_bicubic2d_aa", "compute_index_ranges_weights", True),
+    ("lanczos-aa", 2): ("_upsample_lanczos2d_aa", "compute_index_ranges_weights", True),
 }
 _FLOATS_AA = ("BFloat16", "Float", "Double")
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
@@ -168,8 +169,8 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-        raise NotImplementedError("interpolate: mode 'lanczos' (ATen's _upsample_lanczos2d_aa) "
-                                  "is not implemented in inplace_lab")
+        _check_size_types(output_size)
+        return _kernel(input, "lanczos-aa", 2, output_size, scale_factors, align_corners)
     need = {"linear": 3, "bilinear": 4, "trilinear": 5}.get(mode)
     if need is not None and nd in (3, 4, 5):
         raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {need}D input")

@@ -11,9 +11,10 @@ op                              node                               taps per outp
 ``upsample_bicubic2d``          UpsampleBicubic2DBackward0         4 x 4 (A = -0.75, clamped)
 ``_upsample_bilinear2d_aa``     UpsampleBilinear2DAaBackward0      a window (antialias=True)
 ``_upsample_bicubic2d_aa``      UpsampleBicubic2DAaBackward0       a window (A = -0.5)
+``_upsample_lanczos2d_aa``      UpsampleLanczos2DAaBackward0       a window (Lanczos-3)
 ==============================  =================================  ==========================
 
-uint8 bilinear (with or without antialias) and antialiased bicubic run ATen's integer kernel
+uint8 bilinear (with or without antialias), antialiased bicubic and lanczos run ATen's integer kernel
 (int16 weights, ``(sum + 2**(p-1)) >> p``, clamped), bit for bit; uint8 bicubic without
 antialias is refused (``functional_resample``) rather than approximated.
 
@@ -151,6 +152,9 @@ def _aa_filter(cubic, x):
     """Pillow's filters, as ATen's ``aa_filter``: the triangle, or the cubic with A = -0.5;
     computed in double, returned in the weights' float type."""
     x = np.abs(x.astype(np.float64))
+    if cubic == "lanczos":  # sinc(x) sinc(x / 3) on |x| < 3
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(x < 3.0, np.sinc(x) * np.sinc(x / 3.0), 0.0)
     if not cubic:
         return np.where(x < 1.0, 1.0 - x, 0.0)
     a = -0.5
@@ -164,7 +168,7 @@ def _aa_taps(cubic, acc, n_in, n_out, align_corners, scale):
     stretched by the scale when downsampling, the weights normalised to sum 1. Padded to
     ``max_interp_size`` taps of weight 0."""
     s = _area_scale(acc, n_in, n_out, align_corners, scale)
-    interp = 4 if cubic else 2
+    interp = 6 if cubic == "lanczos" else 4 if cubic else 2
     support = acc(interp * 0.5 * np.float64(s)) if s >= 1.0 else acc(interp * 0.5)
     width = int(np.ceil(support)) * 2 + 1
     invscale = acc(1.0 / np.float64(s)) if s >= 1.0 else acc(1.0)
@@ -192,8 +196,9 @@ def _int16_taps(method, n_in, n_out, align_corners, scale):
     that keeps the biggest weight under 2**15) and rounded half away from zero."""
     aa = method.startswith("aa-")
     cubic = method.endswith("cubic")
+    lanczos = method == "aa-lanczos"
     s = float(_area_scale(np.float64, n_in, n_out, align_corners, scale))
-    interp = 4 if cubic else 2
+    interp = 6 if lanczos else 4 if cubic else 2
     delta = 0.5 if align_corners and not aa else 0.0
     if aa:
         support = interp * 0.5 * s if s >= 1.0 else interp * 0.5
@@ -208,7 +213,9 @@ def _int16_taps(method, n_in, n_out, align_corners, scale):
                     - xmin, 0, width)
     j = np.arange(width)[:, None]
     x = np.abs((j + xmin - center + 0.5 - delta) * invscale)
-    if cubic:
+    if lanczos:
+        w = _aa_filter("lanczos", x)
+    elif cubic:
         a = -0.5 if aa else -0.75
         w = np.where(x < 1.0, ((a + 2.0) * x - (a + 3.0)) * x * x + 1,
                      np.where(x < 2.0, (((x - 5) * x + 8) * x - 4) * a, 0.0))
@@ -249,8 +256,9 @@ def _uint8_resample(xp, x, output_size, align_corners, sc, method):
 def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1):
     acc = _opmath(np_dtype)
     wdt = acc if np.dtype(np_dtype).kind != "f" else np.dtype(np_dtype).type
-    if method in ("aa-linear", "aa-cubic"):
-        return _aa_taps(method == "aa-cubic", acc, n_in, n_out, align_corners, scale)
+    if method.startswith("aa-"):
+        kind = {"aa-linear": False, "aa-cubic": True, "aa-lanczos": "lanczos"}[method]
+        return _aa_taps(kind, acc, n_in, n_out, align_corners, scale)
     if method in ("nearest", "nearest-exact"):
         return _nearest_taps(n_in, n_out, scale, method == "nearest-exact", nd != 2, acc)
     if method == "linear":
@@ -423,6 +431,7 @@ KERNELS = {
     "upsample_bicubic2d": ("cubic", 2, "UpsampleBicubic2DBackward0"),
     "_upsample_bilinear2d_aa": ("aa-linear", 2, "UpsampleBilinear2DAaBackward0"),
     "_upsample_bicubic2d_aa": ("aa-cubic", 2, "UpsampleBicubic2DAaBackward0"),
+    "_upsample_lanczos2d_aa": ("aa-lanczos", 2, "UpsampleLanczos2DAaBackward0"),
 }
 
 

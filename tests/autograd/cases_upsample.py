@@ -55,4 +55,6 @@ def _forward_cases(C, R, idx):
                                                _kw((3, 6), (None, None), (1, 2, 7, 4), False)),
         "_upsample_bicubic2d_aa": lambda r: C([r(1, 1, 6, 7)],
                                               _kw((2, 3), (None, 0.45), (1, 1, 6, 7), True)),
+        "_upsample_lanczos2d_aa": lambda r: C([r(1, 1, 7, 5)],
+                                              _kw((3, 8), (None, None), (1, 1, 7, 5), False)),
     }
