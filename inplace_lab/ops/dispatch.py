@@ -885,7 +885,7 @@ def lane_inplace(spec):
     dts, lane_dtype = _lane_dtypes(spec)
 
     def fn_(*args, **kwargs):
-        if usable and not kwargs and len(args) == n and (
+        if usable and not kwargs and len(args) == n and not WRITE_HOOKS and (
                 select is None or select(args, _NO_KW) is None):
             x = args[0]
             if isinstance(x, Tensor):
@@ -1062,15 +1062,36 @@ def _call_saving(spec, ins, params, pol, dev, res):
     return result
 
 
+def _rule_then_cast(spec, ins, params, target):
+    """The dtype rule of an in-place or out= call. TensorIterator checks that the result type
+    casts to the output before the kernel refuses a dtype: a rule's "not implemented for"
+    waits for that check (``bool_t.gcd_(float_t)`` is the cast error, as in PyTorch)."""
+    try:
+        return result_dtype(spec, ins, params)
+    except NotImplementedError:
+        if spec.layout in _ITERATOR_RULES and not policy.is_paddle(policy.policy_of(target)) \
+                and getattr(spec.dtype_rule, "__name__", "") != "bool_rule":  # (bool: casts)
+            from .elementwise import promote
+
+            dt = promote([x for x in ins if x is not None])
+            if not dtypes.can_cast(dt, target._dtype):
+                raise errors.InplaceCastError(
+                    f"result type {dt.torch_name} can't be cast to the desired output type "
+                    f"{target._dtype.torch_name}", tensor=target, op=spec.name) from None
+        raise
+
+
 def _call_out(spec, ins, params, out):
     if not spec.out:
         raise TypeError(f"{spec.name}() got an unexpected keyword argument 'out'")
+    if WRITE_HOOKS:
+        before_write(out)
     if _gm.enabled and any(isinstance(x, Tensor) and x._requires_grad for x in ins + [out]):
         raise errors.OutRequiresGradError(
             f"{spec.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad.", tensor=out, op=spec.name)
     device_of(spec, ins + [out])
-    dt = result_dtype(spec, ins, params)
+    dt = _rule_then_cast(spec, ins, params, out)
     if spec.cast_error is not None:
         msg = spec.cast_error(ins, dt, out._dtype, False)
         if msg:
@@ -1136,6 +1157,17 @@ def resize_out(out, shape, stacklevel, strides=None) -> None:
     out._set_geometry(shape, strides if strides is not None else layout.contiguous_strides(shape))
 
 
+# Functions called with a tensor an op is about to write (in place, out=, set_, resize_, an
+# in-place view), before any check: ``autograd.graph.allow_mutation_on_saved_tensors`` clones
+# a saved tensor there, as PyTorch's dispatch mode does before the op runs. Empty: no cost.
+WRITE_HOOKS: list = []
+
+
+def before_write(t) -> None:
+    for hook in WRITE_HOOKS:
+        hook(t)
+
+
 def call_inplace(spec, args, kwargs, *, setitem=False):
     """``x.op_(...)``: checks, clone-before-overwrite, kernel into x's buffer, bump, record.
 
@@ -1149,8 +1181,10 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     if spec.inplace_spec is not None:  # F.elu_ saves its result: EluBackward1
         spec = spec.inplace_spec
     ins, params, out = bind(spec, args, kwargs)
-    check_int_scalars(spec, ins, params, inplace=True)
     target = ins[0]
+    if WRITE_HOOKS:
+        before_write(target)
+    check_int_scalars(spec, ins, params, inplace=True)
     device_of(spec, ins)
     if target._pol is not None and policy.is_paddle(target._pol) and not policy.core_calls[0]:
         policy.check_paddle_kernel(spec, target, inplace=True)  # (before Paddle's dtype rules)
@@ -1162,7 +1196,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
     plain = torch_order and spec.name == "copy" and target._dtype.category < dtypes.FLOAT
     if torch_order and not plain:  # (autograd's checks come before the kernel's dtype checks)
         _check_autograd_inplace(spec, target, ins, pol, setitem)
-    dt = result_dtype(spec, ins, params)
+    dt = _rule_then_cast(spec, ins, params, target)
     try:
         check_inplace(spec, target, ins, dt, setitem=setitem, params=params,
                       autograd_checked=torch_order)

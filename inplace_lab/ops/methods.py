@@ -223,6 +223,8 @@ def _inplace_view(name):
     from .shape import INPLACE_NODE_NAMES
 
     def f(self, *args, **kwargs):
+        if dispatch.WRITE_HOOKS:
+            dispatch.before_write(self)
         spec = OPS[name]
         if spec.select is not None:
             spec = spec.select((self,) + args, kwargs) or spec
@@ -260,6 +262,8 @@ def resize_(self, *sizes, memory_format=None):
     """Change the shape in place; grows the storage itself when needed (views stay valid).
 
     Bumps the version only when the shape changes, as PyTorch does."""
+    if dispatch.WRITE_HOOKS:
+        dispatch.before_write(self)
     shape = tuple(int(n) for n in layout.dims_arg(sizes))
     if self._requires_grad and not grad_mode.state.inference:  # (the autograd kernel: no_grad
         # does not skip it, inference_mode does)
@@ -378,6 +382,8 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     resizes it too). The old storage is freed when nothing else looks at it, which
     ``memory_allocated`` shows. Everything is checked before anything changes.
     """
+    if dispatch.WRITE_HOOKS:
+        dispatch.before_write(self)
     storage, shape, strides, offset = _set_geometry_args(self, source, storage_offset, size, stride)
     if storage.device is not self._storage.device and storage.device != self._storage.device:
         raise RuntimeError(

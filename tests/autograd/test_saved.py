@@ -391,3 +391,68 @@ def test_every_hook_handle_is_torchs_removable_handle():
         (x * 1).sum().backward()
     (x * 1).sum().backward()
     assert x.grad.tolist() == [4.0, 4.0]  # 3 with the hook, then 1 without
+
+
+def test_allow_mutation_on_saved_tensors_as_torch():
+    """Inside the context a saved tensor about to be written (in place, out=, copy_, t_) is
+    cloned first and backward reads the clone; PyTorch's aliasing key is (data_ptr, version),
+    so a write through a view at another offset is not seen (``b[1] = 10``: silently the new
+    value, as in torch); a backward outside the context and nesting are refused."""
+    def prog(T):
+        G = T.autograd.graph
+        out = {}
+
+        def run(name, mutate):
+            with G.allow_mutation_on_saved_tensors():
+                a = T.ones(2, 3, requires_grad=True)
+                b = a * 2
+                y = b.sin()
+                mutate(b)
+                y.sum().backward()
+            out[name] = (a.grad, b._version)
+        run("sin_", lambda b: b.sin_())
+        run("copy_", lambda b: b.copy_(T.zeros(2, 3)))
+        run("t_", lambda b: b.t_())
+        run("out=", lambda b: T.add(b.detach(), 1, out=b.detach()))
+        run("row 0", lambda b: b[0].mul_(5))
+        run("setitem row 1", lambda b: b.__setitem__(1, 10.0))
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            a = T.ones(3, requires_grad=True)
+            b = a * 2
+            y = b.exp()
+            y.sum().backward(retain_graph=True)
+            b.mul_(3)
+            y.sum().backward()
+            out["after a backward"] = (a.grad, type(ctx).__name__)
+            y2 = (a * 2).sin()
+        out["outside"] = attempt(lambda: y2.sum().backward())
+
+        def nested():
+            with G.allow_mutation_on_saved_tensors():
+                with G.allow_mutation_on_saved_tensors():
+                    pass
+        out["nested"] = attempt(nested)
+        return out
+    compare_torch(prog)
+
+
+def test_allow_mutation_clones_cost_memory_and_leave_no_hook():
+    """The clone is a real allocation while the graph needs it; after the context the write
+    hook is gone and a saved tensor's write breaks backward again."""
+    import inplace_lab as il
+    from inplace_lab.ops import dispatch
+
+    with il.autograd.graph.allow_mutation_on_saved_tensors():
+        a = il.ones(1000, requires_grad=True)
+        b = a * 2
+        y = b.sin()
+        before = il.memory_allocated()
+        b.mul_(3)
+        assert il.memory_allocated() - before == 4000  # the clone of b
+        y.sum().backward()
+    assert not dispatch.WRITE_HOOKS
+    b = a * 2
+    y = b.sin()
+    b.mul_(3)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
