@@ -70,6 +70,7 @@ def _kernel(input, mode, nd, output_size, scale_factors, align_corners=None):
     """One ATen upsample kernel: its output size (``compute_output_size``), checks, dtype
     dispatch and table op."""
     op, dispatch_name, byte_ok = _KERNELS[(mode, nd)]
+    _check_size_types(op, nd, output_size, align_corners)
     if output_size is not None:
         size = [int(s) for s in output_size]
         scales = [None] * nd
@@ -153,7 +154,6 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
 
     nd = input.dim()
     if mode in ("nearest", "nearest-exact") and nd in (3, 4, 5):
-        _check_size_types(output_size)
         return _kernel(input, mode, nd - 2, output_size, scale_factors)
     if mode == "area" and nd in (3, 4, 5):
         from . import functional as _F
@@ -161,7 +161,6 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[nd - 3]
         return pool(input, output_size)
     if (mode, nd) in (("linear", 3), ("bilinear", 4), ("trilinear", 5), ("bicubic", 4)):
-        _check_size_types(output_size)
         return _kernel(input, mode + "-aa" if antialias else mode, nd - 2, output_size,
                        scale_factors, align_corners)
     if nd == 4 and mode == "lanczos":
@@ -169,7 +168,6 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-        _check_size_types(output_size)
         return _kernel(input, "lanczos-aa", 2, output_size, scale_factors, align_corners)
     need = {"linear": 3, "bilinear": 4, "trilinear": 5}.get(mode)
     if need is not None and nd in (3, 4, 5):
@@ -179,12 +177,24 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         f" (got {nd}D) for the modes: {_ALL_MODES} (got {mode})")
 
 
-def _check_size_types(output_size):
-    """The kernel's ``int[]`` argument: a float size is the argument parser's TypeError."""
-    if output_size is not None and not all(_is_integer(s) for s in output_size):
-        raise TypeError("interpolate: the kernel's output_size must be a sequence of ints, got "
-                        f"{[type(s).__name__ for s in output_size]} (inplace_lab does not "
-                        "render torch's argument-parser message here)")
+def _check_size_types(op, nd, output_size, align_corners):
+    """The kernel's ``int[] output_size``: anything else is the argument parser's TypeError,
+    rendered as torch renders it for these two overloads."""
+    if output_size is None or all(_is_integer(v) for v in output_size):
+        return
+    align = "" if align_corners is None else ", bool"
+    align_decl = "" if align_corners is None else ", bool align_corners"
+    items = ", ".join(type(v).__name__ for v in output_size)
+    scales = "".join(f"float {n} = None, " for n in _SCALE_NAMES[nd])
+    raise TypeError(
+        f"{op}() received an invalid combination of arguments - got (Tensor, list{align}, "
+        "NoneType), but expected one of:\n"
+        f" * (Tensor input, tuple of ints output_size{align_decl}, tuple of floats "
+        "scale_factors)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, "
+        f"!list of [{items}]!{align}, !NoneType!)\n"
+        f" * (Tensor input, tuple of ints output_size{align_decl}, {scales}*, Tensor out = "
+        "None)\n")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
