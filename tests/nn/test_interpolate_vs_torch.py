@@ -352,3 +352,18 @@ def test_uint8_integer_kernel(shape, kw, mode, aa, cl):
     r = LF.interpolate(q, mode=mode, antialias=aa, **kw)
     assert str(r.dtype) == str(p.dtype) and r.stride() == p.stride()
     np.testing.assert_array_equal(r.numpy(), p.numpy())
+
+
+@pytest.mark.parametrize("name,kw", [("upsample", dict(scale_factor=2, mode="bilinear")),
+                                     ("upsample_nearest", dict(size=(5, 6))),
+                                     ("upsample_bilinear", dict(scale_factor=1.5))])
+def test_deprecated_upsample_functions(name, kw):
+    a = np.random.default_rng(11).standard_normal((1, 2, 3, 4)).astype("float32")
+    out = []
+    for lib, F in ((torch, TF), (il, LF)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = getattr(F, name)(lib.tensor(a), **kw)
+        out.append((y.numpy(), [(c.category, str(c.message)) for c in w]))
+    assert out[1][1] == out[0][1]
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6, atol=1e-6)
