@@ -392,17 +392,22 @@ def _cl_strides(shape):
 
 
 def suggests_channels_last(shape, strides) -> bool:
-    """``suggest_memory_format()`` is channels_last (4-d) or channels_last_3d (5-d)."""
+    """``suggest_memory_format()`` as the upsample kernels read it: channels_last (4-d) or
+    channels_last_3d (5-d) by ATen's ``is_channels_last_strides_{2,3}d`` alone (C fastest,
+    then W, H, [D,] N; ambiguous cases say no): a channels-last-contiguous tensor whose
+    size-1 dim has a small stride is not one (measured against torch 2.13 on permutations
+    of shapes in {1, 2, 3}^4 and ^5)."""
     if len(shape) == 4:
-        return _layout.suggests_channels_last(shape, strides)
-    if len(shape) != 5 or _layout.is_contiguous(shape, strides):
+        return _layout.is_channels_last(shape, strides)
+    if len(shape) != 5 or strides[1] == 0:
         return False
-    expected = 1
+    low = 0
     for d in (1, 4, 3, 2, 0):
-        if shape[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= shape[d]
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
     return True
 
 

@@ -367,3 +367,23 @@ def test_deprecated_upsample_functions(name, kw):
         out.append((y.numpy(), [(c.category, str(c.message)) for c in w]))
     assert out[1][1] == out[0][1]
     np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6, atol=1e-6)
+
+
+def test_result_strides_follow_aten_suggest_memory_format():
+    """Every permutation of a sample of shapes in {1, 2, 3}^4 and ^5: the result is
+    channels-last exactly where ATen's stride heuristic says so (a channels-last-contiguous
+    input whose size-1 dim has a small stride gives a contiguous result)."""
+    import itertools
+
+    rng = np.random.default_rng(12)
+    for nd, modes in ((4, ("nearest", "bicubic")), (5, ("nearest-exact", "trilinear"))):
+        shapes = [s for s in itertools.product((1, 2, 3), repeat=nd) if rng.random() < 0.15]
+        for shape in shapes:
+            for perm in itertools.permutations(range(nd)):
+                a = np.ones([shape[p] for p in perm], dtype="float32")
+                inv = tuple(int(i) for i in np.argsort(perm))
+                t, q = torch.tensor(a).permute(*inv), il.tensor(a).permute(*inv)
+                mode = modes[perm.index(0) % 2]
+                p = TF.interpolate(t, size=(2,) * (nd - 2), mode=mode)
+                r = LF.interpolate(q, size=(2,) * (nd - 2), mode=mode)
+                assert r.stride() == p.stride(), (shape, perm, t.stride())
