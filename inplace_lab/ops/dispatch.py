@@ -1073,7 +1073,8 @@ def _rule_then_cast(spec, ins, params, target):
                 and getattr(spec.dtype_rule, "__name__", "") != "bool_rule":  # (bool: casts)
             from .elementwise import promote
 
-            dt = promote([x for x in ins if x is not None])
+            dt = promote([x for x in ins if x is not None and (  # ("ti1": numbers are no
+                spec.layout != "ti1" or isinstance(x, Tensor))])    # operands: lerp's weight)
             if not dtypes.can_cast(dt, target._dtype):
                 raise errors.InplaceCastError(
                     f"result type {dt.torch_name} can't be cast to the desired output type "

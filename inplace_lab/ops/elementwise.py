@@ -393,6 +393,7 @@ def _div_fwd(xp, a, b, out=None, dt=None, rounding_mode=None):
         return xp.true_divide(a, b, out=out, dtype=dt.np, casting="unsafe")
     if dt.category < 2:  # integers: exact integer floor/trunc division
         check_int_divisor(xp, b, dt)
+        a, b = xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np)  # (bool operands)
         q = xp.floor_divide(a, b, dtype=dt.np)
         if rounding_mode == "trunc":
             q = q + ((xp.remainder(a, b, dtype=dt.np) != 0) & ((xp.sign(a) * xp.sign(b)) < 0))
@@ -773,15 +774,29 @@ def _ldexp_fwd(xp, a, b, out=None, dt=None):
 
 
 def _ldexp_cast(ins, dt, target, inplace):
-    """ldexp_ and out=: ATen's own words for a result that the target cannot hold."""
-    if dtypes.can_cast(dt, target) or not under_torch(ins):
+    """ldexp_ and out=: ATen's own words for an integral or bool target (a floating one
+    meets the usual cast check of its multiplication)."""
+    if dtypes.can_cast(dt, target) or target.category >= dtypes.FLOAT or not under_torch(ins):
         return None
     return f"ldexp can't be cast to the desired output type {target.torch_name}"
 
 
+def _ldexp_dtype(spec, ins, params):
+    """float_rule; a floating self takes ATen's ldexp_cpu_exp kernel, dispatched on the
+    exponent's integral dtype, which has no bool loop."""
+    x, e = ins[0], ins[1]
+    if is_tensor(x) and is_tensor(e) and x._dtype.category == dtypes.FLOAT and \
+            e._dtype is dtypes.bool_ and under_torch(ins):
+        raise NotImplementedError('"ldexp_cpu_exp" not implemented for \'Bool\'')
+    return float_rule(spec, ins, params)
+
+
+_ldexp_dtype.plain_dtype = float_rule.plain_dtype  # (one dtype: never float with bool)
+
+
 binary("ldexp", _ldexp_fwd, lambda c, g: (red(c, 0, g * c["other"].exp2()),
                                           red(c, 1, g * c["result"] * LN2)),
-       saves=("other", "result"), dtype_rule=float_rule, p=True, cast_error=_ldexp_cast)
+       saves=("other", "result"), dtype_rule=_ldexp_dtype, p=True, cast_error=_ldexp_cast)
 
 
 def _igamma_fwd(name):
@@ -974,10 +989,13 @@ def _clamp_bool(spec, ins, dt):
     """ATen's clamp kernels on a bool result: the Scalar overloads (clamp_scalar_cpu,
     clamp_min_scalar_cpu, clamp_max_scalar_cpu) and the Tensor one with both bounds
     (clamp_cpu) have no bool loop; one tensor bound is maximum/minimum, which has."""
-    if dt is not dtypes.bool_:
-        return dt
     tensor_overload = spec.node_name in ("ClampBackward0", "ClampMinBackward1",
                                          "ClampMaxBackward1")
+    if dt.category == dtypes.COMPLEX and tensor_overload and spec.name == "clamp" and \
+            under_torch(ins):  # (complex bounds of a real self: the kernel's refusal)
+        raise NotImplementedError(f'"clamp_cpu" not implemented for \'{dt.torch_name}\'')
+    if dt is not dtypes.bool_:
+        return dt
     if spec.name == "clamp":
         lo, hi = ins[1] is not None, len(ins) > 2 and ins[2] is not None
         if tensor_overload:
