@@ -146,6 +146,7 @@ _IFC = "int32, int64, float64, complex128, float32, complex64"
 _IF = "int32, int64, float64, float32"
 _LOG = "int64, float64, complex128, float16, float32, complex64, int32, bfloat16"
 _EXP = "int32, int64, float64, complex128, float16, float32, complex64"
+_TRI = "int32, int64, float64, complex128, float16, float32, complex64, bool"
 _CUMSUM = "int16, float64, complex128, int32, uint8, float32, complex64, int64, int8"
 # table op (its name without leading or trailing underscores) -> (Paddle kernel, its CPU dtypes
 # as Paddle's message lists them, whether Paddle's Python API casts an integer tensor to
@@ -171,8 +172,36 @@ PADDLE_KERNELS = {
     "sign": ("sign", _CUMSUM, False),
     "argmax": ("argmax", "int64, int16, float64, int32, uint8, float32", False),
     "norm": ("p_norm", _F, False),
+    "log2": ("log2", _LOG, True), "log10": ("log10", _LOG, True),
+    "digamma": ("digamma", _F, True), "lgamma": ("lgamma", _F, True), "i0": ("i0", _F, True),
+    "logit": ("logit", _F, True), "erfinv": ("erfinv", _F, True),
+    "asin": ("asin", _FC, True), "acos": ("acos", _FC, True), "atan": ("atan", _FC, True),
+    "sinh": ("sinh", _FC, True), "cosh": ("cosh", _FC, True), "tan": ("tan", _FC, True),
+    "asinh": ("asinh", _FC, True), "acosh": ("acosh", _FC, True), "atanh": ("atanh", _FC, True),
+    "ceil": ("ceil", "int16, float64, float16, float32, int32, uint8, bfloat16, int64, int8",
+             False),
+    "trunc": ("trunc", _IF, False),
+    "tril": ("tril", _TRI, False), "triu": ("triu", _TRI, False),
+}
+# In-place only (the out-of-place names are creation functions or other kernels): the random
+# fills run Paddle's ``*_inplace`` kernels, float only.
+PADDLE_INPLACE_KERNELS = {
+    "exponential": ("exponential", _F), "uniform": ("uniform_inplace", _F),
+    "bernoulli": ("uniform_inplace", _F), "normal": ("gaussian_inplace", _FC),
+    "cauchy": ("gaussian_inplace", _FC), "log_normal": ("gaussian_inplace", _FC),
 }
 _KERNEL_SETS = {k: frozenset(v[1].split(", ")) for k, v in PADDLE_KERNELS.items()}
+_INT_KEYS = frozenset(("int32", "int64"))
+_INPLACE_KERNEL_SETS = {k: frozenset(v[1].split(", ")) for k, v in PADDLE_INPLACE_KERNELS.items()}
+
+
+def paddle_int_to_float_inplace(spec, x) -> bool:
+    """Does Paddle's in-place kernel turn x (an int32/int64 tensor) into float32? The float
+    math kernels registered for integers (exp, log, log1p, log2, log10) allocate a float32
+    output, and in place that output is x itself: x's dtype changes (``x.exp_()``)."""
+    hit = PADDLE_KERNELS.get(spec.name.strip("_"))
+    return hit is not None and hit[2] and x._dtype.name in ("int32", "int64") and \
+        x._dtype.name in _KERNEL_SETS[spec.name.strip("_")]
 
 
 def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
@@ -182,6 +211,12 @@ def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
     cast to float32 by Paddle's Python API."""
     name = spec.name.strip("_")  # (_softmax, _sort_front: the op's own entry)
     hit = PADDLE_KERNELS.get(name)
+    if inplace and hit is None and name in PADDLE_INPLACE_KERNELS and hasattr(x, "_dtype"):
+        kernel, listed = PADDLE_INPLACE_KERNELS[name]
+        if x._dtype.name not in _INPLACE_KERNEL_SETS[name]:
+            raise paddle_kernel_error(kernel, x._dtype.name, listed,
+                                      "CPU" if x._storage.device.type == "cpu" else "GPU")
+        return
     if hit is None or not hasattr(x, "_dtype") or name == "pow" and hasattr(other, "_dtype"):
         return  # (a tensor exponent is another kernel, elementwise_pow)
     dt = x._dtype.name
@@ -189,8 +224,8 @@ def check_paddle_kernel(spec, x, inplace: bool = False, other=None) -> None:
         return
     kernel, listed, casts = hit
     if casts and not inplace and dt != "bool" and not x._dtype.is_floating_point and \
-            not x._dtype.is_complex:
-        return
+            not x._dtype.is_complex and not _KERNEL_SETS[name] & _INT_KEYS:
+        return  # (a kernel registered for int32/int64 gets every integer dtype uncast: exp)
     # (a GPU tensor gets the same refusal in Paddle's words with the GPU's key; the dtypes
     # listed are the CPU registry's, measured here: a GPU's may name more, float16 and such)
     raise paddle_kernel_error(kernel, dt, listed,

@@ -290,6 +290,9 @@ from . import io, metric, regularizer  # noqa: E402,F401
 from .nn.parameter import ParamAttr  # noqa: E402,F401
 from .tensor import honour_core_calls as _honour_core_calls  # noqa: E402
 
+from . import intmath as _intmath  # noqa: E402
+
+_intmath.install(globals(), Tensor)  # (Paddle's scale/frac/neg on integer and bool tensors)
 _honour_core_calls()  # (after every Paddle-signature method above is in place)
 
 __version__ = "3.3.1+inplace_lab"

@@ -129,9 +129,28 @@ def _generic(pname: str):
         if _gives_bool(spec) and x._dtype is not dtypes.bool_:
             # Paddle's comparison ops in place turn x into a bool tensor (x.equal_(y))
             return _take_result(x, dispatch.call(spec, (x,), kw))
+        if policy.paddle_int_to_float_inplace(spec, x):
+            return _int_to_float_(x, spec, kw)
         return dispatch.call_inplace(spec, (x,), kw)
 
     return fn_
+
+
+_RETRIEVE = ("(InvalidArgument) The type of data we are trying to retrieve ({}) does not match "
+             "the type of data (float32) currently contained in the container.")
+
+
+def _int_to_float_(x, spec, kw):
+    """``x.exp_()`` on an int32/int64 x: Paddle's kernel is registered for integers and
+    allocates a float32 output, which in place is x itself: x becomes float32 (version + 1,
+    nothing recorded: an integer tensor stops gradient). A non-contiguous x (transposed, a
+    column) goes through a contiguous copy whose write-back reads the float32 buffer as x's
+    integer type: Paddle's ValueError."""
+    if not x.is_contiguous():
+        raise ValueError(_RETRIEVE.format(x._dtype.name))
+    with grad_mode.no_grad():
+        new = dispatch.call(spec, (x,), kw)
+    return _take_result(x, new, leaf_check=False)
 
 
 # ---- Paddle's Python-side checks of the second operand ----------------------------------------
@@ -265,11 +284,18 @@ def squeeze_(x, axis=None, name=None):
 
 
 def unsqueeze_(x, axis, name=None):
+    """``x.unsqueeze_(axis)``: the strides of Paddle's unsqueeze (as the out-of-place view's:
+    a new dimension at d takes ``size[d] * stride[d]``, at the end 1), not a reshape's."""
     axis = axis.tolist() if isinstance(axis, _Core) else axis
-    shape = list(x.shape)
+    shape, strides = list(x.shape), list(x._strides)
     for a in ([axis] if isinstance(axis, int) else list(axis)):
-        shape.insert(a if a >= 0 else a + len(shape) + 1, 1)
-    return _view_inplace(x, shape)
+        d = a if a >= 0 else a + len(shape) + 1
+        strides.insert(d, shape[d] * strides[d] if d < len(shape) else 1)
+        shape.insert(d, 1)
+    r = _view_inplace(x, shape)
+    if r is x and list(x._shape) == shape:
+        x._set_geometry(tuple(shape), tuple(strides), x._offset)
+    return share_meta(x)
 
 
 def transpose_(x, perm, name=None):
@@ -406,9 +432,47 @@ def clip_(x, min=None, max=None, name=None):
     return _generic("clip_")(x, min, max)
 
 
+def _int_write(x, arr):
+    """An integer/bool x overwritten with ``arr`` by Paddle's kernel: version + 1, nothing
+    recorded (such a tensor stops gradient)."""
+    from inplace_lab.ops.dispatch import before_write
+
+    before_write(x)
+    x._a[...] = arr
+    x._vc.bump()
+    return x
+
+
+def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    """``x.scale_``: an integer or bool x takes ``scale`` and ``bias`` cast to its type."""
+    from . import intmath
+
+    if x._dtype.is_floating_point or x._dtype.is_complex:
+        return _generic("scale_")(x, scale, bias, bias_after_scale)
+    return _int_write(x, intmath.scale_int(x, scale, bias, bias_after_scale))
+
+
+def frac_(x, name=None):
+    """``x.frac_()``: Paddle's dtype check; an int32/int64 x becomes zeros (version + 1)."""
+    from . import intmath
+
+    intmath.frac_check(x)
+    if x._dtype.is_floating_point:
+        return _generic("frac_")(x)
+    return _int_write(x, 0)
+
+
+def neg_(x, name=None):
+    """``x.neg_()``: a bool x is Paddle's ``scale(x, -1)``, values unchanged (version + 1)."""
+    if x._dtype is dtypes.bool_:
+        return _int_write(x, x._a.copy())
+    return _generic("neg_")(x)
+
+
 SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
                                     cast_, apply_, where_, set_, reconstruct_from_, resize_,
-                                    embedding_renorm_, copy_, clip_)}
+                                    embedding_renorm_, copy_, clip_, scale_, frac_, neg_)}
+_OP_SPECIAL = ("clip_", "scale_", "frac_", "neg_")
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
 
@@ -483,7 +547,7 @@ def describe(pname: str) -> tuple[bool, Optional[object], str]:
     """(supported now, table op or None, note) for the coverage table."""
     if pname in _CORE_METHODS or pname == "grad_":
         return True, None, "Tensor method (no op)"
-    if pname in SPECIAL and pname != "clip_":  # (clip_ is the op, its integer bounds adapted)
+    if pname in SPECIAL and pname not in _OP_SPECIAL:  # (the op, its arguments adapted)
         if pname == "where_":
             spec = OPS.get("where")
             return spec is not None, spec, "where, result copied into x"

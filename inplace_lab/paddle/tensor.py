@@ -414,6 +414,9 @@ class Tensor(_Core):
     def __setitem__(self, item, value):
         """Paddle's check of a tensor value's shape against the indexed region's (a value
         that does not broadcast there is its ValueError), then the core's setitem."""
+        if self._requires_grad and self._grad_fn is None and grad_mode.state.enabled:
+            raise policy.leaf_error(self, policy.policy_of(self), setitem=True, op="index_put")
+        #   (Paddle's leaf check comes first: before the index's range and the value's shape)
         views.check_index(item, self._shape)  # (an index out of range: Paddle's OutOfRange)
         if isinstance(value, _Core) and value.ndim:
             target = list(_Core.__getitem__(self, item).shape)

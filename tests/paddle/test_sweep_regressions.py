@@ -1036,3 +1036,47 @@ def test_truth_of_a_tensor_is_greater_than_zero():
                                             float('nan'), -0.0, 1e-30, -1e-30)])
         see(attempt(lambda: bool(P.to_tensor([1., 2.]))), attempt(lambda: bool(P.to_tensor([]))))
     """)
+
+
+# ---- sweep seeds 52045, 52892: unsqueeze_'s strides, setitem's leaf check first --------------
+
+def test_unsqueeze_in_place_takes_unsqueezes_strides():
+    """Seed 52045: ``t.t().unsqueeze_(0)`` has the strides of Paddle's unsqueeze (a new dim at
+    d: ``size[d] * stride[d]``, at the end 1), not the contiguous ones of a reshape."""
+    same("""
+        t0 = P.to_tensor([[1.99, -1.95, -1.87], [-1.76, 0.8, -0.79]], stop_gradient=False)
+        t8 = t0.reshape([6, 1]).t()
+        t8.unsqueeze_(0)
+        see(t8.strides, t8.is_contiguous(), t8.inplace_version, shares(t8, t0))
+        for make, ax in ((lambda: P.ones([2, 3]).t(), 0), (lambda: P.ones([2, 3]).t(), 1),
+                         (lambda: P.ones([3, 1]).t(), 2), (lambda: P.ones([3, 1]).t(), -1),
+                         (lambda: P.ones([2, 3]).t(), [0, 2])):
+            a = make()
+            a.unsqueeze_(ax)
+            see(list(a.shape), a.strides, a.is_contiguous())
+        y = t0 * 1
+        z = y.t()
+        z.unsqueeze_(0)
+        z.sum().backward()
+        see(t0.grad, z.strides)
+    """)
+
+
+def test_setitem_on_a_trainable_leaf_refuses_before_the_index_and_shape_checks():
+    """Seed 52892: ``t0[:] = t4`` on a leaf that does not stop gradient is the leaf error, even
+    where the value's shape (or the index's range) is also wrong; under no_grad the shape's."""
+    same("""
+        x = P.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
+        g = P.ones([2, 3])
+        g.stop_gradient = False
+        def put(i, v):
+            def f():
+                x[i] = v
+            return f
+        see(attempt(put(slice(None), g * 1)), attempt(put(slice(None), P.ones([2, 3]))))
+        see(attempt(put(0, P.ones([3]))), attempt(put(5, P.ones([2]))), attempt(put(0, 1.0)))
+        with P.no_grad():
+            see(attempt(put(slice(None), P.ones([2, 3]))))
+            x[0] = P.ones([2])
+        see(x, x.inplace_version)
+    """)
