@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from inplace_lab import backend
 from inplace_lab import layout as _layout
 
 from . import dispatch
@@ -65,11 +66,16 @@ def _area_scale(acc, n_in, n_out, align_corners, scale):
     return _scales_value(acc, scale, n_in, n_out)
 
 
-def _source_index(acc, s, n_out, align_corners, cubic):
-    """``area_pixel_compute_source_index`` for every destination index."""
+def _source_index(acc, s, n_out, align_corners, cubic, fused=True):
+    """``area_pixel_compute_source_index`` for every destination index (``fused``: as the
+    vectorised kernels compile it, with a fused multiply-add; bicubic's backward, compiled
+    outside them, rounds the product)."""
     dst = np.arange(n_out, dtype=acc)
     if align_corners:
         return s * dst
+    if not fused:
+        src = s * (dst + acc(0.5)) - acc(0.5)
+        return src if cubic else np.maximum(src, acc(0))
     # ``scale * (dst + 0.5) - 0.5`` is one fused multiply-add in the compiled kernel: the
     # product unrounded (exact in the next wider float), one rounding at the end
     wide = np.float64 if acc is np.float32 else np.longdouble
@@ -140,10 +146,10 @@ def _cubic_coefficients(acc, t):
     return [conv2(t + acc(1)), conv1(t), conv1(x2), conv2(x2 + acc(1))]
 
 
-def _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale):
+def _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale, fused=True):
     """HelperInterpCubic: four taps around ``floor(src)``, clamped to the border."""
     s = _area_scale(acc, n_in, n_out, align_corners, scale)
-    idx, t = _guard(acc, _source_index(acc, s, n_out, align_corners, True), n_in)
+    idx, t = _guard(acc, _source_index(acc, s, n_out, align_corners, True, fused), n_in)
     coeffs = _cubic_coefficients(acc, t)
     return [(np.clip(idx - 1 + j, 0, n_in - 1), coeffs[j].astype(wdt)) for j in range(4)]
 
@@ -253,7 +259,7 @@ def _uint8_resample(xp, x, output_size, align_corners, sc, method):
     return y
 
 
-def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1):
+def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1, fused=True):
     acc = _opmath(np_dtype)
     wdt = acc if np.dtype(np_dtype).kind != "f" else np.dtype(np_dtype).type
     if method.startswith("aa-"):
@@ -263,7 +269,7 @@ def _taps(method, n_in, n_out, align_corners, scale, np_dtype, nd=1):
         return _nearest_taps(n_in, n_out, scale, method == "nearest-exact", nd != 2, acc)
     if method == "linear":
         return _linear_taps(acc, wdt, n_in, n_out, align_corners, scale)
-    return _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale)
+    return _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale, fused)
 
 
 def _dim_scales(params, nd):
@@ -360,20 +366,70 @@ def _adjoint_matrix(xp, taps, n_in, n_out, dtype):
     return xp.asarray(m)
 
 
+def _sequential_adjoint(xp, g, taps_per_dim, input_size, acc, cubic=False):
+    """ATen's backward loop: for each output cell in row-major order, for each tap
+    combination (the first dim's taps outermost), ``grad_input[src] += (w_0 * w_1 ...) * g``,
+    one add after the other (``np.add.at`` keeps that order). Bicubic's loop runs the W taps
+    outermost and adds ``(g * w_h) * w_w``."""
+    nd = len(taps_per_dim)
+    sp_in = tuple(input_size[2:])
+    sp_out = tuple(len(t[0][0]) for t in taps_per_dim)
+    idx_full, w_full, w_h = 0, None, None
+    for k, taps in enumerate(taps_per_dim):
+        shape = [1] * (2 * nd)
+        shape[k], shape[(2 * nd - 1 - k) if cubic else nd + k] = sp_out[k], len(taps)
+        stride = int(np.prod(sp_in[k + 1:], dtype=np.int64))
+        idx_full = idx_full + np.stack([t[0] for t in taps], axis=-1).reshape(shape) * stride
+        if taps[0][1] is not None:
+            w = np.stack([t[1].astype(acc) for t in taps], axis=-1).reshape(shape)
+            if cubic and k == 0:
+                w_h = w
+            w_full = w if w_full is None else w_full * w
+    full = sp_out + tuple(len(t) for t in (taps_per_dim[::-1] if cubic else taps_per_dim))
+    n_taps = int(np.prod(full[nd:]))
+    idx_full = np.broadcast_to(idx_full, full).reshape(-1)
+    lead = int(np.prod(g.shape[:2]))
+    out = xp.zeros((lead, int(np.prod(sp_in, dtype=np.int64))), dtype=acc)
+    g2 = g.reshape(lead, -1)
+    if w_full is None or cubic:  # (nearest; bicubic: ``(g * w_h) * w_w``, plain adds)
+        vals = xp.broadcast_to(g2[:, :, None], (lead, g2.shape[1], n_taps))
+        if cubic:
+            wh = xp.asarray(np.broadcast_to(w_h, full).reshape(1, -1, n_taps))
+            ww = xp.asarray(np.broadcast_to(np.stack(
+                [t[1].astype(acc) for t in taps_per_dim[1]], axis=-1).reshape(
+                1, sp_out[1], len(taps_per_dim[1]), 1), full).reshape(1, -1, n_taps))
+            vals = (vals * wh) * ww
+        rows = xp.arange(lead).reshape(-1, 1)
+        backend.add_at(xp, out, (rows, xp.asarray(idx_full).reshape(1, -1)),
+                       vals.reshape(lead, -1))
+        return out.reshape(tuple(input_size))
+    # ``grad_input[src] += w * g`` compiled as fma(w, g, grad_input[src]): applied in rounds,
+    # the r-th contribution to every cell in round r (a cell's contributions keep their order)
+    w_flat = np.broadcast_to(w_full, full).reshape(-1)
+    pos = np.repeat(np.arange(int(np.prod(sp_out))), n_taps)
+    order = np.argsort(idx_full, kind="stable")
+    cells = idx_full[order]
+    first = np.r_[0, np.flatnonzero(np.diff(cells)) + 1]
+    rank = np.arange(cells.size) - np.repeat(first, np.diff(np.r_[first, cells.size]))
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        sel = order[rank == r]
+        c = xp.asarray(idx_full[sel])
+        out[:, c] = _fma(xp, xp.asarray(w_flat[sel]).reshape(1, -1), g2[:, xp.asarray(pos[sel])],
+                         out[:, c])
+    return out.reshape(tuple(input_size))
+
+
 def _make_backward_kernel(method, nd):
     def grad_kernel(xp, g, out=None, dt=None, output_size=None, align_corners=False,
                     input_size=None, **scales):
         acc = _opmath(g.dtype)
         sc = _dim_scales(scales, nd)
-        y = g.astype(acc, copy=False)
-        for k in range(nd):
-            axis = 2 + k
-            n_in = input_size[axis]
-            # (ATen's backward loops index with ``nearest_idx`` at every rank, not the
-            # forward's 1-d/3-d helper: where they differ, the gradient is not its adjoint)
-            m = _adjoint_matrix(xp, _taps(method, n_in, output_size[k], align_corners, sc[k],
-                                          g.dtype, 2), n_in, output_size[k], acc)
-            y = xp.moveaxis(xp.tensordot(y, m, axes=([axis], [1])), -1, axis)
+        # (ATen's backward loops index with ``nearest_idx`` at every rank, not the forward's
+        # 1-d/3-d helper: where they differ, the gradient is not its adjoint)
+        taps = [_taps(method, input_size[2 + k], output_size[k], align_corners, sc[k],
+                      g.dtype, 2, fused=method != "cubic") for k in range(nd)]
+        y = _sequential_adjoint(xp, g.astype(acc, copy=False), taps, input_size, acc,
+                                cubic=method == "cubic")
         return xp.ascontiguousarray(y.astype(g.dtype, copy=False))
     return grad_kernel
 
