@@ -157,7 +157,7 @@ def _addmm_rule(spec, ins, params):
     if ins[0]._dtype is not ins[2]._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{ins[0]._dtype.torch_name} and {ins[2]._dtype.torch_name}")
-    return ins[0]._dtype
+    return _no_bool(ins[0]._dtype, "addmm_impl_cpu_")
 
 
 def _baddbmm_shape(ins):
@@ -166,7 +166,7 @@ def _baddbmm_shape(ins):
 
 def _baddbmm_rule(spec, ins, params):
     _check_added(ins[0], _baddbmm_shape(ins), ins[2]._dtype)
-    return ins[0]._dtype
+    return _no_bool(ins[0]._dtype, "baddbmm")
 
 
 # ---- products -------------------------------------------------------------------------------

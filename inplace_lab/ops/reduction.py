@@ -701,7 +701,12 @@ def _cum_dtype(who):
     def rule(spec, ins, params):
         if params.get("dim") is None and not policy.is_paddle(policy.policy_of(ins[0])):
             raise TypeError(f'{who}() missing 1 required positional arguments: "dim"')
-        return _sum_dtype(spec, ins, params)
+        dt = _sum_dtype(spec, ins, params)
+        if dt is dtypes.bool_ and not policy.is_paddle(policy.policy_of(ins[0])) and not (
+                who.endswith("_") and dt is not ins[0]._dtype):  # (then _cum_check's words)
+            # (dtype=torch.bool: ATen's out kernel has no bool loop)
+            raise NotImplementedError(f'"{spec.name}_out_cpu" not implemented for \'Bool\'')
+        return dt
 
     return rule
 

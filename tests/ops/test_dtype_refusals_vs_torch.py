@@ -429,3 +429,18 @@ def test_two_dtypes_same_refusal_or_result_as_torch(key, form):
 # torch refuses ldexp(complex64, float16) with '"pow" not implemented for 'ComplexHalf'' (its
 # exponent goes through a ComplexHalf pow); here the product is computed
 MIXED_KNOWN = {("ldexp", "complex64", "float16")}
+
+
+def test_reductions_and_products_with_a_dtype_or_bool_operands():
+    B = lambda T: T.ones(2, 2, dtype=T.bool)  # noqa: E731
+    for f in (lambda T: T.tensor([1, 2]).cumsum(0, dtype=T.bool),
+              lambda T: T.tensor([1.0, 2.0]).cumprod(0, dtype=T.bool),
+              lambda T: T.tensor([True]).cumsum_(0, dtype=T.bool),
+              lambda T: T.tensor([1]).cumsum_(0, dtype=T.bool),
+              lambda T: T.tensor([1, 2]).cumsum(0, dtype=T.float64),
+              lambda T: T.tensor([1, 2]).sum(dtype=T.bool),
+              lambda T: T.addmm(B(T), B(T), B(T)), lambda T: B(T).addmm_(B(T), B(T)),
+              lambda T: T.baddbmm(B(T)[None], B(T)[None], B(T)[None]),
+              lambda T: B(T).mm(B(T)), lambda T: T.bmm(B(T)[None], B(T)[None]),
+              lambda T: B(T)[0].dot(B(T)[0]), lambda T: B(T).mv(B(T)[0])):
+        _both(lambda T, f=f: lambda: f(T))
