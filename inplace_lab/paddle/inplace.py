@@ -142,15 +142,32 @@ _RETRIEVE = ("(InvalidArgument) The type of data we are trying to retrieve ({}) 
 
 def _int_to_float_(x, spec, kw):
     """``x.exp_()`` on an int32/int64 x: Paddle's kernel is registered for integers and
-    allocates a float32 output, which in place is x itself: x becomes float32 (version + 1,
-    nothing recorded: an integer tensor stops gradient). A non-contiguous x (transposed, a
-    column) goes through a contiguous copy whose write-back reads the float32 buffer as x's
-    integer type: Paddle's ValueError."""
-    if not x.is_contiguous():
-        raise ValueError(_RETRIEVE.format(x._dtype.name))
-    with grad_mode.no_grad():
-        new = dispatch.call(spec, (x,), kw)
-    return _take_result(x, new, leaf_check=False)
+    allocates its float32 output in x itself, in x's own allocation (big enough): x becomes
+    float32 over the same bytes (version + 1, no new memory, nothing recorded). Other tensors
+    on that allocation keep their integer dtype and read the float32 bits as integers.
+
+    A non-contiguous x goes through a contiguous copy whose write-back reads the float32
+    buffer as x's integer type: Paddle's ValueError, after x already became float32 over its
+    untouched bytes (its values: the integer bits read as float32)."""
+    f32 = dtypes.float32
+    with grad_mode.no_grad(), np.errstate(over="ignore"):  # (in double, rounded once:
+        new = dispatch.call(spec, (x.to(dtypes.float64),), kw) if x.is_contiguous() else None
+        new = new.to(f32) if new is not None else None  # Paddle's float32 values, no warning)
+    dispatch.before_write(x)
+    itemsize = x._dtype.itemsize
+    old = x._storage
+    from inplace_lab import storage as _storage
+
+    view = _storage.Storage(old.data.view(f32.np), f32, old.device, counted=False)
+    view.base_storage = getattr(old, "base_storage", old)  # (the allocation: what it shares)
+    x._storage, x._dtype = view, f32
+    x._set_geometry(x._shape, x._strides, x._offset * itemsize // f32.itemsize)
+    share_meta(x)
+    if new is None:
+        raise ValueError(_RETRIEVE.format(dtypes.from_any(f"int{itemsize * 8}").name))
+    x._a[...] = new._a
+    x._vc.bump()
+    return x
 
 
 # ---- Paddle's Python-side checks of the second operand ----------------------------------------

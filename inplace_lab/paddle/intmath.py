@@ -6,6 +6,8 @@
 * ``frac``: Python-side ``x - trunc(x)``, allowed for int32, int64, float16, float32, float64
   (an integer x gives zeros of its dtype; float16 then reaches ``trunc``, not registered for
   it); any other dtype is Paddle's TypeError.
+* ``exp``/``log``/``log1p``/``log2``/``log10``/``expm1`` of int32/int64: float32, correctly
+  rounded (Paddle's integer kernels), where the float32 kernels may be an ulp off.
 * ``neg`` (and ``-x``) of a bool tensor: Paddle's ``scale(x, -1)``: ``bool(-1)`` is true, so
   the values are unchanged.
 
@@ -18,6 +20,9 @@ from __future__ import annotations
 from inplace_lab import dtypes, policy
 from inplace_lab.tensor import Tensor as _Core
 
+# Float math whose Paddle kernel is registered for int32/int64 and gives float32 (correctly
+# rounded: computed here in double), out of place and (``paddle.inplace``) in place.
+INT_FLOAT_KERNELS = ("exp", "log", "log1p", "log2", "log10", "expm1")
 _FRAC_DTYPES = ("int32", "int64", "float32", "float64", "float16")
 
 
@@ -104,7 +109,24 @@ def install(g: dict, tensor_cls) -> None:
             return orig(x, *args, **kwargs)
         return neg
 
-    for name, wrap in (("scale", wrap_scale), ("frac", wrap_frac), ("neg", wrap_neg)):
+    def wrap_int_float(orig):
+        def f(x, *args, **kwargs):
+            if cc[0] or not isinstance(x, _Core) or x._dtype.name not in ("int32", "int64"):
+                return orig(x, *args, **kwargs)
+            from inplace_lab.autograd import grad_mode
+
+            import numpy as np
+
+            with grad_mode.no_grad(), np.errstate(over="ignore"):  # (in double, rounded once:
+                r = orig(_Core.to(x, dtypes.float64), *args, **kwargs)  # Paddle's float32)
+                return _Core.to(r, dtypes.float32)
+        f.__name__ = f.__qualname__ = getattr(orig, "__name__", "f")
+        f.__doc__ = orig.__doc__
+        return f
+
+    wraps = [("scale", wrap_scale), ("frac", wrap_frac), ("neg", wrap_neg)]
+    wraps += [(n, wrap_int_float) for n in INT_FLOAT_KERNELS]
+    for name, wrap in wraps:
         if name in g:
             g[name] = wrap(g[name])
         meth = tensor_cls.__dict__.get(name) or getattr(tensor_cls, name)

@@ -458,7 +458,11 @@ class Tensor(_Core):
 
     def _is_shared_buffer_with(self, other) -> bool:
         """Paddle's test of whether two tensors use one allocation (views, detach, x[:])."""
-        return isinstance(other, _Core) and other._storage is self._storage
+        if not isinstance(other, _Core):
+            return False
+        a, b = self._storage, other._storage  # (an int tensor turned float32 in place by
+        #                                       exp_ reads its allocation through a view)
+        return getattr(a, "base_storage", a) is getattr(b, "base_storage", b)
 
     def unsqueeze(self, axis, name=None):
         t = self

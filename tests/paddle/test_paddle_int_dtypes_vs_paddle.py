@@ -204,3 +204,63 @@ def test_scale_of_floats_unchanged_and_recorded():
         (y.sum() + z.sum()).backward()
         return [_t(y), _t(z), _t(x.grad), type(y.grad_fn).__name__ if False else y.stop_gradient]
     check(fn)
+
+
+# ---- the float32 result lives in x's own allocation (sweep seeds 53413, 54266) --------------
+
+def test_other_views_read_the_float32_bits_as_integers():
+    """Paddle writes the float32 values into the integer allocation: views of it keep their
+    integer dtype and read the bits (and still share the buffer); nothing is allocated."""
+    def fn(P):
+        b = P.to_tensor([[1, 2, 3], [4, 5, 6]])
+        v, w = b[0:1], b.reshape([3, 2])
+        row = b[0]
+        row.exp_()
+        out = [_t(b), _t(v), _t(w), _t(row), b._is_shared_buffer_with(row),
+               v._is_shared_buffer_with(row), b._inplace_version()]
+        v.log_()  # (an int view over float bits: its log, written back over them)
+        out += [_t(v), _t(row)]
+        c = P.to_tensor([1, 2, 3, 4], dtype="int32")
+        c2 = c[1:3]
+        c2.log2_()
+        return out + [_t(c), _t(c2), c2._is_shared_buffer_with(c)]
+    check(fn)
+
+
+def test_noncontiguous_refusal_leaves_x_float32_over_its_bytes():
+    def fn(P):
+        t = P.to_tensor([[1, 2], [3, 4]]).t()
+        r = observe(P, lambda P: t.exp_())
+        u = P.to_tensor([[1, 2], [3, 4]], dtype="int32")[:, 1]
+        r2 = observe(P, lambda P: u.log_())
+        return [r, _t(t), t._inplace_version(), r2, _t(u)]
+    check(fn)
+
+
+@pytest.mark.parametrize("src", [
+    # seed 53413: a flattened view's exp_ rewrites its base's bytes
+    "t0 = P.to_tensor([0, 1]).reshape([2, 1])\nt2 = t0.transpose([0, 1]).flatten()\n"
+    "t2.exp_()\nout = [_t(t0), _t(t2)]",
+    # seed 54266: a strided view still shares the allocation after its base's exp_
+    "t0 = P.to_tensor([0, 1, -1, -1, -1, 1, 0, 0, -1, 1, 0, 0]).reshape([2, 3, 2])\n"
+    "t2 = t0[::2, 2:-1:2]\nt0.exp_()\nout = [_t(t0), _t(t2), t0._is_shared_buffer_with(t2)]",
+])
+def test_sweep_seeds(src):
+    def fn(P):
+        ns = {"P": P, "_t": _t}
+        exec(src, ns)
+        return ns["out"]
+    check(fn)
+
+
+def test_memory_is_not_allocated_by_the_dtype_change():
+    from inplace_lab import memory
+
+    x = ilp.to_tensor(list(range(1000)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (Paddle warns of no overflow: exp(999) is inf)
+        y = ilp.exp(ilp.to_tensor([1000]))
+        before = memory.memory_allocated()
+        x.exp_()
+    assert memory.memory_allocated() == before
+    assert str(x.dtype) == "paddle.float32" and x.numpy()[-1] == np.inf == y.numpy()[0]
