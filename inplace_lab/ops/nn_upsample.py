@@ -324,16 +324,28 @@ def _make_forward(method, nd):
 
 
 def _fma(xp, a, b, c):
-    """``a * b + c`` rounded once (the compiled kernels' fused multiply-add): in the next
-    wider float, then rounded back (exact for float32; float64 through long double)."""
+    """``a * b + c`` rounded once (the compiled kernels' fused multiply-add). float32: in
+    float64, then rounded back (exact). float64: error-free transformations (Dekker's
+    product, Knuth's sum), the two errors added to the rounded sum; NaN and infinities as
+    a plain ``a * b + c``."""
     if a.dtype == np.float32:
-        wide = np.float64
-    elif xp is np and a.dtype == np.float64:
-        wide = np.longdouble
-    else:  # (no wider float on the device)
-        return a * b + c
-    with np.errstate(invalid="ignore", over="ignore"):  # (inf * 0: NaN, as the kernel's)
-        return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(a.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):  # (inf * 0: NaN, as the kernel's)
+            return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)) \
+                .astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a, b, c = xp.broadcast_arrays(a, b, c)
+        p = a * b
+        plain = p + c
+        split = 134217729.0  # 2**27 + 1 (Veltkamp)
+        ta, tb = split * a, split * b
+        ah, bh = ta - (ta - a), tb - (tb - b)
+        al, bl = a - ah, b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + e == a * b exactly
+        sv = p + c
+        bb = sv - p
+        t = (p - (sv - bb)) + (c - bb)  # sv + t == p + c exactly
+        out = sv + (e + t)
+        return xp.where(xp.isfinite(out) & xp.isfinite(e), out, plain)
 
 
 def _bilinear(xp, y, shape, output_size, align_corners, sc, np_dtype):

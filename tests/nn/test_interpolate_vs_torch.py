@@ -1,8 +1,9 @@
 """F.interpolate against torch 2.13, kernel by kernel (inplace_lab/ops/nn_upsample.py).
 
-Every mode x rank x size/scale_factor/recompute x align_corners x dtype: values (float32 and
-float16 bit for bit where ATen's kernel is reproduced exactly: nearest, nearest-exact, linear,
-bilinear, trilinear; bicubic to a few ulps), gradients for a random upstream gradient,
+Every mode x rank x size/scale_factor/recompute x align_corners x dtype: values (float16,
+float32 and float64 bit for bit where ATen's kernel is reproduced exactly: nearest,
+nearest-exact, linear, bilinear, trilinear; bicubic and the antialiased kernels to a few
+ulps), gradients for a random upstream gradient (bit for bit but for 'area' and antialias),
 grad_fn names and saved attributes, result and gradient strides for contiguous and
 channels-last inputs, and the errors (type and message) of interpolate's Python checks and of
 ATen's size / dtype checks.
@@ -90,9 +91,8 @@ def _compare(a, kw, dtype, cl=False, exact=True, grad_exact=False):
 @pytest.mark.parametrize("nd,kw", _cases())
 def test_values_gradients_names(nd, kw, dtype):
     a = np.random.default_rng(0).standard_normal(SHAPES[nd]).astype(dtype)
-    exact = kw["mode"] in EXACT and dtype == "float32"
-    ty, ly = _compare(a, kw, dtype, exact=exact,
-                      grad_exact=dtype == "float32" and kw["mode"] != "area")
+    exact = kw["mode"] in EXACT
+    ty, ly = _compare(a, kw, dtype, exact=exact, grad_exact=kw["mode"] != "area")
     if kw["mode"] != "area":  # (the adaptive pools' nodes are not this module's)
         names = sorted(n for n in dir(ty.grad_fn) if n.startswith("_saved_"))
         assert sorted(n for n in dir(ly.grad_fn) if n.startswith("_saved_")) == names
