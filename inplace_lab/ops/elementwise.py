@@ -197,6 +197,12 @@ def refuse_complex(rule, message, exc=NotImplementedError):
         return (float_rule if rule == "float" else lambda s, i, p: promote(i))(spec, ins, params)
 
     def wrapped(spec, ins, params):
+        for x in ins:  # (the usual case, no complex operand, at the cost of a loop)
+            d = getattr(x, "_dtype", None)
+            if x.__class__ is complex or (d is not None and d.category == dtypes.COMPLEX):
+                break
+        else:
+            return rule_of(spec, ins, params)
         src = promote([x for x in ins if x is not None]) if rule != "self" else ins[0]._dtype
         if src.category == dtypes.COMPLEX and under_torch(ins):
             text = message.format(name=spec.name)
@@ -207,7 +213,8 @@ def refuse_complex(rule, message, exc=NotImplementedError):
 
     if callable(rule):  # (what the rule is called by: paddle/inplace.py asks for bool_rule's)
         wrapped.__name__ = rule.__name__
-    base_plain = getattr(rule, "plain_dtype", None) if callable(rule) else {
+    base_plain = (lambda dt: dtypes.bool_) if rule is bool_rule else \
+        getattr(rule, "plain_dtype", None) if callable(rule) else {
         "self": lambda dt: dt, "promote": lambda dt: dt}.get(rule, float_rule.plain_dtype)
     if base_plain is not None or not callable(rule):
         wrapped.plain_dtype = lambda dt: None if dt.category == dtypes.COMPLEX else base_plain(dt)
