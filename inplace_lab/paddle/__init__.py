@@ -249,6 +249,14 @@ def assign(x, output=None):
     r = _Core.clone(x) if isinstance(x, _Core) else to_tensor(x)
     if output is None:
         return r
+    if r._dtype is not output._dtype and not output.is_contiguous():
+        # Paddle's kernel retypes the strided output over its bytes, then its write-back (or
+        # the shape check first) refuses (seed 54286)
+        was = output._dtype.name
+        _inplace.retype_over_bytes(output, r._dtype)
+        _inplace.check_strided_copy(output, r)
+        raise _inplace.retrieve_error(was, r._dtype.name)
+    _inplace.check_strided_copy(output, r)  # (a strided output of another shape: refused)
     if r._dtype is not output._dtype:  # no buffer of output's holds the new dtype
         return _inplace._take_result(output, r, leaf_check=False)
     _inplace.copy_(output, r)  # in output's buffer when it fits (a view writes its base)

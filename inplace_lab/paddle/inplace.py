@@ -136,8 +136,29 @@ def _generic(pname: str):
     return fn_
 
 
-_RETRIEVE = ("(InvalidArgument) The type of data we are trying to retrieve ({}) does not match "
-             "the type of data (float32) currently contained in the container.")
+def retrieve_error(wanted: str, held: str) -> ValueError:
+    """Paddle's error when a kernel's write-back reads a buffer retyped under it."""
+    return ValueError(f"(InvalidArgument) The type of data we are trying to retrieve ({wanted}) "
+                      f"does not match the type of data ({held}) currently contained in the "
+                      "container.")
+
+
+def retype_over_bytes(x, dt) -> None:
+    """x becomes a ``dt`` tensor over the same bytes of the same allocation (Paddle's kernel
+    allocating its output of another dtype in x's holder): no new memory; the other tensors
+    on the allocation keep their dtype and still share it. Offsets stay in bytes, strides in
+    elements (as Paddle's DenseTensor meta)."""
+    from inplace_lab import storage as _storage
+
+    old = x._storage
+    if old.nbytes() % dt.itemsize:  # (no whole number of dt elements: left as it is)
+        return
+    view = _storage.Storage(old.data.view(dt.np), dt, old.device, counted=False)
+    view.base_storage = getattr(old, "base_storage", old)  # (the allocation: what it shares)
+    off = x._offset * x._dtype.itemsize // dt.itemsize
+    x._storage, x._dtype = view, dt
+    x._set_geometry(x._shape, x._strides, off)
+    share_meta(x)
 
 
 def _int_to_float_(x, spec, kw):
@@ -154,17 +175,10 @@ def _int_to_float_(x, spec, kw):
         new = dispatch.call(spec, (x.to(dtypes.float64),), kw) if x.is_contiguous() else None
         new = new.to(f32) if new is not None else None  # Paddle's float32 values, no warning)
     dispatch.before_write(x)
-    itemsize = x._dtype.itemsize
-    old = x._storage
-    from inplace_lab import storage as _storage
-
-    view = _storage.Storage(old.data.view(f32.np), f32, old.device, counted=False)
-    view.base_storage = getattr(old, "base_storage", old)  # (the allocation: what it shares)
-    x._storage, x._dtype = view, f32
-    x._set_geometry(x._shape, x._strides, x._offset * itemsize // f32.itemsize)
-    share_meta(x)
+    was = x._dtype.name
+    retype_over_bytes(x, f32)
     if new is None:
-        raise ValueError(_RETRIEVE.format(dtypes.from_any(f"int{itemsize * 8}").name))
+        raise retrieve_error(was, "float32")
     x._a[...] = new._a
     x._vc.bump()
     return x
@@ -207,6 +221,13 @@ def _promotes(pname: str, x, y) -> bool:
     return dtypes.promote_types(x._dtype, y._dtype) is not x._dtype
 
 
+def check_strided_copy(x, src) -> None:
+    """Paddle's strided copy (an operand not contiguous) needs equal shapes: its ValueError."""
+    if tuple(src.shape) != tuple(x.shape) and not (x.is_contiguous() and src.is_contiguous()):
+        raise ValueError(f"(InvalidArgument) Input shape({', '.join(map(str, src.shape))}) must "
+                         f"be equal with out shape({', '.join(map(str, x.shape))}).")
+
+
 def copy_(x, src, blocking=True, name=None):
     """Paddle's ``x.copy_(src, blocking)``: a raw copy of src's values into x.
 
@@ -225,9 +246,7 @@ def copy_(x, src, blocking=True, name=None):
     if tuple(src.shape) == tuple(x.shape):
         x._a[...] = xp.asarray(src._a)
         return x
-    if not (x.is_contiguous() and src.is_contiguous()):  # (the strided copy: same shapes)
-        raise ValueError(f"(InvalidArgument) Input shape({', '.join(map(str, src.shape))}) must "
-                         f"be equal with out shape({', '.join(map(str, x.shape))}).")
+    check_strided_copy(x, src)
     n = src.numel()
     if x._offset + n <= x._storage.size():
         shape = tuple(src.shape)

@@ -264,3 +264,22 @@ def test_memory_is_not_allocated_by_the_dtype_change():
         x.exp_()
     assert memory.memory_allocated() == before
     assert str(x.dtype) == "paddle.float32" and x.numpy()[-1] == np.inf == y.numpy()[0]
+
+
+# ---- paddle.assign into a strided output of another dtype (sweep seed 54286) ---------------
+
+@pytest.mark.parametrize("sdt", ["float32", "float64"])
+@pytest.mark.parametrize("which", range(4))
+def test_assign_into_a_strided_output(sdt, which):
+    def fn(P):
+        make = (lambda: P.ones([2, 3])[:, 0:2], lambda: P.ones([2, 3])[:, 0:2].t(),
+                lambda: P.ones([2, 2]).t(), lambda: P.ones([4])[0:2])[which]
+        out = []
+        for src in (lambda o: P.full([2, 1], 2.0, dtype=sdt),
+                    lambda o: P.full(list(o.shape), 2.0, dtype=sdt),
+                    lambda o: P.full([2, 3], 3.0, dtype=sdt)[:, 0:1]):
+            o = make()
+            out.append(observe(P, lambda P: _t(P.assign(src(o), o))))
+            out += [str(o.dtype), list(o.shape), o._inplace_version()]
+        return out
+    check(fn)
