@@ -157,6 +157,8 @@ def _cubic_taps(acc, wdt, n_in, n_out, align_corners, scale, fused=True):
 def _aa_filter(cubic, x):
     """Pillow's filters, as ATen's ``aa_filter``: the triangle, or the cubic with A = -0.5;
     computed in double, returned in the weights' float type."""
+    if cubic is True:  # (ATen's cubic_convolution1/2 in the weights' type, fused)
+        return _fused_cubic_filter(np.abs(x), x.dtype.type)
     x = np.abs(x.astype(np.float64))
     if cubic == "lanczos":  # sinc(x) sinc(x / 3) on |x| < 3
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -166,6 +168,16 @@ def _aa_filter(cubic, x):
     a = -0.5
     return np.where(x < 1.0, ((a + 2.0) * x - (a + 3.0)) * x * x + 1,
                     np.where(x < 2.0, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+
+
+def _fused_cubic_filter(x, acc):
+    """Keys' cubic (A = -0.5) in ``acc`` with the kernel's fused multiply-adds."""
+    a = acc(-0.5)
+    c1 = _fma(np, _fma(np, np.full_like(x, a + acc(2)), x, np.full_like(x, -(a + acc(3))))
+              * x, x, np.full_like(x, acc(1)))
+    c2 = _fma(np, _fma(np, _fma(np, np.full_like(x, a), x, np.full_like(x, -(acc(5) * a))), x,
+                       np.full_like(x, acc(8) * a)), x, np.full_like(x, -(acc(4) * a)))
+    return np.where(x < 1, c1, np.where(x < 2, c2, acc(0)))
 
 
 def _aa_taps(cubic, acc, n_in, n_out, align_corners, scale):
