@@ -23,8 +23,11 @@ weight of every output position (``compute_indices_weights_*`` in UpSampleKernel
 ``area_pixel_compute_scale`` / ``area_pixel_compute_source_index`` of UpSample.h, in the
 dtype's opmath type: float for float16 and float32, double for float64), then each output
 cell is the weighted sum of its taps, the last dim innermost. The kernels below do the same
-sums in the same order, one dim at a time from the last, so float32 results agree with
-torch's to the last bit on its generic (NCHW) path.
+sums in the same order, with the fused multiply-adds the compiled kernels use (``_fma``), so
+nearest / linear / bilinear / trilinear results, and every non-'area' gradient but the
+Lanczos one in float32, agree with torch 2.13 (CPU) to the last bit in float16/32/64;
+bicubic and the antialiased forwards agree to a few ulps (their summation order is not
+reproduced).
 
 The parameters are PyTorch's saved attributes (``_saved_output_size``, ``_saved_scales_h``,
 ``_saved_align_corners``, ``_saved_self_sym_sizes``). The backward (ATen's
