@@ -355,7 +355,7 @@ def _trace_bw(c, g):
 
 
 register(OpSpec(name="trace", forward=lambda xp, a, out=None, dt=None: xp.asarray(xp.trace(a, dtype=dt.np)),
-                backward=_trace_bw, dtype_rule=_trace_rule,
+                backward=_trace_bw, dtype_rule=_trace_rule, out=False,  # (torch: no out=)
                 grad_writes=2))  # (ATen's trace_backward: zeros, then index_fill_ the diagonal)
 
 

@@ -494,15 +494,21 @@ def _nan_to_num_fwd(xp, a, out=None, dt=None, nan=0.0, posinf=None, neginf=None)
 
 unary("nan_to_num", _nan_to_num_fwd, lambda c, g: g * c["self"].isfinite(), saves=("self",),
       dtype_rule=self_rule, params={"nan": 0.0, "posinf": None, "neginf": None}, p=True)
-def _signbit_cast(ins, dt, target, inplace):
-    """signbit's out= must be bool (ATen's own check, whatever the cast rule allows)."""
-    if target is not dtypes.bool_ and under_torch(ins):
-        return "signbit does not support non-boolean outputs."
-    return None
+def _bool_out(name):
+    """signbit's (isposinf's, isneginf's) out= must be bool (ATen's own check, whatever the
+    cast rule allows)."""
+    def check(ins, dt, target, inplace):
+        if target is not dtypes.bool_ and under_torch(ins):
+            return f"{name} does not support non-boolean outputs."
+        return None
+
+    return check
 
 
 for _n in ("isfinite", "isnan", "isinf", "isposinf", "isneginf", "signbit"):
     unary(_n, (lambda f: lambda xp, a, out=None, dt=None: getattr(xp, f)(a))(_n),
           dtype_rule=refuse_complex(bool_rule, "signbit is not implemented for complex tensors.")
           if _n == "signbit" else bool_rule, t=False,
-          cast_error=_signbit_cast if _n == "signbit" else None)
+          # (torch.isnan, isinf and isfinite take no out=: the parser's TypeError)
+          out=_n not in ("isfinite", "isnan", "isinf"),
+          cast_error=_bool_out(_n) if _n in ("isposinf", "isneginf", "signbit") else None)

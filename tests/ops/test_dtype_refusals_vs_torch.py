@@ -91,9 +91,9 @@ _OUT_DTYPE = ("a reduction's out= sets its computation dtype in torch (out's dty
 KNOWN = {
     **{(k, "out"): (_ALL, _TUPLE_OUT) for k in ("aminmax", "cummax0", "cummin0", "kthvalue1",
                                                 "max0", "median0", "mode", "topk1", "sort")},
-    **{(k, "out"): (_ALL, _NO_OUT) for k in ("count_nonzero", "isfinite", "isinf", "isnan",
-                                             "masked_fill", "median", "nanmedian", "prod", "relu",
-                                             "sum", "trace", "unique", "flip0")},
+    **{(k, "out"): (_ALL, _NO_OUT) for k in ("count_nonzero", "masked_fill", "median",
+                                             "nanmedian", "prod", "relu", "sum", "unique",
+                                             "flip0")},
     ("diff", "out"): (_ALL, "torch.diff takes out=; here it is refused"),
     ("outer", "out"): (_ALL, "torch.outer takes out=; here it is refused"),
     ("kron", "out"): (_ALL, "torch.kron takes out=; here it is refused"),
@@ -373,7 +373,11 @@ def test_out_dtype_checks_of_logic_arg_and_signbit_reductions():
               lambda T: T.argmax(T.tensor([1.0, 2.0]), out=E(T, "int64")),
               lambda T: T.signbit(T.tensor([1.0, -2.0]), out=E(T, "float32")),
               lambda T: T.signbit(T.tensor([1, 2], dtype=T.uint8), out=E(T, "uint8")),
-              lambda T: T.signbit(T.tensor([1.0, -2.0]), out=E(T, "bool"))):
+              lambda T: T.signbit(T.tensor([1.0, -2.0]), out=E(T, "bool")),
+              lambda T: T.isposinf(T.tensor([1.0]), out=E(T, "float32")),
+              lambda T: T.isneginf(T.tensor([1.0]), out=E(T, "bool")),
+              lambda T: T.isnan(T.tensor([1.0]), out=E(T, "bool")),
+              lambda T: T.trace(T.ones(2, 2), out=E(T, "float32"))):
         _both(lambda T, f=f: lambda: f(T))
 
 
