@@ -698,10 +698,28 @@ COPYSIGN = binary("copysign", "copysign", _copysign_bw, saves=("self", "result")
 _COPYSIGN1 = overload(COPYSIGN, "CopysignBackward1", scalar_edges=False)
 COPYSIGN.select = lambda args, kw: None if is_tensor(arg(args, kw, 1, "other")) else _COPYSIGN1
 
-binary("logaddexp", "logaddexp", lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp() + 1)),
+_LOGADDEXP = uf("logaddexp")
+
+
+def _logaddexp_fwd(xp, a, b, out=None, dt=None):
+    """numpy's logaddexp; complex operands (no numpy loop) as ATen's helper: the larger real
+    part ``m``, then ``m + log1p(exp(other - m))`` (equal infinities give themselves)."""
+    if dt.category != dtypes.COMPLEX:
+        return _LOGADDEXP(xp, a, b, out=out, dt=dt)
+    x, y = xp.asarray(a, dtype=dt.np), xp.asarray(b, dtype=dt.np)
+    big = xp.where(x.real >= y.real, x, y)
+    small = xp.where(x.real >= y.real, y, x)
+    with backend.np.errstate(all="ignore"):
+        r = big + xp.log1p(xp.exp(small - big))
+        r = xp.where(xp.isinf(x.real) & (x == y), x, r)
+    return assign(xp, out, r.astype(dt.np, copy=False))
+
+
+_logaddexp_fwd.ufunc = "logaddexp"
+binary("logaddexp", _logaddexp_fwd, lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp() + 1)),
                                                red(c, 1, g / ((c["self"] - c["other"]).exp() + 1))),
        saves=("self", "other"), dtype_rule=not_implemented_for("logaddexp_cpu", ("int", "bool")),
-       t=False)
+       t=False, out_direct=True)
 binary("logaddexp2", "logaddexp2",
        lambda c, g: (red(c, 0, g / ((c["other"] - c["self"]).exp2() + 1)),
                      red(c, 1, g / ((c["self"] - c["other"]).exp2() + 1))),
