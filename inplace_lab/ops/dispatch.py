@@ -478,6 +478,9 @@ def save_inputs(node, spec, ins, pol, *, replace=None, inplace=False):
         if isinstance(x, Tensor):
             if replace is not None and i == 0:
                 x = replace
+            elif pol is not None and policy.is_paddle(pol) and policy.paddle_saves_copy(spec, x):
+                x = _clone_before_overwrite(x)  # (Paddle: a kernel with no stride support
+                #                                  saves the contiguous copy it ran on)
             node.saved[name] = SavedTensor(x, spec.node_name, is_output=False, policy=pol, name=name)
         elif isinstance(x, (tuple, list)):  # a list of tensors (index's indices): each one saved
             for k, e in enumerate(x):

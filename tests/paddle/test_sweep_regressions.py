@@ -1080,3 +1080,34 @@ def test_setitem_on_a_trainable_leaf_refuses_before_the_index_and_shape_checks()
             x[0] = P.ones([2])
         see(x, x.inplace_version)
     """)
+
+
+# ---- sweep seeds 53898, 54197: a kernel with no stride support saves its contiguous copy -----
+
+def test_strided_input_saved_as_a_contiguous_copy_unless_the_kernel_takes_strides():
+    """``pow``/``clip`` of a transposed or unbind view run on a contiguous copy, which their
+    node saves: writing the view later breaks nothing (and the gradient uses the old values);
+    ``abs``/``sin``/``mul``/``matmul`` take strides and save the view itself: the version
+    error. A contiguous slice is saved as it is."""
+    same("""
+        ops = {"pow": lambda b, w: b.pow(2), "powt": lambda b, w: b.pow(w),
+               "clip": lambda b, w: P.clip(b, 1.5, 3.5), "erf": lambda b, w: P.erf(b),
+               "gelu": lambda b, w: F.gelu(b),
+               "abs": lambda b, w: P.abs(b), "sin": lambda b, w: P.sin(b),
+               "mul": lambda b, w: b * w, "matmul": lambda b, w: P.matmul(b, w),
+               "maximum": lambda b, w: P.maximum(b, w), "log": lambda b, w: P.log(b)}
+        for name, f in ops.items():
+            for view in (lambda a: a.t(), lambda a: P.unbind(a, axis=1)[0], lambda a: a[0]):
+                a = P.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
+                w = P.to_tensor([[1.5, 2.5], [3.5, 0.5]])
+                b = view(a)
+                e = f(b, w if b.ndim == 2 else w[0]).sum()
+                b.add_(b)
+                r = attempt(lambda: e.backward())  # (the gradient to 3 decimals: pow's ulp)
+                see(name, r, None if a.grad is None else (a.grad * 1000).round())
+        t0 = P.to_tensor([[-1.3], [1.12]], dtype='float64', stop_gradient=False)
+        t4 = t0.t()
+        t5 = P.clip(t4, -0.5, 0.5)
+        t4.subtract_(t5)
+        see(P.grad([t4.exp().sum()], [t0]))
+    """)
