@@ -274,13 +274,16 @@ def mean(x, axis=None, keepdim=False, name=None):
     integer arithmetic, truncated toward zero, in x's dtype (PyTorch refuses)."""
     if _is_float(x):
         return _il.mean(x, dim=_dims(axis), keepdim=keepdim)
-    from .creation import to_tensor
+    from inplace_lab import creation
+
+    from .creation import _own
 
     s = _il.sum(x, dim=_dims(axis), keepdim=keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):  # (empty: 0/0, NaN cast to int)
         q = np.asarray(s.numpy(), np.float64) / (x.numel() // max(s.numel(), 1))
         q = q != 0 if x._dtype is dtypes.bool_ else np.trunc(q)  # (a bool mean: any nonzero)
-        return to_tensor(q.astype(x._dtype.np), place=x.place)
+        # (an op's result: no name until Python reads one, unlike to_tensor's generated_tensor)
+        return _own(creation.tensor(q.astype(x._dtype.np), device=x.device))
 
 
 def clip(x, min=None, max=None, name=None):

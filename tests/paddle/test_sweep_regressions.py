@@ -1111,3 +1111,14 @@ def test_strided_input_saved_as_a_contiguous_copy_unless_the_kernel_takes_stride
         t4.subtract_(t5)
         see(P.grad([t4.exp().sum()], [t0]))
     """)
+
+
+def test_integer_mean_is_an_unnamed_op_result():
+    """Seed 55410: ``t0.mean()`` of an int tensor has no name until read (``copy_``'s error
+    names it ''), not to_tensor's generated_tensor_N."""
+    same("""
+        t0 = P.to_tensor([-1, 0, -2, -1, 0, -1, -1, 0, 0, 1, 0, 0]).reshape([3, 4])
+        t2 = P.to_tensor([-1.67, 0.6, 0.89, -0.3], dtype='float64')
+        t3 = t0.mean()
+        see(t3, attempt(lambda: t2.copy_(t3, False)), P.mean(P.to_tensor([True, False])))
+    """)
