@@ -569,10 +569,7 @@ def test_binary_gradients_on_the_grid(name):
     same(prog, 1e-7, 1e-9)
 
 
-@pytest.mark.parametrize("name", [pytest.param(
-    n, marks=pytest.mark.xfail(reason="the table's sigmoid (scipy's expit) has no complex "
-                                      "kernel; torch's sigmoid has one", strict=True))
-    if n == "expit" else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)  # (sigmoid has its complex kernel: ops/unary.py)
 def test_complex_inputs(name):
     same(lambda m: _call(m, name, m.tensor([0.5 + 0.1j, 1.5]))(), 1e-5)
     if name in REDUCING:
