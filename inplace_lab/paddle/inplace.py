@@ -505,10 +505,19 @@ def neg_(x, name=None):
     return _generic("neg_")(x)
 
 
+def gammaln_(x, name=None):
+    """``x.gammaln_()``: Paddle's gammaln kernel (float only), then the lgamma op."""
+    from . import intmath
+
+    intmath.check_gammaln(x)
+    return _generic("gammaln_")(x)
+
+
 SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
                                     cast_, apply_, where_, set_, reconstruct_from_, resize_,
-                                    embedding_renorm_, copy_, clip_, scale_, frac_, neg_)}
-_OP_SPECIAL = ("clip_", "scale_", "frac_", "neg_")
+                                    embedding_renorm_, copy_, clip_, scale_, frac_, neg_,
+                                    gammaln_)}
+_OP_SPECIAL = ("clip_", "scale_", "frac_", "neg_", "gammaln_")
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
 

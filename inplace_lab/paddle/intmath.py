@@ -77,6 +77,14 @@ def frac_check(x) -> None:
                                          "CPU" if x._storage.device.type == "cpu" else "GPU")
 
 
+def check_gammaln(x) -> None:
+    """``paddle.gammaln`` is its own kernel (not lgamma's), float only, with no Python-side
+    cast of integers: any other dtype is its kernel refusal."""
+    if x._dtype.name not in ("float32", "float64"):
+        raise policy.paddle_kernel_error("gammaln", x._dtype.name, "float64, float32",
+                                         "CPU" if x._storage.device.type == "cpu" else "GPU")
+
+
 def install(g: dict, tensor_cls) -> None:
     """Wrap ``paddle.scale/frac/neg`` (in ``g``) and the matching Tensor methods."""
     cc = policy.core_calls
@@ -124,7 +132,15 @@ def install(g: dict, tensor_cls) -> None:
         f.__doc__ = orig.__doc__
         return f
 
-    wraps = [("scale", wrap_scale), ("frac", wrap_frac), ("neg", wrap_neg)]
+    def wrap_gammaln(orig):
+        def gammaln(x, *args, **kwargs):
+            if not cc[0] and isinstance(x, _Core):
+                check_gammaln(x)
+            return orig(x, *args, **kwargs)
+        return gammaln
+
+    wraps = [("scale", wrap_scale), ("frac", wrap_frac), ("neg", wrap_neg),
+             ("gammaln", wrap_gammaln)]
     wraps += [(n, wrap_int_float) for n in INT_FLOAT_KERNELS]
     for name, wrap in wraps:
         if name in g:

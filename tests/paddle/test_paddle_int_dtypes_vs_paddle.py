@@ -126,7 +126,7 @@ _FLOAT_ONLY = ["digamma", "lgamma", "i0", "asin", "acos", "atan", "sinh", "cosh"
                "asinh", "acosh", "atanh", "logit", "erfinv", "sqrt", "sin", "tanh"]
 
 
-@pytest.mark.parametrize("op", _FLOAT_ONLY + ["exponential", "ceil", "trunc", "log2", "log10",
+@pytest.mark.parametrize("op", _FLOAT_ONLY + ["exponential", "ceil", "trunc", "log2", "log10", "gammaln",
                                               "exp", "log", "floor", "round", "tril", "triu",
                                               "normal", "uniform", "bernoulli", "log_normal"])
 @pytest.mark.parametrize("dt", DTYPES)
@@ -139,7 +139,7 @@ def test_kernel_refusals_in_place(op, dt):
 
 
 @pytest.mark.parametrize("op", _FLOAT_ONLY + ["ceil", "trunc", "log2", "log10", "exp", "log",
-                                              "log1p", "tril", "triu"])
+                                              "log1p", "tril", "triu", "gammaln"])
 @pytest.mark.parametrize("dt", DTYPES)
 def test_kernel_refusals_out_of_place(op, dt):
     # (values in every op's domain: Paddle's erfinv(2) is inf, a kernel matter, not this one's)
