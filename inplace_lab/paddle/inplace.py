@@ -513,11 +513,50 @@ def gammaln_(x, name=None):
     return _generic("gammaln_")(x)
 
 
+def cumsum_(x, axis=None, dtype=None, name=None):
+    """``x.cumsum_()``: with no axis Paddle's kernel flattens x (x becomes 1-D), one version
+    bump for the whole call."""
+    kw = {} if dtype is None else {"dtype": dtype}
+    if axis is not None:
+        return _generic("cumsum_")(x, axis, **kw)
+    flatten_(x)
+    r = _generic("cumsum_")(x, 0, **kw)
+    x._vc.bump(-1)  # (one Paddle call, one bump)
+    return r
+
+
+def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """``x.nan_to_num_``: Paddle's Python assert (float32/float64 only), then the op."""
+    from . import intmath
+
+    intmath.check_nan_to_num(x)
+    return _generic("nan_to_num_")(x, nan, posinf, neginf)
+
+
+_IINFO = ("(InvalidArgument) the argument of paddle.iinfo can only be paddle.int8, paddle.int16, "
+          "paddle.int32, paddle.int64, or paddle.uint8 (at /paddle/paddle/fluid/pybind/"
+          "pybind.cc:518)")
+
+
+def random_(x, from_=0, to=None, generator=None, name=None):
+    """``x.random_``: a bool x fails Paddle's ``iinfo`` (its default bound), int8/int16/uint8
+    the ``random`` kernel's registration."""
+    if x._dtype is dtypes.bool_ and to is None:
+        raise ValueError(_IINFO)
+    listed = "int64, float64, float16, float32, int32, bfloat16"
+    if x._dtype.name not in listed.split(", "):
+        raise policy.paddle_kernel_error("random", x._dtype.name, listed,
+                                         "CPU" if x._storage.device.type == "cpu" else "GPU")
+    args = (from_,) if to is None else (from_, to)
+    return _generic("random_")(x, *args)
+
+
 SPECIAL = {f.__name__: f for f in (scatter_, reshape_, flatten_, squeeze_, unsqueeze_, transpose_, t_,
                                     cast_, apply_, where_, set_, reconstruct_from_, resize_,
                                     embedding_renorm_, copy_, clip_, scale_, frac_, neg_,
-                                    gammaln_)}
-_OP_SPECIAL = ("clip_", "scale_", "frac_", "neg_", "gammaln_")
+                                    gammaln_, cumsum_, nan_to_num_, random_)}
+_OP_SPECIAL = ("clip_", "scale_", "frac_", "neg_", "gammaln_", "cumsum_", "nan_to_num_",
+               "random_")
 # Tensor methods that are not ops: the core Tensor's own method.
 _CORE_METHODS = ("requires_grad_", "detach_")
 

@@ -85,6 +85,12 @@ def check_gammaln(x) -> None:
                                          "CPU" if x._storage.device.type == "cpu" else "GPU")
 
 
+def check_nan_to_num(x) -> None:
+    """``paddle.nan_to_num``'s Python assert: float32 and float64 only (a bare AssertionError)."""
+    if x._dtype.name not in ("float32", "float64"):
+        raise AssertionError()
+
+
 def install(g: dict, tensor_cls) -> None:
     """Wrap ``paddle.scale/frac/neg`` (in ``g``) and the matching Tensor methods."""
     cc = policy.core_calls
@@ -139,8 +145,15 @@ def install(g: dict, tensor_cls) -> None:
             return orig(x, *args, **kwargs)
         return gammaln
 
+    def wrap_nan_to_num(orig):
+        def nan_to_num(x, *args, **kwargs):
+            if not cc[0] and isinstance(x, _Core):
+                check_nan_to_num(x)
+            return orig(x, *args, **kwargs)
+        return nan_to_num
+
     wraps = [("scale", wrap_scale), ("frac", wrap_frac), ("neg", wrap_neg),
-             ("gammaln", wrap_gammaln)]
+             ("gammaln", wrap_gammaln), ("nan_to_num", wrap_nan_to_num)]
     wraps += [(n, wrap_int_float) for n in INT_FLOAT_KERNELS]
     for name, wrap in wraps:
         if name in g:

@@ -283,3 +283,43 @@ def test_assign_into_a_strided_output(sdt, which):
             out += [str(o.dtype), list(o.shape), o._inplace_version()]
         return out
     check(fn)
+
+
+# ---- cumsum_ with no axis, nan_to_num of non-floats, random_ of small ints and bools ---------
+
+@pytest.mark.parametrize("dt", ["float32", "int64", "int32"])
+def test_cumsum_in_place_without_axis_flattens(dt):
+    def fn(P):
+        x = P.to_tensor([[1., 2.], [3., 4.]]).astype(dt)
+        r = x.cumsum_()
+        out = [r is x, _t(x), x._inplace_version()]
+        y = P.to_tensor([[1, 2], [3, 4]]).astype(dt)
+        y.cumsum_(1)
+        out += [_t(y), y._inplace_version()]
+        if dt == "float32":
+            a = P.to_tensor([[1., 2.], [3., 4.]], stop_gradient=False)
+            b = a * 1
+            b.cumsum_()
+            (b * P.to_tensor([1., 2., 3., 4.])).sum().backward()
+            out += [_t(a.grad), b.grad_fn.name() if hasattr(b.grad_fn, "name") else None]
+        return out
+    check(fn)
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "bool", "float16", "float32", "float64"])
+def test_nan_to_num_dtypes(dt):
+    def fn(P):
+        x = P.to_tensor([1, 2]).astype(dt)
+        return [observe(P, lambda P: _t(P.nan_to_num(x))), observe(P, lambda P: _t(x.nan_to_num())),
+                observe(P, lambda P: _t(x.nan_to_num_())), x._inplace_version()]
+    check(fn)
+
+
+@pytest.mark.parametrize("dt", DTYPES + ("float32",))
+def test_random_in_place_dtypes(dt):
+    def fn(P):
+        x = P.to_tensor([1, 0, 2]).astype(dt)
+        r = observe(P, lambda P: x.random_() is x)
+        r2 = observe(P, lambda P: str(x.random_(0, 5).dtype))
+        return [r, r2, str(x.dtype), x._inplace_version()]
+    check(fn)
