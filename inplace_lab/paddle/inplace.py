@@ -502,7 +502,12 @@ def neg_(x, name=None):
     """``x.neg_()``: a bool x is Paddle's ``scale(x, -1)``, values unchanged (version + 1)."""
     if x._dtype is dtypes.bool_:
         return _int_write(x, x._a.copy())
-    return _generic("neg_")(x)
+    r = _generic("neg_")(x)
+    if x._dtype.is_floating_point:
+        from . import intmath
+
+        intmath.no_negative_zero(x)  # (scale's + 0.0: no negative zeros)
+    return r
 
 
 def gammaln_(x, name=None):

@@ -9,7 +9,7 @@
 * ``exp``/``log``/``log1p``/``log2``/``log10``/``expm1`` of int32/int64: float32, correctly
   rounded (Paddle's integer kernels), where the float32 kernels may be an ulp off.
 * ``neg`` (and ``-x``) of a bool tensor: Paddle's ``scale(x, -1)``: ``bool(-1)`` is true, so
-  the values are unchanged.
+  the values are unchanged; of a float one, no negative zeros (``-0.0 + 0.0``).
 
 ``install`` wraps the facade's functions and Tensor methods (the originals answer every other
 dtype); the in-place forms (``scale_``, ``frac_``, ``neg_``) are ``paddle.inplace`` handlers
@@ -85,6 +85,13 @@ def check_gammaln(x) -> None:
                                          "CPU" if x._storage.device.type == "cpu" else "GPU")
 
 
+def no_negative_zero(r) -> None:
+    """Paddle's neg is ``scale(x, -1.0, bias=0.0)``: ``-0.0 + 0.0`` is ``+0.0``, so its zeros
+    print unsigned. (In r's fresh buffer: nothing saved or versioned changes.)"""
+    a = r._a
+    a[a == 0] = 0
+
+
 def check_nan_to_num(x) -> None:
     """``paddle.nan_to_num``'s Python assert: float32 and float64 only (a bare AssertionError)."""
     if x._dtype.name not in ("float32", "float64"):
@@ -120,7 +127,10 @@ def install(g: dict, tensor_cls) -> None:
         def neg(x, *args, **kwargs):
             if not cc[0] and isinstance(x, _Core) and x._dtype is dtypes.bool_:
                 return _wrap_tensor(x, x._a.copy())
-            return orig(x, *args, **kwargs)
+            r = orig(x, *args, **kwargs)
+            if not cc[0] and isinstance(r, _Core) and r._dtype.is_floating_point:
+                no_negative_zero(r)
+            return r
         return neg
 
     def wrap_int_float(orig):

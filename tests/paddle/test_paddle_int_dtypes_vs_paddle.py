@@ -323,3 +323,16 @@ def test_random_in_place_dtypes(dt):
         r2 = observe(P, lambda P: str(x.random_(0, 5).dtype))
         return [r, r2, str(x.dtype), x._inplace_version()]
     check(fn)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+def test_neg_of_floats_has_no_negative_zero(dt):
+    """Paddle's neg is ``scale(x, -1.0, bias=0.0)``: zeros come out unsigned (they print so)."""
+    def fn(P):
+        x = P.to_tensor([0.0, -0.0, 1.5, -2.0]).astype(dt)
+        outs = [P.neg(x), -x, x.neg()]
+        y = x.clone()
+        y.neg_()
+        return [[np.signbit(o.numpy()).tolist() for o in outs + [y]], _t(y), y._inplace_version(),
+                str(-P.to_tensor([0.0, 1.0]))]
+    check(fn)
