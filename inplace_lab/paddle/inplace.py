@@ -123,8 +123,13 @@ def _generic(pname: str):
         if isinstance(y, _Core):
             _check_operand(pname, x, y)
             if _promotes(pname, x, y):
+                wide = dtypes.promote_types(x._dtype, y._dtype)
+                if not x.is_contiguous():  # (Paddle's kernel retypes x over its bytes, then
+                    was = x._dtype.name    # the strided write-back refuses: seed 58080)
+                    retype_over_bytes(x, wide)
+                    raise retrieve_error(was, wide.name)
                 # x's old values stay what backward saved: x itself moves to the new buffer
-                old = x.to(dtypes.promote_types(x._dtype, y._dtype))  # (a 0-D y promotes too)
+                old = x.to(wide)  # (a 0-D y promotes too)
                 return _take_result(x, dispatch.call(spec, (old,), kw))
         if _gives_bool(spec) and x._dtype is not dtypes.bool_:
             # Paddle's comparison ops in place turn x into a bool tensor (x.equal_(y))

@@ -1122,3 +1122,16 @@ def test_integer_mean_is_an_unnamed_op_result():
         t3 = t0.mean()
         see(t3, attempt(lambda: t2.copy_(t3, False)), P.mean(P.to_tensor([True, False])))
     """)
+
+
+def test_promoting_in_place_arithmetic_on_a_strided_tensor_refuses_after_retyping():
+    """Seeds 58080, 58247: float32 ``x.t().subtract_(float64 y)``: Paddle's kernel retypes x
+    (float64 over its bytes), then the strided write-back refuses; a contiguous row moves to
+    float64 with the result."""
+    same("""
+        for op in ("subtract_", "add_", "multiply_", "divide_"):
+            for view in (lambda a: a.t(), lambda a: a[:, 0], lambda a: a[0]):
+                x = view(P.to_tensor([[1.03, -1.41], [-0.36, 0.71]], dtype='float32'))
+                r = attempt(lambda: getattr(x, op)(P.to_tensor([1., 2.], dtype='float64')))
+                see(op, r, str(x.dtype), x.inplace_version, list(x.shape))
+    """)
