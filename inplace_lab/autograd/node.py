@@ -342,18 +342,15 @@ class OpNode(Node):
         return self.params[key]
 
     def apply(self, grads):
-        if _saved_mod.hooked[0] and self.saved and \
+        if _saved_mod.hooked[0] and self.saved and id(self) not in _UNPACKED and \
                 any(s._unpack is not None for s in self.saved.values()):
             # PyTorch's generated apply unpacks every saved tensor once, in the order they
             # were saved, before its formula runs: an unpack hook is called once per tensor
             _UNPACKED[id(self)] = {k: s.unpack(self) for k, s in self.saved.items()}
             try:
-                return self._apply(grads)
+                return self.apply(grads)
             finally:
                 del _UNPACKED[id(self)]
-        return self._apply(grads)
-
-    def _apply(self, grads):
         if self._released and self._keeps_wrapped_numbers():
             from .saved import freed_error  # (x * 2, x.div(2, rounding_mode="floor"): PyTorch
 
