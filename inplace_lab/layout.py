@@ -69,10 +69,20 @@ def is_channels_last(shape: Sequence[int], strides: Sequence[int]) -> bool:
     >>> is_channels_last((1, 2, 3, 4), (24, 12, 4, 1))
     False
     """
-    if len(shape) != 4 or strides[1] == 0:
+    return len(shape) == 4 and _channels_last_order(shape, strides)
+
+
+def is_channels_last_3d(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``is_channels_last_strides_3d`` for a 5-dim tensor: C, W, H, D, N."""
+    return len(shape) == 5 and _channels_last_order(shape, strides)
+
+
+def _channels_last_order(shape, strides) -> bool:
+    """C fastest, then the spatial dims from the last, then N (ambiguous cases say no)."""
+    if strides[1] == 0:
         return False
     low = 0
-    for d in (1, 3, 2, 0):
+    for d in (1, *range(len(shape) - 1, 1, -1), 0):
         if shape[d] == 0 or strides[d] < low:
             return False
         if d == 0 and low == strides[1]:

@@ -125,17 +125,17 @@ class SavedTensor:
         if hooks.active:
             hooks.emit_save(self, t)
 
-    def _set_hooks(self, pack, unpack, data) -> None:
-        """Store ``pack(data)`` instead of the tensor; remember what ``unpack`` must give its
-        result back (PyTorch's SavedVariable: requires_grad, the grad_fn of a non-leaf input,
-        the AccumulateGrad of a leaf)."""
-        rg = data._requires_grad
+    def _set_hooks(self, pack, unpack, t, data=None) -> None:
+        """Store ``pack(data)`` (``t`` itself by default) instead of the tensor ``t``; remember
+        what ``unpack`` must give its result back (PyTorch's SavedVariable: requires_grad, the
+        grad_fn of a non-leaf input, the AccumulateGrad of a leaf)."""
+        rg = t._requires_grad
         hooked[0] = True
-        self._packed = _pack(pack, data)
-        self._unpack = unpack
-        self._meta = (rg, data._grad_fn if not self.is_output else None, data._output_nr,
-                      _leaf_acc(data) if rg and data._grad_fn is None and not self.is_output
+        self._meta = (rg, t._grad_fn if not self.is_output else None, t._output_nr,
+                      _leaf_acc(t) if rg and t._grad_fn is None and not self.is_output
                       else None)
+        self._packed = _pack(pack, t if data is None else data)
+        self._unpack = unpack
         self._tensor = None
 
     def register_hooks(self, pack_hook, unpack_hook) -> None:
@@ -158,13 +158,7 @@ class SavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         t = self._tensor
-        if self.is_output:
-            self._set_hooks(pack_hook, unpack_hook, t)
-        else:
-            d = t.detach()
-            self._set_hooks(pack_hook, unpack_hook, d)
-            self._meta = (t._requires_grad, t._grad_fn, t._output_nr,
-                          _leaf_acc(t) if t._requires_grad and t._grad_fn is None else None)
+        self._set_hooks(pack_hook, unpack_hook, t, None if self.is_output else t.detach())
 
     def __repr__(self) -> str:
         return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"

@@ -271,10 +271,7 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
     pol = policy.policy_of(target)
     if not autograd_checked:
         _check_autograd_inplace(spec, target, ins, pol, setitem)
-    if spec.cast_error is not None:  # the op's own words, before the shape checks
-        msg = spec.cast_error(ins, dt, target._dtype, True)
-        if msg:
-            raise errors.InplaceCastError(msg, tensor=target, op=spec.name)
+    _op_cast_error(spec, ins, dt, target, True)  # (the op's own words, before the shapes)
     if pol == "paddle-legacy" and policy.legacy_refuses(spec, ins):
         raise policy.legacy_error(spec, target)
     shape = target._shape
@@ -292,15 +289,28 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
                 f"output with shape {list(shape)} doesn't match the broadcast shape {list(bshape)}",
                 tensor=target, op=spec.name)
     if not dtypes.can_cast(dt, target._dtype):
-        name = target._dtype.torch_name
-        raise errors.InplaceCastError(
-            f"result type {dt.torch_name} can't be cast to the desired output type "
-            f"{dtypes.CPP_NAMES.get(name, name) if spec.cpp_cast_error else name}", tensor=target,
-            op=spec.name)
+        raise _cast_refusal(spec, dt, target, cpp=spec.cpp_cast_error)
     check_overlap(target, checked, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
     if spec.expanded_warning and not policy.is_paddle(pol) and \
             layout.has_broadcast_overlap(shape, target._strides):
         _warn_expanded(spec, ins, params if params is not None else spec.params)
+
+
+def _cast_refusal(spec, dt, target, cpp=False):
+    """TensorIterator's refusal of a result type the written tensor cannot hold (``cpp``:
+    the ops whose message names the C++ type, "long int")."""
+    name = target._dtype.torch_name
+    return errors.InplaceCastError(
+        f"result type {dt.torch_name} can't be cast to the desired output type "
+        f"{dtypes.CPP_NAMES.get(name, name) if cpp else name}", tensor=target, op=spec.name)
+
+
+def _op_cast_error(spec, ins, dt, target, inplace) -> None:
+    """An op's own cast refusal (``OpSpec.cast_error``: ldexp_, float_power_, out= of all...)."""
+    if spec.cast_error is not None:
+        msg = spec.cast_error(ins, dt, target._dtype, inplace)
+        if msg:
+            raise errors.InplaceCastError(msg, tensor=target, op=spec.name)
 
 
 def _warn_expanded(spec, ins, params):
@@ -495,12 +505,6 @@ def save_result(node, spec, result, pol):
                                            name="result")
 
 
-def _not_differentiable(result):
-    """PyTorch's set_history: an op result of an integer or bool dtype cannot join a graph
-    (``int_tensor.masked_fill(mask, float_that_requires_grad)``)."""
-    raise RuntimeError(f"Autograd not support dtype: {result._dtype.torch_name}")
-
-
 def set_history(t, node, output_nr=0):
     t._grad_fn = node
     t._output_nr = output_nr
@@ -556,6 +560,17 @@ def call(spec, args, kwargs):
         return _call_multi(spec, ins, params, pol, dev, res)
     if spec.saved_results:
         return _call_saving(spec, ins, params, pol, dev, res)
+    result = _result_tensor(spec, xp, res, ins, params, dev, pol)
+    if _needs_grad(spec, ins):
+        record(spec, ins, params, pol, result)
+    if hooks.active:
+        hooks.emit_op(spec, "normal", ins, result)
+    return result
+
+
+def _result_tensor(spec, xp, res, ins, params, dev, pol):
+    """An op's kernel result as its fresh tensor: never aliasing an input, laid out as
+    PyTorch lays this op's result out (``OpSpec.layout``)."""
     if not isinstance(res, xp.ndarray):
         res = xp.asarray(res)
     elif res.base is not None:
@@ -566,10 +581,6 @@ def call(spec, args, kwargs):
     result = Tensor._wrap(res, dev, pol)
     if strides is not None:
         _restride(result, strides)
-    if _needs_grad(spec, ins):
-        record(spec, ins, params, pol, result)
-    if hooks.active:
-        hooks.emit_op(spec, "normal", ins, result)
     return result
 
 
@@ -955,8 +966,8 @@ def record(spec, ins, params, pol, result):
     """
     if result._dtype.category < dtypes.FLOAT and (pol is None or not policy.is_paddle(pol)):
         if spec.name == "_to_copy":  # a cast to an integer dtype: a plain result, no node
-            return
-        _not_differentiable(result)
+            return  # (else PyTorch's set_history: an integer result cannot join a graph)
+        raise RuntimeError(f"Autograd not support dtype: {result._dtype.torch_name}")
     node = make_node(spec, ins, params, pol)
     if spec.input_saves:
         save_inputs(node, spec, ins, pol)
@@ -1042,16 +1053,9 @@ def _call_saving(spec, ins, params, pol, dev, res):
     those are tensors of their own (allocated, as PyTorch's are, whether or not a graph keeps
     them), saved by the node after its inputs; the call returns the result alone."""
     xp = backend.xp_of(dev)
-    res, extra = xp.asarray(res[0]), res[1:]
-    if spec.layout and res.ndim:
-        res, strides = result_layout(spec, xp, res, ins, params)
-    else:
-        strides = None
-    result = Tensor._wrap(res, dev, pol)
-    if strides is not None:
-        _restride(result, strides)
+    result = _result_tensor(spec, xp, res[0], ins, params, dev, pol)
     kept = [Tensor._wrap(e if e.flags.c_contiguous else e.copy(), dev, pol)
-            for e in map(xp.asarray, extra)]
+            for e in map(xp.asarray, res[1:])]
     if _needs_grad(spec, ins):
         node = make_node(spec, ins, params, pol)
         save_inputs(node, spec, ins, pol)
@@ -1079,9 +1083,7 @@ def _rule_then_cast(spec, ins, params, target):
             dt = promote([x for x in ins if x is not None and (  # ("ti1": numbers are no
                 spec.layout != "ti1" or isinstance(x, Tensor))])    # operands: lerp's weight)
             if not dtypes.can_cast(dt, target._dtype):
-                raise errors.InplaceCastError(
-                    f"result type {dt.torch_name} can't be cast to the desired output type "
-                    f"{target._dtype.torch_name}", tensor=target, op=spec.name) from None
+                raise _cast_refusal(spec, dt, target) from None
         raise
 
 
@@ -1096,10 +1098,7 @@ def _call_out(spec, ins, params, out):
             "differentiation, but one of the arguments requires grad.", tensor=out, op=spec.name)
     device_of(spec, ins + [out])
     dt = _rule_then_cast(spec, ins, params, out)
-    if spec.cast_error is not None:
-        msg = spec.cast_error(ins, dt, out._dtype, False)
-        if msg:
-            raise errors.InplaceCastError(msg, tensor=out, op=spec.name)
+    _op_cast_error(spec, ins, dt, out, False)
     tensors = [x for x in ins if isinstance(x, Tensor)]
     if spec.layout in _ITERATOR_RULES and tensors:  # TensorIterator: the shapes, then the types
         shape = layout.broadcast_shapes(*(x._shape for x in tensors))
@@ -1109,9 +1108,7 @@ def _call_out(spec, ins, params, out):
                 f"output with shape {list(out._shape)} doesn't match the broadcast shape "
                 f"{list(shape)}")
     if not dtypes.can_cast(dt, out._dtype):
-        raise errors.InplaceCastError(
-            f"result type {dt.torch_name} can't be cast to the desired output type "
-            f"{out._dtype.torch_name}", tensor=out, op=spec.name)
+        raise _cast_refusal(spec, dt, out)
     dev = out._storage.device
     xp = backend.xp_of(dev)
     # A ufunc kernel writes straight into out (no result-sized temporary) when out has the

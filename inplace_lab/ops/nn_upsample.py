@@ -480,18 +480,8 @@ def suggests_channels_last(shape, strides) -> bool:
     then W, H, [D,] N; ambiguous cases say no): a channels-last-contiguous tensor whose
     size-1 dim has a small stride is not one (measured against torch 2.13 on permutations
     of shapes in {1, 2, 3}^4 and ^5)."""
-    if len(shape) == 4:
-        return _layout.is_channels_last(shape, strides)
-    if len(shape) != 5 or strides[1] == 0:
-        return False
-    low = 0
-    for d in (1, 4, 3, 2, 0):
-        if shape[d] == 0 or strides[d] < low:
-            return False
-        if d == 0 and low == strides[1]:
-            return False
-        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
-    return True
+    return _layout.is_channels_last(shape, strides) or \
+        _layout.is_channels_last_3d(shape, strides)
 
 
 def _suggest_layout(ins, params, shape):

@@ -390,6 +390,14 @@ def _spherical_j0_fwd(xp, a, out=None, dt=None):
 
 # ---- orthogonal polynomials (ATen's recurrences) ---------------------------------------------
 
+def _poly_args(xp, a, b, dt):
+    """(scalar type, x broadcast, integer degree n, shape) of a polynomial call P_n(x)."""
+    T = dt.np.type
+    x = xp.asarray(a, dtype=T)
+    shape = np.broadcast_shapes(x.shape, xp.asarray(b).shape)
+    return T, xp.broadcast_to(x, shape), _degree(xp, b, dt, shape), shape
+
+
 def _degree(xp, n, dt, shape):
     """PyTorch's ``static_cast<int64_t>(n)`` of ``n`` in the result dtype: truncation; NaN,
     infinities and out-of-range values give INT64_MIN (x86's answer), hence 0."""
@@ -447,11 +455,7 @@ def _chebyshev(kind, shifted):
 
 
 def _chebyshev_eval(xp, a, b, dt, kind, shifted, thr):
-    T = dt.np.type
-    x = xp.asarray(a, dtype=T)
-    shape = np.broadcast_shapes(x.shape, xp.asarray(b).shape)
-    x = xp.broadcast_to(x, shape)
-    n = _degree(xp, b, dt, shape)
+    T, x, n, shape = _poly_args(xp, a, b, dt)
     nf = n.astype(T)  # (n in a float expression: converted to T, as in C++)
     one = T(1.0)
     y = (x + x - one) if shifted else x
@@ -494,11 +498,7 @@ def _hermite(physicists):
     512 (float64), as ATen's getHermitianLimit."""
 
     def fwd(xp, a, b, out=None, dt=None):
-        T = dt.np.type
-        x = xp.asarray(a, dtype=T)
-        shape = np.broadcast_shapes(x.shape, xp.asarray(b).shape)
-        x = xp.broadcast_to(x, shape)
-        n = _degree(xp, b, dt, shape)
+        T, x, n, shape = _poly_args(xp, a, b, dt)
         q0 = x + x if physicists else x
         sel = _Select(xp, shape, T)
         with np.errstate(all="ignore"):
@@ -519,11 +519,7 @@ def _hermite(physicists):
 
 
 def _laguerre_fwd(xp, a, b, out=None, dt=None):
-    T = dt.np.type
-    x = xp.asarray(a, dtype=T)
-    shape = np.broadcast_shapes(x.shape, xp.asarray(b).shape)
-    x = xp.broadcast_to(x, shape)
-    n = _degree(xp, b, dt, shape)
+    T, x, n, shape = _poly_args(xp, a, b, dt)
     one = T(1.0)
     sel = _Select(xp, shape, T)
     with np.errstate(all="ignore"):
@@ -539,11 +535,7 @@ def _laguerre_fwd(xp, a, b, out=None, dt=None):
 
 
 def _legendre_fwd(xp, a, b, out=None, dt=None):
-    T = dt.np.type
-    x = xp.asarray(a, dtype=T)
-    shape = np.broadcast_shapes(x.shape, xp.asarray(b).shape)
-    x = xp.broadcast_to(x, shape)
-    n = _degree(xp, b, dt, shape)
+    T, x, n, shape = _poly_args(xp, a, b, dt)
     one = T(1.0)
     sel = _Select(xp, shape, T)
     with np.errstate(all="ignore"):
