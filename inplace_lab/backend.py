@@ -251,10 +251,21 @@ def as_strided(flat, shape, strides_bytes, offset_bytes=0):
     return _cupy.ndarray(shape, flat.dtype, memptr=flat.data + offset_bytes, strides=strides_bytes)
 
 
+# The dtypes cupy's add.at (and scatter_add) accumulates ("cupy.add.at only supports ...").
+_GPU_ADD_AT = frozenset(("int32", "int64", "float16", "float32", "float64", "uint32", "uint64"))
+
+
 def add_at(xp, target, ix, vals) -> None:
     """``target[ix] += vals`` with repeated indices accumulating (``np.add.at`` / cupyx's
     ``scatter_add``): plain ``target[ix] += vals`` would keep only one write per cell."""
-    if xp is np or hasattr(xp.add, "at"):  # (cupy >= 13 has ufunc.at)
+    if xp is np:
+        np.add.at(target, ix, vals)
+    elif target.dtype.name not in _GPU_ADD_AT:  # bool, int8/16, uint8/16, complex: the host
+        host = to_numpy(target)
+        np.add.at(host, tuple(map(to_numpy, ix)) if isinstance(ix, tuple) else to_numpy(ix),
+                  to_numpy(vals))
+        target[...] = xp.asarray(host)
+    elif hasattr(xp.add, "at"):  # (cupy >= 13 has ufunc.at)
         xp.add.at(target, ix, vals)
     else:
         import cupyx  # type: ignore

@@ -449,7 +449,11 @@ register(OpSpec(name="positive", forward=positive, kind="composite", args=("self
 def _sinc_fwd(xp, a, out=None, dt=None):
     with backend.np.errstate(all="ignore"):  # (numpy's Python sinc would warn from its own frame)
         # normalised, like PyTorch's; half in float (ATen's opmath), rounded once
-        r = xp.sinc(xp.asarray(a, dtype="float32" if dt is dtypes.float16 else dt.np))
+        # numpy's sinc written out (cupy's rounds otherwise): pi * x in x's dtype, sin(y) / y
+        x = xp.asarray(a, dtype="float32" if dt is dtypes.float16 else dt.np)
+        y = xp.multiply(x, x.dtype.type(math.pi))
+        y = xp.where(y == 0, backend.np.finfo(x.dtype).eps, y)
+        r = xp.true_divide(xp.sin(y), y)
     return assign(xp, out, r.astype(dt.np, copy=False))
 
 

@@ -38,7 +38,9 @@ CASES = {
     "cummin": lambda x: x.cummin(0),
     "mode": lambda x: x.round().mode(1),
     "round(decimals)": lambda x: x.round(decimals=1),
-    "sinc": lambda x: x.sinc(),
+    "sinc": lambda x: x.sinc(),  # (sinc(2.0) in float32 is 2.78e-08, as torch's, not cupy's 0.0)
+    "scatter_add_ on bool": lambda x: (x > 0).scatter_add_(  # (cupy's add.at refuses bool)
+        0, T.zeros(2, 3, dtype=T.long, device=x.device), T.ones(2, 3, dtype=T.bool, device=x.device)),
     "sigmoid": lambda x: x.sigmoid(),
     "transposed times two": lambda x: x.t() * 2,
     "transposed pow": lambda x: x.t().pow(2),

@@ -9,7 +9,10 @@ cupy 14, tests/differential/device_sweep.py):
 - ufuncs take no ``where=`` (cupy: ``TypeError: Wrong arguments {'where': ...}``);
 - a ufunc's new result is C-contiguous whatever its inputs' layout (numpy follows them);
 - ``ufunc.accumulate`` exists for add and multiply only (``NotImplementedError``);
-- no ``errstate``; ``clip`` takes no ``dtype``/``casting``.
+- no ``errstate``; ``clip`` takes no ``dtype``/``casting``;
+- ``add.at`` accumulates only 32/64-bit numbers and float16 (bool: ``TypeError``);
+- ``sinc`` is left out: cupy's rounds otherwise than numpy's and torch's (sinc(2.0) is 0.0 in
+  float32 where torch gives 2.78e-08), so the library must not call it.
 
 It cannot copy the device boundary itself (a cupy function given a numpy array), nor the
 order of duplicate-index writes: those need the real GPU.
@@ -22,6 +25,7 @@ import types
 import numpy as np
 
 _ACCUMULATE = ("add", "multiply")
+_ADD_AT = ("int32", "int64", "float16", "float32", "float64", "uint32", "uint64")
 
 
 class _Ufunc:
@@ -37,6 +41,12 @@ class _Ufunc:
         if kw.get("out") is None:
             return tuple(_c_order(x) for x in r) if isinstance(r, tuple) else _c_order(r)
         return r
+
+    def at(self, a, ix, vals=None):
+        if self.__name__ == "add" and a.dtype.name not in _ADD_AT:
+            raise TypeError("cupy.add.at only supports int32, int64, float16, float32, float64, "
+                            "uint32, uint64 as data type")
+        return self._f.at(a, ix, vals)
 
     def accumulate(self, a, axis=0, **kw):
         if self.__name__ not in _ACCUMULATE:
@@ -62,7 +72,7 @@ def clip(a, a_min=None, a_max=None, out=None, **kw):
 def _module():
     mod = types.ModuleType("cupy_like", __doc__)
     for name in dir(np):
-        if name.startswith("__") or name == "errstate":
+        if name.startswith("__") or name in ("errstate", "sinc"):
             continue
         val = getattr(np, name)
         setattr(mod, name, _Ufunc(val) if isinstance(val, np.ufunc) else val)
