@@ -277,12 +277,17 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
     shape = target._shape
     others = [x for x in ins[1:] if isinstance(x, Tensor)]
     checked = others if spec.overlap_inputs else []
+    # A C-contiguous target shares no cell with itself; with no input on its storage there is
+    # no overlap to look for (the common write: both checks below, skipped in one test)
+    st = target._storage
+    simple = target._strides == _c_strides(shape) and all(x._storage is not st for x in checked)
     # TensorIterator's order: the overlaps it can tell (internal, then with an input), then
     # the shapes, then the dtypes (``t = x[0]; t += x`` is an overlap error, not a shape one)
-    check_overlap(target, checked, internal_ok=spec.internal_overlap_ok, as_torch=True)
+    if not simple:
+        check_overlap(target, checked, internal_ok=spec.internal_overlap_ok, as_torch=True)
     if spec.inplace_check is not None:  # not elementwise (index_put_, scatter_...): own shape rules
         spec.inplace_check(target, ins, params if params is not None else spec.params)
-    elif others:
+    elif others and any(x._shape != shape for x in others):
         bshape = layout.broadcast_shapes(shape, *(x._shape for x in others))
         if bshape != shape:
             raise errors.InplaceShapeError(
@@ -290,6 +295,8 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
                 tensor=target, op=spec.name)
     if not dtypes.can_cast(dt, target._dtype):
         raise _cast_refusal(spec, dt, target, cpp=spec.cpp_cast_error)
+    if simple:
+        return
     check_overlap(target, checked, internal_ok=spec.internal_overlap_ok)  # (the rest: cells)
     if spec.expanded_warning and not policy.is_paddle(pol) and \
             layout.has_broadcast_overlap(shape, target._strides):
@@ -810,6 +817,8 @@ def lane(spec, arity=None):
                         if hooks.active:
                             hooks.emit_op(spec, "normal", [x], res)
                         return res
+                elif npd and x._shape and x._strides == _c_strides(x._shape):  # a GPU
+                    return _gpu_lane(spec, (x,), (x._a,), dt, dev)
             return call(spec, (x,), {})
 
         def fn(*args, **kwargs):
@@ -864,6 +873,15 @@ def lane(spec, arity=None):
                             if hooks.active:
                                 hooks.emit_op(spec, "normal", [x, y], res)
                             return res
+                elif npd and x._shape and x._strides == _c_strides(x._shape):  # a GPU
+                    yc = y.__class__
+                    if yc is float or yc is int and _I64_MIN <= y < _U64_END:
+                        if npd is not _F16:
+                            return _gpu_lane(spec, (x, y), (x._a, y), dt, dev)
+                    elif isinstance(y, Tensor) and y._dtype is dt and y._pol is x._pol and \
+                            y._storage.device is dev and y._shape == x._shape and \
+                            y._strides == x._strides:
+                        return _gpu_lane(spec, (x, y), (x._a, y._a), dt, dev)
             return call(spec, (x, y), {})
 
         def fn(*args, **kwargs):
@@ -881,6 +899,36 @@ def lane(spec, arity=None):
 
 
 _NO_KW: dict = {}
+
+
+def _gpu_lane(spec, ins, arrs, dt, dev):
+    """The lane on a GPU (``lane``'s op1/op2): C-contiguous tensors of one shape (or a tensor
+    and a number), so the C-ordered result is TensorIterator's layout and nothing can fail;
+    the kernel is ``elementwise.ufunc``'s call of the GPU's ufunc, as the full path's."""
+    r = _gpu_ufunc(spec, dev, arrs, None, dt)
+    pol = ins[0]._pol
+    res = fresh(Tensor if pol is None else Tensor._policy_classes.get(pol, Tensor), r, dt, dev,
+                pol)
+    if _needs_grad(spec, ins):
+        record(spec, list(ins), spec.params, pol, res)
+    if hooks.active:
+        hooks.emit_op(spec, "normal", list(ins), res)
+    return res
+
+
+_GPU_UFUNCS: dict = {}
+
+
+def _gpu_ufunc(spec, dev, arrs, out, dt):
+    """``spec``'s ufunc of ``dev``'s array module (cupy; numpy or cupy_like on the simulated
+    GPU) on ``arrs``, through ``elementwise.ufunc`` (result dtype, vectorised CUDA kernels)."""
+    xp = backend.xp_of(dev)
+    f = _GPU_UFUNCS.get((xp, spec.ufunc))
+    if f is None:
+        from .elementwise import ufunc
+
+        f = _GPU_UFUNCS[(xp, spec.ufunc)] = (ufunc, getattr(xp, spec.ufunc))
+    return f[0](f[1], arrs, out, dt)
 
 
 def lane_inplace(spec):
@@ -908,8 +956,8 @@ def lane_inplace(spec):
                 if npd is None:
                     npd = lane_dtype(x)
                 shape = x._shape
-                if npd and x._storage.device.type is cpu and \
-                        x._strides == _c_strides(shape) and \
+                dev = x._storage.device
+                if npd and x._strides == _c_strides(shape) and \
                         (x._pol or policy._current) != "paddle-legacy":
                     a = x._arr
                     if a is None:
@@ -932,7 +980,9 @@ def lane_inplace(spec):
                         else:
                             b = None
                     if b is not None and not (_gm.enabled and (x._requires_grad or yg)):
-                        if n == 1:
+                        if dev.type is not cpu:  # a GPU: the full path's ufunc call
+                            _gpu_ufunc(spec, dev, (a,) if n == 1 else (a, b), a, dt)
+                        elif n == 1:
                             ufn(a, out=a)
                         else:
                             ufn(a, b, out=a)
