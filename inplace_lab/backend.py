@@ -21,6 +21,10 @@ try:  # cupy is optional
         _CUPY_DEVICES = _cupy.cuda.runtime.getDeviceCount()
     except Exception:  # no driver / no device
         _CUPY_DEVICES = 0
+    if _CUPY_DEVICES:
+        from . import cuda_kernels
+
+        cuda_kernels.enable(_cupy)
 except Exception:  # pragma: no cover - cupy missing
     _cupy = None
     _CUPY_DEVICES = 0
@@ -228,6 +232,11 @@ def to_device_array(a, dev: device):
         with _cupy.cuda.Device(concrete(dev).index):
             return _cupy.asarray(a)
     return to_numpy(a)
+
+
+def cupy_ufunc_class():
+    """cupy's ufunc type where a real GPU is present, else None."""
+    return type(_cupy.add) if _cupy is not None and _CUPY_DEVICES else None
 
 
 def array_module(a):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .. import backend, dtypes, layout
+from .. import backend, cuda_kernels, dtypes, layout
 from ..autograd import grad_mode
 from ..backend import special_for
 from . import blas
@@ -65,6 +65,10 @@ def ufunc(f, a, out, dt):
     for an explicit dtype (about half the cost of a small op's kernel call).
     """
     npd = dt.np
+    if f.__class__ is _CUPY_UFUNC:  # add, sub, mul, div of plain float arrays: 16-byte loads
+        r = cuda_kernels.binary(f, a, out, npd)
+        if r is not None:
+            return r
     if out is None:
         if f.__class__ is not _NP_UFUNC:  # cupy's: a new result is C-ordered whatever a's layout
             out = gpu_out(a, npd) if getattr(f, "nout", 1) == 1 else None
@@ -89,6 +93,7 @@ def ufunc(f, a, out, dt):
 
 _WEAK_OK = (dtypes.float32.np, dtypes.float64.np)  # (not float16: a big number overflows there)
 _NP_UFUNC = backend.np.ufunc
+_CUPY_UFUNC = backend.cupy_ufunc_class()  # (None without a GPU: the test above never holds)
 
 
 def gpu_out(a, npd):
