@@ -72,6 +72,7 @@ def test_env_var_turns_on_the_simulated_gpu():
 
 @cpu_only
 def test_simulated_gpu_has_its_own_accounting_and_is_labelled(sim):
+    gc.collect()  # (an earlier test's cyclic garbage would be freed inside the count below)
     cpu0, gpu0 = il.memory_allocated("cpu"), il.memory_allocated("cuda")
     x = il.ones(10, device="cuda")
     assert x.is_cuda and x.device == il.device("cuda:0")

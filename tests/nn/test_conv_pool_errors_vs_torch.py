@@ -446,7 +446,30 @@ def _outcome(lib, src):
 
 
 def _value(r):
-    return "value", tuple(r.shape), str(r.dtype).split(".")[-1], r.detach().numpy().tolist()
+    return "value", tuple(r.shape), str(r.dtype).split(".")[-1], _Close(r.detach().numpy())
+
+
+class _Close:
+    """A result's values, equal to another's within 2 ulps: torch's sqrt and pow go through
+    MKL's vector math where it has it, whose last bit depends on the CPU (lp_pool's sqrt(2)
+    in float64: 1.414213562373095 on an AVX512 Xeon, 1.4142135623730951 elsewhere)."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    def __eq__(self, other):
+        import numpy.testing as npt
+
+        if self.a.dtype.kind != "f" or other.a.dtype.kind != "f":
+            return self.a.dtype == other.a.dtype and np.array_equal(self.a, other.a)
+        try:
+            npt.assert_array_max_ulp(self.a, other.a, maxulp=2)
+        except AssertionError:
+            return False
+        return True
+
+    def __repr__(self):
+        return repr(self.a.tolist())
 
 
 @pytest.mark.parametrize("src", CONV + MODULES)

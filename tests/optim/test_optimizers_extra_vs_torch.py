@@ -188,7 +188,13 @@ def test_lbfgs_matches_torch(i, dt):
     assert set(sd["state"]) == set(tsd["state"]) == {0}
     ts, s = tsd["state"][0], sd["state"][0]
     assert set(s) == set(ts)
-    assert (s["func_evals"], s["n_iter"]) == (ts["func_evals"], ts["n_iter"])
+    assert s["func_evals"] == ts["func_evals"]
+    if dt == "float64":
+        assert s["n_iter"] == ts["n_iter"]
+    else:  # (float32: the last iteration's tolerance_change test is decided by an ulp of the
+        # loss, and torch's own float32 loss differs by one between CPUs: 9 on an AVX512 Xeon
+        # with MKL, 8 on an AMD EPYC)
+        assert abs(s["n_iter"] - ts["n_iter"]) <= 1
     keys = ("d", "prev_flat_grad", "old_dirs", "old_stps", "ro", "al")
     _same_state({k: s[k] for k in keys if k in s}, {k: ts[k] for k in keys if k in ts},
                 rtol=srtol, atol=satol)
