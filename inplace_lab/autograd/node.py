@@ -351,10 +351,14 @@ class OpNode(Node):
                 return self.apply(grads)
             finally:
                 del _UNPACKED[id(self)]
-        if self._released and self._keeps_wrapped_numbers():
-            from .saved import freed_error  # (x * 2, x.div(2, rounding_mode="floor"): PyTorch
+        if self._released and (self.saved or self._keeps_wrapped_numbers()):
+            # PyTorch's generated apply unpacks every saved variable before its formula runs,
+            # needed by this call's gradients or not: a second backward through a released node
+            # that saved anything fails, even where the formula at hand reads nothing (a
+            # rounding div's self gradient is zeros). x * 2 saved other=2 as a tensor too.
+            from .saved import freed_error
 
-            raise freed_error(self)  # saved other=2 as a tensor, and self's formula unpacks it)
+            raise freed_error(self)
         if len(self.saved) > 1 or self.saved and self.policy is not None and \
                 _is_paddle(self.policy):  # (Paddle checks every tensor its node keeps)
             _check_saved(self)  # (which modified saved tensor an error names: see _check_saved)

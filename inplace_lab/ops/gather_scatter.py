@@ -255,8 +255,9 @@ register(OpSpec(name="scatter_add", forward=_scatter_add_fwd,
                 backward=lambda c, g: (g if c.needs_input_grad[0] else None, None, None,
                                        g.gather(c["dim"], c["index"]) if c.needs_input_grad[3]
                                        else None),
-                args=("self", "dim", "index", "src"), saves=("index",), dtype_rule="self",
-                inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
+                args=("self", "dim", "index", "src"), saves=("index",),
+                save_if={"index": "src"},  # (self's gradient is grad itself: no index)
+                dtype_rule="self", inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):
@@ -380,7 +381,10 @@ register(OpSpec(name="index_add", forward=_index_add_fwd,
                     g if c.needs_input_grad[0] else None, None, None,
                     (g.index_select(c["dim"], c["index"]) * c["alpha"] if c["alpha"] != 1 else
                      g.index_select(c["dim"], c["index"])) if c.needs_input_grad[3] else None),
-                args=("self", "dim", "index", "source"), params={"alpha": 1}, saves=("index",),
+                args=("self", "dim", "index", "source"), params={"alpha": 1},
+                # (torch's formula expands to source's shape: it keeps source itself, and
+                # both only when source needs a gradient; self's is grad itself)
+                saves=("index", "source"), save_if={"index": "source", "source": "source"},
                 dtype_rule="self", inplace=True, paddle_inplace=True, inplace_check=_no_overlap))
 
 
@@ -500,7 +504,8 @@ register(OpSpec(name="index_copy", forward=_index_copy_fwd,
                     g.index_fill(c["dim"], c["index"], 0.0) if c.needs_input_grad[0] else None,
                     None, None,
                     g.index_select(c["dim"], c["index"]) if c.needs_input_grad[3] else None),
-                args=("self", "dim", "index", "source"), saves=("index",), dtype_rule="self",
+                args=("self", "dim", "index", "source"), saves=("index", "source"),
+                save_if={"source": "source"}, dtype_rule="self",
                 inplace=True, paddle_inplace=False, inplace_check=_no_overlap))  # torch only
 
 # ---- masked_fill / masked_select / masked_scatter ---------------------------------------------
@@ -714,7 +719,8 @@ def _zeros(meta, like):
 
 
 register(OpSpec(name="put", forward=_put_fwd, backward=_put_bw, args=("self", "index", "source"),
-                params={"accumulate": False}, saves=("index",), dtype_rule="self", inplace=True,
+                params={"accumulate": False}, saves=("index", "source"),
+                save_if={"source": "source"}, dtype_rule="self", inplace=True,
                 inplace_check=_no_overlap, out=False))
 
 
@@ -733,7 +739,7 @@ def _take_bw(c, g):
 
 register(OpSpec(name="take", forward=_take_fwd, backward=_take_bw, args=("self", "index"),
                 grad_writes=1,
-                saves=("index",), dtype_rule="self"))
+                saves=("index", "self"), dtype_rule="self"))  # (self: torch's take_backward)
 
 
 # The reductions (scatter_reduce, index_reduce) build on the helpers above: their own file.

@@ -354,6 +354,86 @@ def test_an_input_is_saved_only_when_a_gradient_that_reads_it_is_needed(op):
     compare_torch(prog)
 
 
+_INDEX_SAVE_CASES = {  # op -> (the second tensor's shape, or None; program on a (3, 4) self)
+    "scatter_add": ((2, 4), lambda T, s, o: T.scatter_add(
+        s, 0, T.tensor([[0, 1, 2, 0], [1, 2, 0, 1]]), o)),
+    "scatter": ((2, 4), lambda T, s, o: T.scatter(s, 0, T.tensor([[0, 1, 2, 0], [1, 2, 0, 1]]), o)),
+    "index_add": ((2, 4), lambda T, s, o: T.index_add(s, 0, T.tensor([0, 2]), o, alpha=2.0)),
+    "index_copy": ((2, 4), lambda T, s, o: T.index_copy(s, 0, T.tensor([0, 2]), o)),
+    "put": ((2,), lambda T, s, o: s.put(T.tensor([0, 5]), o)),
+    "put accumulate": ((2,), lambda T, s, o: s.put(T.tensor([0, 5]), o, accumulate=True)),
+    "index_put": ((2, 4), lambda T, s, o: s.index_put((T.tensor([0, 2]),), o)),
+    "masked_scatter": ((3, 4), lambda T, s, o: s.masked_scatter(s > 0, o)),
+    "take": (None, lambda T, s, o: T.take(s, T.tensor([0, 5]))),
+    "gather": (None, lambda T, s, o: T.gather(s, 0, T.tensor([[0, 1, 2, 0]]))),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_INDEX_SAVE_CASES))
+def test_index_ops_save_what_torchs_nodes_save(op):
+    """index_add and index_copy keep their source (torch's formula expands to its shape) and
+    put its source, each only when the source needs a gradient; scatter_add keeps its index only
+    then (self's gradient is grad itself); take keeps self. A saved tensor is version-checked:
+    writing it before backward is an error in torch, so it must be here."""
+    import itertools
+
+    shape, f = _INDEX_SAVE_CASES[op]
+
+    def prog(T):
+        out = {}
+        for rg in itertools.product((False, True), repeat=1 if shape is None else 2):
+            if not any(rg):
+                continue
+            s = T.tensor([[0.5, -1.5, 2.5, 1.0], [1.2, 0.7, -2.0, 0.3], [0.1, 0.9, 1.1, -0.4]],
+                         requires_grad=rg[0])
+            o = None if shape is None else T.full(shape, 0.25, requires_grad=rg[1])
+            log = []
+
+            def pack(t):
+                log.append("self" if t is s else "other" if t is o else str(t.dtype))
+                return t
+            with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                y = f(T, s, o)
+            key = "".join("1" if r else "0" for r in rg)
+            out[key] = sorted(log)
+            with T.no_grad():  # (then each saved float input is written before backward)
+                for t in (s, o):
+                    if t is not None and t.requires_grad:
+                        t.mul_(2)
+            out[key + " after a write"] = attempt(lambda: y.sum().backward())
+        return out
+    compare_torch(prog, facade=True)
+
+
+def test_a_second_backward_fails_exactly_where_a_node_saved_something():
+    """PyTorch's generated apply unpacks every saved variable first: a second backward through
+    a released node that saved anything fails, even where the gradient needed reads nothing
+    (a rounding div's, wide sweep seed 48422); a node that saved nothing runs again (sum, add,
+    scatter_add and index_add with only self requiring grad)."""
+    progs = {
+        "floor div": lambda T, x: (x * 1).div(T.tensor([2.0, 3.0]), rounding_mode="floor"),
+        "trunc div by a number": lambda T, x: (x * 1).div(2.0, rounding_mode="trunc"),
+        "floor": lambda T, x: x.floor(), "sign": lambda T, x: x.sign(),
+        "add": lambda T, x: x + x, "sum": lambda T, x: x.sum(), "expand": lambda T, x: x[:1].expand(3),
+        "mul by a tensor": lambda T, x: x * T.tensor([2.0, 3.0]),
+        "scatter_add, self only": lambda T, x: x.scatter_add(0, T.tensor([0, 1]), T.ones(2)),
+        "index_add, self only": lambda T, x: x.index_add(0, T.tensor([0, 1]), T.ones(2)),
+        "index_add, source too": lambda T, x: T.zeros(2).index_add(0, T.tensor([0, 1]), x),
+        "where": lambda T, x: T.where(x > 2, x, 0.0),
+    }
+
+    def prog(T):
+        out = {}
+        for name, f in progs.items():
+            x = T.tensor([1.5, 2.5], requires_grad=True)
+            y = f(T, x).sum()
+            y.backward()
+            out[name] = attempt(y.backward)
+            out[name + " grad"] = x.grad
+        return out
+    compare_torch(prog, facade=True)
+
+
 def test_an_unsaved_input_may_change_before_backward():
     """addcdiv_ with only self requiring grad keeps tensor1 out of the graph: writing it in
     place is fine, and an inference tensor there is no refusal (wide sweep seeds 35993, 37482)."""
