@@ -851,10 +851,12 @@ def _igamma_bw(sign):
     return bw
 
 
+# (self's gradient is not implemented in torch: both are saved only for other's)
+_OTHER_ONLY = {"self": "other", "other": "other"}
 binary("igamma", _igamma_fwd("gammainc"), _igamma_bw(1), saves=("self", "other"),
-       dtype_rule=not_implemented_for("igamma_cpu", ("int", "bool", "complex")), p=True, aliases=("gammainc",))
+       save_if=_OTHER_ONLY, dtype_rule=not_implemented_for("igamma_cpu", ("int", "bool", "complex")), p=True, aliases=("gammainc",))
 binary("igammac", _igamma_fwd("gammaincc"), _igamma_bw(-1), saves=("self", "other"),
-       dtype_rule=not_implemented_for("igammac_cpu", ("int", "bool", "complex")), p=True,
+       save_if=_OTHER_ONLY, dtype_rule=not_implemented_for("igammac_cpu", ("int", "bool", "complex")), p=True,
        aliases=("gammaincc",))
 
 # ---- comparisons and logic (results are bool; in-place forms keep self's dtype) -------------

@@ -698,5 +698,6 @@ XLOG1PY = _special("xlog1py", _sp_binary("xlog1py"), _xlog1py_bw, saves=("self",
                    args=("self", "other"), node_name="SpecialXlog1PyBackward0")
 _scalar_overloads(XLOG1PY, "SpecialXlog1Py")
 ZETA = _special("zeta", _zeta_fwd, _zeta_bw, saves=("self", "other"),
+                save_if={"self": "other", "other": "other"},  # (self's: not implemented)
                 args=("self", "other"))
 _scalar_overloads(ZETA, "SpecialZeta", saves2=())  # (only self's gradient: not implemented)

@@ -324,6 +324,9 @@ _SAVE_CASES = {  # op -> (arity, program); inputs are (2, 3) tensors unless mm's
     "addcdiv": (3, lambda T, a, b, c: T.addcdiv(a, b, c)),
     "lerp": (3, lambda T, a, b, c: T.lerp(a, b, c)),
     "where": (3, lambda T, a, b, c: T.where(a > 1, b, c)),
+    "igamma": (2, lambda T, a, b: T.igamma(a, b)),  # (self's gradient: not implemented)
+    "igammac": (2, lambda T, a, b: T.igammac(a, b)),
+    "zeta": (2, lambda T, a, b: T.special.zeta(a + 1, b)),
 }
 
 
