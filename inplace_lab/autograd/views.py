@@ -218,9 +218,13 @@ def refresh_view_grad_fn(view) -> None:
     if vm.creation != "default":
         raise _rebase_error(view, vm.creation, "", indirect=True)
     base = view._base
+    old, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = AsStridedBackward0(edge_of(base), _geometry(base), _geometry(view))
     view._grad_fn.output_meta.append((view._shape, view._dtype, view._storage.device))
     view._output_nr = 0
+    # (torch's update_tensor_hooks_on_new_gradfn: a retain_grad hook follows the view to its
+    # rebuilt node, so .grad is filled after a write under no_grad too: wide seed 52256)
+    move_retained_grad(view, old, old_nr, view._grad_fn, 0)
     view._requires_grad = True
     vm.inherited = False
     vm.attr_version = view._vc.version

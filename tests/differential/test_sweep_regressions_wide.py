@@ -1082,3 +1082,28 @@ def test_set_of_an_inference_tensor_changes_it_then_refuses_the_bump():
         return {"r2": r2, "r3": r3, "t2": t2, "shape3": tuple(t3.shape),
                 "shared": t2.data_ptr() == t1.data_ptr(), "inference": t2.is_inference()}
     compare_torch(prog)
+
+
+def test_retain_grad_follows_a_view_to_its_rebuilt_node():
+    """A write under no_grad makes a view's grad_fn AsStridedBackward0 when it is next read;
+    torch moves the view's retain_grad hook there (update_tensor_hooks_on_new_gradfn), so
+    autograd.grad still fills .grad (wide seed 52256: it stayed None here)."""
+    def prog(T):
+        out = {}
+        for case in ("retain under no_grad", "retain, then write", "write under grad too"):
+            t2 = T.tensor([0.5, 1.92, 0.12], dtype=T.float64, requires_grad=True)
+            t4 = (t2 + 0).narrow(0, 1, 1)
+            if case == "retain under no_grad":
+                with T.no_grad():
+                    t4.retain_grad()
+            else:
+                t4.retain_grad()
+            with T.no_grad():
+                t4.sub_(-0.25)
+            if case == "write under grad too":
+                t4.mul_(2)
+            g = T.autograd.grad((t4 * 3).sum(), [t2])
+            out[case] = {"grad": t4.grad, "node": type(t4.grad_fn).__name__, "g": g[0],
+                         "retains": t4.retains_grad}
+        return out
+    compare_torch(prog, facade=True)
