@@ -376,9 +376,39 @@ def _as_strided_geo(t, size, stride, storage_offset=None):
 
 def _as_strided_back(c, g):
     """torch's as_strided_backward: written once (grad_writes) and a view of that buffer."""
+    if layout.has_internal_overlap(c.op_meta["in_geo"][0], c.op_meta["in_geo"][1]):
+        return (_overlapping_input_grad(g, c.op_meta["in_geo"], c.op_meta["geometry"]),)
     r = scatter_to_geometry(g, c.op_meta["in_geo"], c.op_meta["geometry"])
     return (r if grad_mode.state.enabled else
             as_strided_grad_view(r, c.op_meta["in_geo"], c.op_meta["geometry"]),)
+
+
+def _overlapping_input_grad(g, in_geo, view_geo):
+    """as_strided_backward for an input whose elements share cells (an expanded tensor): the
+    gradient is summed into the cells the view covers, each cell's sum divided by how many of
+    the input's elements read it, and the input's elements read their cell (ATen's steps 1-4;
+    its index_add_ and div_ leave the buffer at version 2). Differentiable (create_graph)."""
+    import numpy as np
+
+    from .. import creation
+
+    shape, strides, off = in_geo
+    shared = min(off, view_geo[2])
+    size = max(layout.storage_size_needed(shape, strides, off - shared),
+               layout.storage_size_needed(view_geo[0], view_geo[1], view_geo[2] - shared))
+
+    def cells(geo):
+        return creation.tensor(np.asarray(layout.positions(*geo), dtype=np.int64).reshape(-1)
+                               - shared, device=g.device)
+    buf = creation.zeros(size, dtype=g._dtype, device=g.device)
+    buf._policy = g._policy
+    count = creation.zeros(size, dtype=g._dtype, device=g.device)
+    inp = cells(in_geo)
+    count = count.index_add(0, inp, creation.ones(inp._shape, dtype=g._dtype, device=g.device))
+    r = (buf.index_add(0, cells(view_geo), g.reshape(-1)) / count)  # (0/0 outside: unseen)
+    if not grad_mode.state.enabled:
+        r._vc.bump()  # (ATen's div_: the second write; grad_writes counts the first)
+    return r.as_strided(shape, strides, off - shared)
 
 
 def as_strided_grad_view(r, in_geo, view_geo):

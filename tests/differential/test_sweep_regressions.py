@@ -113,3 +113,24 @@ def test_array_lane_lays_gradients_out_as_tensoriterator():
         out["tanh"] = (w.grad, w.grad._version, w.grad.stride())
         return out
     compare_torch(prog)
+
+
+def test_as_strided_of_an_expanded_tensor_divides_by_each_cells_readers():
+    """ATen's as_strided_backward on an input whose elements share cells: the summed gradient
+    of each cell is divided by how many input elements read it (core seed 33890: the leaf got
+    twice torch's gradient), the buffer is written twice (version 2), and it differentiates
+    again under create_graph."""
+    def prog(T):
+        t0 = T.tensor([[-1.37, 0.49, -1.23, -1.33], [1.36, 1.94, 0.41, -1.72]],
+                      dtype=T.float64, requires_grad=True)
+        t4 = t0.clone().expand(3, 2, 4)
+        seen = []
+        t4.register_hook(lambda g: seen.append({"g": g.clone(), "v": g._version,
+                                                "stride": g.stride()}))
+        (-1.0 - t4.as_strided((3,), (1,), 1)).mean().backward()
+        t1 = T.ones(2, 4, dtype=T.float64, requires_grad=True)
+        t6 = (t1 * 1).expand(2, 2, 4).as_strided((2, 3), (1, 1), 1)
+        gx, = T.autograd.grad((t6 ** 2).sum(), [t1], create_graph=True)
+        gg, = T.autograd.grad(gx.sum(), [t1])
+        return {"grad": t0.grad, "seen": seen, "gx": gx, "gg": gg}
+    compare_torch(prog, facade=True)
