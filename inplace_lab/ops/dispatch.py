@@ -1320,6 +1320,12 @@ def call_view(spec, args, kwargs):
         node = make_node(spec, ins, params, pol)
         node.op_meta["geometry"] = geo
         node.op_meta["in_geo"] = (src._shape, src._strides, src._offset)
+        if 0 in src._strides and spec.name != "as_strided":  # (an expanded input: by index)
+            from .shape import logical_geometry
+
+            logical = logical_geometry(spec, src, ins, params)
+            if logical is not None:
+                node.op_meta["logical"] = logical
         if spec.perm_of is not None:
             node.op_meta["perm"] = spec.perm_of(src, *params.get("sizes", ()), *(
                 v for k, v in params.items() if k != "sizes"))

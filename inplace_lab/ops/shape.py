@@ -21,7 +21,38 @@ def _int(v):
 
 
 def _scatter_back(c, g):
-    return (scatter_to_geometry(g, c.op_meta["in_geo"], c.op_meta["geometry"]),)
+    in_geo, geo = c.op_meta.get("logical") or (c.op_meta["in_geo"], c.op_meta["geometry"])
+    return (scatter_to_geometry(g, in_geo, geo),)
+
+
+class _Standin:
+    """A C-contiguous tensor's geometry and nothing else: what the view functions read."""
+
+    def __init__(self, shape, dtype):
+        self._shape, self._dtype, self._offset = shape, dtype, 0
+        self._strides = layout.contiguous_strides(shape)
+        self.ndim, self.itemsize = len(shape), dtype.itemsize
+        self._storage = self
+
+    def numel(self):
+        return layout.numel(self._shape)
+
+    size = numel  # (as the storage: as many cells as elements)
+
+
+def logical_geometry(spec, src, ins, params):
+    """For a view of ``src`` whose elements share cells (an expanded tensor), the view's
+    geometry on a contiguous stand-in of ``src``, with that stand-in's: the view's elements by
+    ``src``'s index rather than by cell. PyTorch's view backwards work by index
+    (slice_backward: ``zeros(sizes).slice(...).copy_(grad)``), so a hook on ``src`` sees the
+    gradient where the view read it, not spread over every element sharing its cell. None
+    where the cells tell the same (no stride 0: the common case, one test)."""
+    if 0 not in src._strides or not layout.has_internal_overlap(src._shape, src._strides):
+        return None
+    stand = _Standin(src._shape, src._dtype)
+    geo = spec.forward(stand, *params["sizes"]) if spec.variadic else \
+        spec.forward(stand, *ins[1:], **params)
+    return (stand._shape, stand._strides, 0), geo
 
 
 def _reshape_back(c, g):
@@ -461,10 +492,11 @@ def _split_geos(t, split_size_or_sections, dim=0):
 
 def _multi_back(c, *grads):
     g_in = None
-    for geo, g in zip(c.op_meta["geometry"], grads):
+    in_geo, geos = c.op_meta.get("logical") or (c.op_meta["in_geo"], c.op_meta["geometry"])
+    for geo, g in zip(geos, grads):
         if g is None:
             continue
-        part = scatter_to_geometry(g, c.op_meta["in_geo"], geo)
+        part = scatter_to_geometry(g, in_geo, geo)
         g_in = part if g_in is None else g_in + part
     return (g_in,)
 

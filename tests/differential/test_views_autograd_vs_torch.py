@@ -362,3 +362,27 @@ def view_taken_before_base_requires_grad(T):
 
 def test_view_taken_before_base_requires_grad():
     compare_torch(view_taken_before_base_requires_grad)
+
+
+@pytest.mark.parametrize("view", [
+    lambda T, e: (e[0] * T.tensor([1.0, 2.0, 3.0])).sum(), lambda T, e: e[:, 1:].sum(),
+    lambda T, e: e.t()[1].sum(), lambda T, e: e.narrow(1, 1, 2).sum() * 2,
+    lambda T, e: e.diagonal().sum(), lambda T, e: e.unbind(0)[1].sum(),
+    lambda T, e: sum(p.sum() * (i + 1) for i, p in enumerate(e.split(1, 0))),
+    lambda T, e: e.unfold(1, 2, 1).sum(), lambda T, e: e.unsqueeze(0)[0, 1].sum(),
+    lambda T, e: e[1, ::2].sum(), lambda T, e: e.select(1, 2).sum(),
+], ids=["select", "slice", "t-select", "narrow", "diagonal", "unbind", "split", "unfold",
+        "unsqueeze-index", "strided", "select-dim1"])
+def test_a_view_of_an_expanded_tensor_sends_its_gradient_by_index(view):
+    """PyTorch's view backwards work by index (zeros(sizes).slice(...).copy_(grad)): a hook on
+    an expanded tensor sees the gradient where the view read it; by cell it would be spread over
+    (or given to the last of) the elements sharing that cell. The leaf's gradient is the same
+    either way, which is why only the hook shows it."""
+    def prog(T):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        e = (x * 1).expand(2, 3)
+        seen = []
+        e.register_hook(lambda g: seen.append(g.clone()))
+        view(T, e).backward()
+        return {"seen": seen, "grad": x.grad}
+    compare_torch(prog, facade=True)
