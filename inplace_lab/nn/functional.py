@@ -160,9 +160,15 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """MaxPool2DWithIndicesBackward0 either way; with ``return_indices`` also the flat
-    position of each maximum in its input plane (``functional_pool_norm``)."""
-    if return_indices:
-        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    position of each maximum in its input plane (``functional_pool_norm``).
+
+    When a graph records it, ATen computes the indices anyway: its node saves the input and
+    the indices (``_saved_self``, ``_saved_result1``) and the gradient goes to each window's
+    argmax (the last NaN, as ATen's walk). Without a graph a faster kernel gives the values.
+    """
+    if return_indices or (input.requires_grad and _il.is_grad_enabled()):
+        y, i = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return (y, i) if return_indices else y
     from . import pool_checks
     from .functional_layers import _channels_last
 

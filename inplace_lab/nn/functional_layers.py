@@ -79,7 +79,8 @@ def _list_with_default(out_size, defaults):
 @_parsed("avg_pool2d", _pool_params(True))
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """Window means (AvgPool2DBackward0, which saves nothing: the gradient is spread evenly)."""
+    """Window means (AvgPool2DBackward0: the gradient is spread evenly; it saves the input, as
+    torch, though the backward reads only its shape)."""
     _pc.avg_pool2d_args(tuple(input.shape), kernel_size, stride, padding, ceil_mode,
                         divisor_override, _channels_last(input))
     _pc.check_kernel_dtype(input._dtype, "avg_pool2d")
@@ -109,13 +110,17 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """``max_pool2d`` on ``input.unsqueeze(-2)``, then ``squeeze(-2)``, as ATen (whose
-    kernel without indices has checks and messages of its own, and wants a float)."""
-    if return_indices:
-        from .functional_pool_norm import max_pool1d_with_indices
+    kernel without indices has checks and messages of its own, and wants a float). An input
+    that requires grad goes through ``max_pool1d_with_indices``, as in ATen: the node saves
+    the indices (``_saved_result1``)."""
+    from .functional_pool_norm import max_pool1d_with_indices
 
+    if return_indices:
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d = _pc.max_pool1d_args(tuple(input.shape), kernel_size, stride, padding, dilation,
                                      ceil_mode)
+    if input.requires_grad:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
     _pc.check_kernel_dtype(input._dtype, "max_pool1d_impl")
     y = _op("_max_pool2d", input.unsqueeze(-2), kernel_size=(1, k), stride=(1, s),
             padding=(0, p), dilation=(1, d), ceil_mode=ceil_mode)
@@ -144,7 +149,8 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """Each window's maximum (AdaptiveMaxPool2DBackward0 saves the argmax indices)."""
+    """Each window's maximum (AdaptiveMaxPool2DBackward0 saves the input and the argmax
+    indices, ``result1``)."""
     size = _list_with_default(output_size, tuple(input.shape))
     _check_int_list("adaptive_max_pool2d", "output_size", 2, size)
     size = tuple(_pc.as_list(size, 2))
@@ -197,8 +203,8 @@ def pad(input, pad, mode: str = "constant", value=None):
         return pad_circular(input, pad)
     spec = _INDEX_PADS.get((mode, len(pad) // 2))
     if spec is None:
-        _dispatch.call(_INDEX_PADS[mode, 1], (input,), {"pad": pad})  # raises torch's error
-    return _dispatch.call(spec, (input,), {"pad": pad})
+        _dispatch.call(_INDEX_PADS[mode, 1], (input,), {"padding": pad})  # raises torch's error
+    return _dispatch.call(spec, (input,), {"padding": pad})
 
 
 # ---- activations --------------------------------------------------------------------------------

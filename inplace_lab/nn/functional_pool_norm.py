@@ -94,7 +94,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 @_parsed("avg_pool3d", _pool_params(True))
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """Window means (AvgPool3DBackward0 saves nothing)."""
+    """Window means (AvgPool3DBackward0 saves the input, as torch)."""
     _pc.avg_pool3d_args(tuple(input.shape), kernel_size, stride, padding, ceil_mode,
                         divisor_override)
     _pc.check_kernel_dtype(input._dtype, "avg_pool3d_out_frame")
@@ -123,7 +123,8 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
-    """Each window's maximum (AdaptiveMaxPool3DBackward0 saves the argmax indices)."""
+    """Each window's maximum (AdaptiveMaxPool3DBackward0 saves the input and the argmax
+    indices, ``result1``)."""
     size = _size3(input, output_size, "adaptive_max_pool3d")
     _pc.adaptive_max_pool3d_args(tuple(input.shape), size)
     _pc.check_kernel_dtype(input._dtype, "adaptive_max_pool3d_cpu")

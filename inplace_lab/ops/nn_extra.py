@@ -3,10 +3,11 @@
 Each is one table op with PyTorch's node name (``AvgPool2DBackward0``,
 ``AdaptiveAvgPool2DBackward0``, ``AdaptiveMaxPool2DBackward0``, ``ConvolutionBackward0``,
 ``ConstantPadNdBackward0``, ``ReflectionPad2DBackward0`` ...), so a trace reads like one
-of PyTorch. What they save is the lesson again: average pooling and padding save
-*nothing* but shapes (their backward is linear in the gradient), so an in-place op on
-their input is harmless; adaptive max pooling saves its input and the argmax indices;
-conv1d saves input and weight, as conv2d.
+of PyTorch. What they save is the lesson again: a pool's backward is linear in the
+gradient and needs only shapes, yet PyTorch's pooling nodes save their input all the same
+(``_saved_self``), so an in-place op on it before backward fails there and here; adaptive
+max pooling also saves the argmax indices (``_saved_result1``, its second result); conv1d
+saves input and weight, as conv2d.
 
 Losses and activations with their own kernels (binary_cross_entropy, smooth_l1, huber,
 soft_margin, log_sigmoid, glu, prelu) are in ``nn_extra_pointwise``.
@@ -126,8 +127,10 @@ def _avg_bw(c, g):
 
 
 _nn_op("_avg_pool2d", _avg_fwd, _avg_bw, "AvgPool2DBackward0", params=dict(_AVG_PARAMS),
+       saves=("self",),
        doc="avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, "
-           "count_include_pad=True, divisor_override=None): saves nothing (linear).")
+           "count_include_pad=True, divisor_override=None): saves its input (as PyTorch, "
+           "though the backward reads only its shape).")
 
 
 # ---- adaptive pooling -------------------------------------------------------------------------
@@ -166,8 +169,9 @@ _adaptive_avg_grad = _helper("_adaptive_avg_pool2d_grad", _adaptive_avg_grad_fwd
                              params={"input_shape": None})
 _nn_op("_adaptive_avg_pool2d", _adaptive_avg_fwd,
        lambda c, g: (_adaptive_avg_grad(g, input_shape=tuple(c.input_meta[0][0])),),
-       "AdaptiveAvgPool2DBackward0", params={"output_size": (1, 1)},
-       doc="adaptive_avg_pool2d(input, output_size): saves nothing (linear).")
+       "AdaptiveAvgPool2DBackward0", params={"output_size": (1, 1)}, saves=("self",),
+       doc="adaptive_avg_pool2d(input, output_size): saves its input (as PyTorch; the "
+           "backward reads only its shape).")
 
 
 def _adaptive_max_fwd(xp, x, out=None, dt=None, output_size=(1, 1)):
@@ -192,13 +196,14 @@ def _adaptive_max_bw(c, g):
 
     shape, dt, dev = c.input_meta[0]
     flat = creation.zeros(tuple(shape[:-2]) + (shape[-2] * shape[-1],), dtype=g._dtype, device=dev)
-    gx = flat.scatter_add(-1, c["indices"].flatten(-2), g.flatten(-2))
+    gx = flat.scatter_add(-1, c["result1"].flatten(-2), g.flatten(-2))
     return (gx.view(tuple(shape)),)
 
 
 _nn_op("_adaptive_max_pool2d", _adaptive_max_fwd, _adaptive_max_bw, "AdaptiveMaxPool2DBackward0",
-       params={"output_size": (1, 1)}, outputs=("output", "indices"), saves=("indices",),
-       doc="adaptive_max_pool2d(input, output_size) -> (output, indices): saves the indices.")
+       params={"output_size": (1, 1)}, outputs=("output", "result1"), saves=("self", "result1"),
+       doc="adaptive_max_pool2d(input, output_size) -> (output, indices): saves its input and "
+           "the indices (PyTorch's ``result1``).")
 
 
 # ---- conv1d: the conv2d kernels on a height-1 image ----------------------------------------------

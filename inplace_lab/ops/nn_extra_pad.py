@@ -2,9 +2,11 @@
 (ReflectionPad{1,2,3}DBackward0, ReplicationPad{1,2,3}DBackward0).
 
 ``pad`` lists (before, after) pairs starting from the *last* dim, as ``F.pad``; a
-negative amount crops. None of them saves a tensor: the backward of a constant pad is
-the opposite crop (itself a constant pad, so it is differentiable again), the backward
-of reflect/replicate adds each output's gradient back to the input cell it copied.
+negative amount crops. The backward of a constant pad is the opposite crop (itself a
+constant pad, so it is differentiable again) and saves no tensor; the backward of
+reflect/replicate adds each output's gradient back to the input cell it copied. It reads
+only the input's shape, yet PyTorch's node saves the input (``_saved_self``, with the
+amounts as ``_saved_padding``), so writing the input before backward fails, here too.
 """
 from __future__ import annotations
 
@@ -91,9 +93,9 @@ def _check_nonconstant(shape, pad, mode):
 
 
 def _index_pad_fwd(mode):
-    def fwd(xp, x, out=None, dt=None, pad=()):
-        _check_nonconstant(x.shape, pad, mode)
-        for ax, b, a in _pairs(x.ndim, pad):
+    def fwd(xp, x, out=None, dt=None, padding=()):
+        _check_nonconstant(x.shape, padding, mode)
+        for ax, b, a in _pairs(x.ndim, padding):
             x = xp.take(x, _source_index(xp, x.shape[ax], b, a, mode), axis=ax)
         return x
     return fwd
@@ -119,8 +121,8 @@ for _mode, _title in (("reflect", "Reflection"), ("replicate", "Replication")):
         INDEX_PADS[_mode, _k] = register(OpSpec(
             name=f"_{_title.lower()}_pad{_k}d", forward=_index_pad_fwd(_mode),
             backward=lambda c, g, _mode=_mode: (dispatch.call(
-                _GRAD, (g,), {"input_shape": tuple(c.input_meta[0][0]), "pad": c["pad"],
+                _GRAD, (g,), {"input_shape": tuple(c.input_meta[0][0]), "pad": c["padding"],
                               "mode": _mode}),),
-            params={"pad": ()}, dtype_rule="self", method=False, function=False, out=False,
-            node_name=f"{_title}Pad{_k}DBackward0",
-            doc=f"{_mode} padding of the last {_k} dim(s): saves nothing."))
+            params={"padding": ()}, saves=("self",), dtype_rule="self", method=False,
+            function=False, out=False, node_name=f"{_title}Pad{_k}DBackward0",
+            doc=f"{_mode} padding of the last {_k} dim(s): saves its input (as PyTorch)."))

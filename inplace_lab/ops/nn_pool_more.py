@@ -7,11 +7,14 @@ dims (the window walk is the same in 1, 2 or 3 dims):
   MaxPool3DWithIndicesBackward0) -> (output, indices). The indices are flat positions in each
   input plane (``h * W + w``), int64, found by ATen's rule ``val > max or isnan(val)``: the
   first of equal values wins, the *last* NaN wins, a window of -inf points at its first cell
-  inside the input. They save the input and the indices; the gradient goes back through the
-  indices (``scatter_add``: overlapping windows add up).
-- ``_avg_pool3d`` (AvgPool3DBackward0) saves nothing: its backward is linear.
+  inside the input. They save the input and the indices (``_saved_self``, ``_saved_result1``:
+  the second result); the gradient goes back through the indices (``scatter_add``:
+  overlapping windows add up).
+- ``_avg_pool3d`` (AvgPool3DBackward0) saves its input, as PyTorch, though its backward is
+  linear and reads only the input's shape (so writing the input before backward fails).
 - ``_adaptive_avg_pool3d`` / ``_adaptive_max_pool3d`` (AdaptiveAvgPool3DBackward0,
-  AdaptiveMaxPool3DBackward0): ATen's windows ``[floor(i*n/o), ceil((i+1)*n/o))``.
+  AdaptiveMaxPool3DBackward0): ATen's windows ``[floor(i*n/o), ceil((i+1)*n/o))``; both
+  save the input, the max pool also its indices (``result1``).
 - ``_max_unpool2d`` / ``_max_unpool3d`` (MaxUnpool2DBackward0 ...): zeros, then each value
   written at its index; the backward gathers the gradient at the same indices.
 - ``_channel_shuffle`` (ChannelShuffleBackward0): a permutation of the channels; its
@@ -187,7 +190,7 @@ def _scatter_back(c, g, nd):
     shape, _, dev = c.input_meta[0]
     lead, plane = tuple(shape[:-nd]), math.prod(shape[-nd:])
     flat = creation.zeros(lead + (plane,), dtype=g._dtype, device=dev)
-    gx = flat.scatter_add(-1, c["indices"].reshape(lead + (-1,)), g.reshape(lead + (-1,)))
+    gx = flat.scatter_add(-1, c["result1"].reshape(lead + (-1,)), g.reshape(lead + (-1,)))
     return (gx.view(tuple(shape)),)
 
 
@@ -196,7 +199,7 @@ for _nd in (2, 3):
     _nn_op(f"_max_pool{_nd}d_with_indices", _max_pool_indices_fwd(_nd),
            (lambda nd: lambda c, g: _scatter_back(c, g, nd))(_nd),
            f"MaxPool{_nd}DWithIndicesBackward0", params=dict(_MAX_PARAMS),
-           outputs=("output", "indices"), saves=("self", "indices"),
+           outputs=("output", "result1"), saves=("self", "result1"),
            doc=f"max_pool{_nd}d_with_indices(input, kernel_size, stride=None, padding=0, "
                "dilation=1, ceil_mode=False) -> (output, indices): saves input and indices.")
 
@@ -261,9 +264,9 @@ _avg3_grad = _helper("_avg_pool3d_grad", _avg3_grad_fwd, params={"input_shape": 
 _nn_op("_avg_pool3d", _avg3_fwd,
        lambda c, g: (_avg3_grad(g, input_shape=tuple(c.input_meta[0][0]),
                                 **{k: c[k] for k in _AVG_PARAMS}),),
-       "AvgPool3DBackward0", params=dict(_AVG_PARAMS),
+       "AvgPool3DBackward0", params=dict(_AVG_PARAMS), saves=("self",),
        doc="avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, "
-           "count_include_pad=True, divisor_override=None): saves nothing (linear).")
+           "count_include_pad=True, divisor_override=None): saves its input (as PyTorch).")
 
 
 # ---- adaptive pooling (3-d) -----------------------------------------------------------------
@@ -303,8 +306,8 @@ _adaptive_avg3_grad = _helper("_adaptive_avg_pool3d_grad", _adaptive_avg3_grad_f
                               params={"input_shape": None})
 _nn_op("_adaptive_avg_pool3d", _adaptive_avg3_fwd,
        lambda c, g: (_adaptive_avg3_grad(g, input_shape=tuple(c.input_meta[0][0])),),
-       "AdaptiveAvgPool3DBackward0", params={"output_size": (1, 1, 1)},
-       doc="adaptive_avg_pool3d(input, output_size): saves nothing (linear).")
+       "AdaptiveAvgPool3DBackward0", params={"output_size": (1, 1, 1)}, saves=("self",),
+       doc="adaptive_avg_pool3d(input, output_size): saves its input (as PyTorch).")
 
 
 def _adaptive_max3_fwd(xp, x, out=None, dt=None, output_size=(1, 1, 1)):
@@ -334,8 +337,9 @@ def _adaptive_max3_fwd(xp, x, out=None, dt=None, output_size=(1, 1, 1)):
 
 _nn_op("_adaptive_max_pool3d", _adaptive_max3_fwd, lambda c, g: _scatter_back(c, g, 3),
        "AdaptiveMaxPool3DBackward0", params={"output_size": (1, 1, 1)},
-       outputs=("output", "indices"), saves=("indices",),
-       doc="adaptive_max_pool3d(input, output_size) -> (output, indices): saves the indices.")
+       outputs=("output", "result1"), saves=("self", "result1"),
+       doc="adaptive_max_pool3d(input, output_size) -> (output, indices): saves its input and "
+           "the indices (``result1``).")
 
 
 # ---- max unpooling --------------------------------------------------------------------------

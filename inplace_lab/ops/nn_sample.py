@@ -667,8 +667,8 @@ for _nd in (2, 3):
     register(OpSpec(
         name=f"_fractional_max_pool{_nd}d", forward=_fmp_fwd(_nd), backward=_fmp_bw(_nd),
         args=("self", "random_samples"), nondiff=("random_samples",),
-        params={"kernel_size": 2, "output_size": 1}, outputs=("output", "indices"),
-        saves=("self", "indices"), dtype_rule=_fmp_dtype(_nd), method=False, function=False,
+        params={"kernel_size": 2, "output_size": 1}, outputs=("output", "result1"),
+        saves=("self", "result1"), dtype_rule=_fmp_dtype(_nd), method=False, function=False,
         out=False, node_name=f"FractionalMaxPool{_nd}DBackward0",
         doc=f"fractional_max_pool{_nd}d(input, kernel_size, output_size, random_samples) -> "
             "(output, indices): max over pseudo-random windows; saves input and indices."))

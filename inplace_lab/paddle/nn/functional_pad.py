@@ -30,7 +30,9 @@ def _renamed(kernel, mode, n_pairs):
     from inplace_lab.nn import functional_layers as fl
 
     spec = fl._CONSTANT_PAD if mode == "constant" else fl._INDEX_PADS.get((mode, n_pairs))
-    return None if spec is None else dataclasses.replace(spec, name=kernel, select=None)
+    # (Paddle's pad grad nodes keep x for its shape only, unchecked: they save nothing here;
+    # torch's reflect/replicate nodes save their input)
+    return None if spec is None else dataclasses.replace(spec, name=kernel, select=None, saves=())
 
 
 def _core_pad(kernel, x, amounts, mode, value=0.0):
@@ -39,9 +41,10 @@ def _core_pad(kernel, x, amounts, mode, value=0.0):
     spec = _renamed(kernel, mode, len(amounts) // 2)
     if spec is None:  # (the core's own error)
         return _core().pad(x, amounts, mode=mode)
-    params = {"pad": tuple(amounts)}
     if mode == "constant":
-        params["value"] = float(value)
+        params = {"pad": tuple(amounts), "value": float(value)}
+    else:  # (reflect, replicate: torch's name for the amounts, ``_saved_padding``)
+        params = {"padding": tuple(amounts)}
     return dispatch.call(spec, (x,), params)
 
 
