@@ -128,7 +128,9 @@ class Node:
                 if spec is not None and key in spec.args and spec.scalar_edges:
                     # A Tensor overload (mul, div ...): PyTorch wrapped the number in a 0-dim
                     # tensor and saved it only if the formula needs it (add's other: no).
-                    if key in spec.saves:
+                    c = spec.save_if.get(key)
+                    if key in spec.saves and (c is None or
+                                              self.needs_input_grad[spec.args.index(c)]):
                         return _wrapped_number(params[key])
                 else:  # a Scalar argument (pow's exponent, clamp's min ...): the number itself
                     return params[key]
@@ -321,7 +323,14 @@ class OpNode(Node):
     def _keeps_wrapped_numbers(self) -> bool:
         """Did this node save a Python number PyTorch wraps in a tensor (``x * 2``'s other)?"""
         spec = self.spec
-        return spec.scalar_edges and any(k in self.params and k in spec.args for k in spec.saves)
+        if not spec.scalar_edges:
+            return False
+        for k in spec.saves:  # (saved when the gradient that reads it is needed: save_if)
+            if k in self.params and k in spec.args:
+                c = spec.save_if.get(k)
+                if c is None or self.needs_input_grad[spec.args.index(c)]:
+                    return True
+        return False
 
     # ctx-style accessors the backward formulas use
     def __getitem__(self, key):

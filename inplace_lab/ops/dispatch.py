@@ -429,8 +429,10 @@ def make_node(spec, ins, params, pol):
             mx = (x._shape, x._dtype, x._storage.device)
             my = (y._shape, y._dtype, y._storage.device)
             meta = (_METAS.setdefault(mx, mx), _METAS.setdefault(my, my))
-            return cls(spec, edges, params, _METAS.setdefault(meta, meta), _NEEDS[rx, ry],
-                       edge_args, pol)
+            # (torch's should_compute_output is the edge's validity: a view made under no_grad
+            # requires grad but has no edge, so nothing is saved for its gradient)
+            return cls(spec, edges, params, _METAS.setdefault(meta, meta),
+                       _NEEDS[edges[0][0] is not None, edges[1][0] is not None], edge_args, pol)
     meta, needs, edges, numbers = [], [], [], None
     keep = edge_args if len(ins) == spec.n_args else None  # None: worked out below
     for i, x in enumerate(ins):
@@ -438,9 +440,11 @@ def make_node(spec, ins, params, pol):
             m = (x._shape, x._dtype, x._storage.device)
             meta.append(_METAS.setdefault(m, m))
             rg = x._requires_grad
-            needs.append(rg)
             if i in edge_args:
-                edges.append(_edge(x) if rg else _NO_EDGE)
+                e = _edge(x) if rg else _NO_EDGE
+                edges.append(e)
+                rg = e[0] is not None  # (see above: the edge's validity)
+            needs.append(rg)
         else:  # a number (or None): no metadata, no grad, kept with the params
             meta.append(None)
             needs.append(False)

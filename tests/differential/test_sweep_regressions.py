@@ -134,3 +134,26 @@ def test_as_strided_of_an_expanded_tensor_divides_by_each_cells_readers():
         gg, = T.autograd.grad(gx.sum(), [t1])
         return {"grad": t0.grad, "seen": seen, "gx": gx, "gg": gg}
     compare_torch(prog, facade=True)
+
+
+def test_a_view_made_under_no_grad_has_no_edge_so_nothing_is_saved_for_it():
+    """torch's should_compute_output is the edge's validity: a view made under no_grad requires
+    grad but has no edge, so ``view * 2.0`` keeps no wrapped 2.0 (``_saved_other`` is None) and
+    a second backward through it runs (core seed 42158); with a real input it is saved."""
+    def prog(T):
+        t0 = T.tensor([[0.57, -1.41, 1.71]], dtype=T.float64, requires_grad=True)
+        with T.no_grad():
+            t4 = t0[0]
+        t5 = t4 * 2.0
+        y = t4 * t0
+        out = {"other": t5.grad_fn._saved_other, "y self": y.grad_fn._saved_self,
+               "y other": y.grad_fn._saved_other, "rg": t4.requires_grad}
+        t6 = t5.mean()
+        t6.backward()
+        t8 = t6.pow(2).sum()
+        out["second"] = attempt(t8.backward)
+        z = (t0 * 1) * 2.0
+        z.sum().backward()
+        out["saved number"] = attempt(lambda: z.sum().backward())
+        return out
+    compare_torch(prog, facade=True)
