@@ -273,8 +273,15 @@ class Tensor:
             from .version import refuse_requires_grad
 
             refuse_requires_grad(self)
-        self._requires_grad = requires_grad
         vm = self._view_meta
+        if not requires_grad and vm is not None and self._base is not None and \
+                self._base._requires_grad and not _paddle_rules(self):
+            # PyTorch: a view's requires_grad is its own flag or its base's, so a view made
+            # under no_grad/inference_mode keeps requiring grad while its base does (wide seed
+            # 57688), and stops when the base stops (base_requires_grad_now)
+            vm.inherited = True
+            return self
+        self._requires_grad = requires_grad
         if requires_grad and vm is not None and vm.inherited:  # (a view that required grad only
             vm.inherited = False  # through its base, made under no_grad/inference_mode: its own
             # flag now, so its own AccumulateGrad, as PyTorch's requires_grad_ on it)
@@ -650,3 +657,9 @@ def _shares(flat, arr) -> bool:
         return flat.__array_interface__["data"][0] == arr.__array_interface__["data"][0]
     except AttributeError:
         return flat.data.ptr == arr.data.ptr
+
+
+def _paddle_rules(t) -> bool:
+    from .policy import is_paddle, policy_of
+
+    return is_paddle(policy_of(t))

@@ -1107,3 +1107,26 @@ def test_retain_grad_follows_a_view_to_its_rebuilt_node():
                          "retains": t4.retains_grad}
         return out
     compare_torch(prog, facade=True)
+
+
+def test_a_no_grad_views_requires_grad_is_its_own_flag_or_its_bases():
+    """PyTorch reads a view's requires_grad as its own flag or its base's: requires_grad_(False)
+    on a view made under no_grad or inference_mode leaves it requiring grad while the base does
+    (wide seed 57688), and it follows the base after."""
+    def prog(T):
+        out = {}
+        for mode in ("inference_mode", "no_grad"):
+            t0 = T.ones(4, 2, dtype=T.float64, requires_grad=True)
+            with getattr(T, mode)():
+                t2 = t0.t()
+            seen = [t2.requires_grad]
+            with T.no_grad():
+                t2.requires_grad_(False)
+            seen.append(t2.requires_grad)
+            t0.requires_grad_(False)
+            seen.append(t2.requires_grad)
+            t0.requires_grad_(True)
+            seen += [t2.requires_grad, t2.is_leaf, t2.grad_fn]
+            out[mode] = seen
+        return out
+    compare_torch(prog, facade=True)
