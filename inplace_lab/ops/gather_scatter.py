@@ -403,9 +403,11 @@ def _index_fill_fwd(xp, a, dim, index, value, out=None, dt=None):
     check_value(value, a)
     idx = index.reshape(-1)
     n = a.shape[d] if a.ndim else 1
-    if out is None:  # (out of place: the clone(Preserve) ATen fills, on a storage of its own;
-        _restride_check(a.shape, tuple(st // a.itemsize for st in a.strides), 0, a.size,
-                        a.itemsize, d, idx.size)  # in place: the target's, _index_fill_check)
+    if out is None:  # (out of place: the clone(Preserve) ATen fills, on a storage of its own,
+        st = tuple(s // a.itemsize for s in a.strides)  # with self's strides where self is
+        if not layout.is_dense(a.shape, st):            # dense, else contiguous ones (a view
+            st = layout.contiguous_strides(a.shape)     # of unbind's: wide seed 62551); in
+        _restride_check(a.shape, st, 0, a.size, a.itemsize, d, idx.size)  # place: the target's)
     others = [s for i, s in enumerate(a.shape) if i != d]
     if idx.size and 0 not in others and (int(idx.max()) >= n or int(idx.min()) < -n):
         v = int(idx[int(xp.argmax((idx >= n) | (idx < -n)))])  # (the kernel visits something)

@@ -1130,3 +1130,18 @@ def test_a_no_grad_views_requires_grad_is_its_own_flag_or_its_bases():
             out[mode] = seen
         return out
     compare_torch(prog, facade=True)
+
+
+def test_index_fill_of_a_non_dense_view_fills_a_contiguous_clone():
+    """Out of place, ATen fills clone(Preserve): a non-dense view (one of unbind's, a strided
+    slice) clones contiguous, so the restride check passes (wide seed 62551 raised setStorage)."""
+    def prog(T):
+        out = {}
+        for name, sl in (("unbind", lambda t: t.unbind(1)[0]), ("strided", lambda t: t[:, ::2])):
+            t1 = T.zeros(2, 3, 2, requires_grad=True) if name == "unbind" else \
+                T.zeros(3, 4, requires_grad=True)
+            r = sl(t1).index_fill(1, T.tensor([0]), -1.0)
+            r.sum().backward()
+            out[name] = {"r": r, "stride": r.stride(), "grad": t1.grad}
+        return out
+    compare_torch(prog, facade=True)
