@@ -1154,10 +1154,10 @@ def _call_out(spec, ins, params, out):
     dt = _rule_then_cast(spec, ins, params, out)
     _op_cast_error(spec, ins, dt, out, False)
     tensors = [x for x in ins if isinstance(x, Tensor)]
-    if spec.layout in _ITERATOR_RULES and tensors:  # TensorIterator: the shapes, then the types
+    if spec.layout in _ITERATOR_RULES and tensors:  # TensorIterator: the overlaps it can tell,
+        check_overlap(out, tensors, as_torch=True)  # the shapes, then the types (wide 64014)
         shape = layout.broadcast_shapes(*(x._shape for x in tensors))
         if shape != out._shape and any(x is out for x in tensors):
-            check_overlap(out, tensors, as_torch=True)  # (its overlap checks come first)
             raise RuntimeError(  # (it resizes no output that is also an input)
                 f"output with shape {list(out._shape)} doesn't match the broadcast shape "
                 f"{list(shape)}")

@@ -1145,3 +1145,16 @@ def test_index_fill_of_a_non_dense_view_fills_a_contiguous_clone():
             out[name] = {"r": r, "stride": r.stride(), "grad": t1.grad}
         return out
     compare_torch(prog, facade=True)
+
+
+def test_out_overlap_is_judged_before_the_shapes():
+    """TensorIterator checks out='s overlaps (compute_mem_overlaps) before the shapes: an out=
+    that is also an input, transposed, is an overlap error first (wide seed 64014)."""
+    def prog(T):
+        t0 = T.arange(8.0, dtype=T.float64).reshape([4, 2])
+        with T.inference_mode():
+            t4 = t0.t()
+        r = attempt(lambda: T.mul(t0, t4, out=t0))
+        s = attempt(lambda: T.mul(t0, T.ones(3), out=t0))
+        return {"r": r, "s": s, "t0": t0}
+    compare_torch(prog, facade=True)
