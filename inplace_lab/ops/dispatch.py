@@ -770,7 +770,7 @@ def lane(spec, arity=None):
 
     The common call: ``x.tanh()``, ``x * y``, ``x + 1.0``: positional arguments only, tensors of
     one floating dtype and facade on the CPU, Python numbers (float32/float64 only) for the
-    rest. Then the op is its ufunc (``OpSpec.ufunc``) on
+    rest; on a GPU, C-contiguous tensors of one shape (``_gpu_lane``). Then the op is its ufunc (``OpSpec.ufunc``) on
     the tensors' arrays, and the result is made in one frame (``tensor.fresh``); recording,
     when a tensor requires grad, and the op event are ``call``'s. The answers are ``call``'s: the
     dtype comes from the op's own rule (asked once per dtype, then cached), the result must
@@ -938,7 +938,7 @@ def _gpu_ufunc(spec, dev, arrs, out, dt):
 def lane_inplace(spec):
     """``x.op_(...)``, with a fast lane in front of ``call_inplace`` (see ``lane``).
 
-    The common call: a C-contiguous floating tensor on the CPU written with a tensor of the
+    The common call: a C-contiguous floating tensor (CPU or GPU) written with a tensor of the
     same dtype, facade, device and shape (not another view of its storage) or a Python number,
     nothing recording (no grad needed: the autograd checks and the history rebase are the
     full path's), not under the paddle-legacy rules. Then no check can fail and the
