@@ -630,6 +630,8 @@ def _cum(fname):
         acc = _CPU_ACC.get(dt.np) if xp.__name__ == "numpy" else None
         r = _ufunc_method(xp, "add" if fname == "cumsum" else "multiply", "accumulate", fname)(
             a, axis=layout.wrap_dim(dim, a.ndim), dtype=acc or dt.np)
+        if fname == "cumsum" and r.dtype.kind in "fc":  # (ATen's scan starts from 0, so
+            r += 0.0  # -0.0 sums to +0.0 there; numpy starts from the first: wide seed 69146)
         return assign(xp, out, r if acc is None else r.astype(dt.np))
 
     return fwd

@@ -1158,3 +1158,17 @@ def test_out_overlap_is_judged_before_the_shapes():
         s = attempt(lambda: T.mul(t0, T.ones(3), out=t0))
         return {"r": r, "s": s, "t0": t0}
     compare_torch(prog, facade=True)
+
+
+def test_cumsum_of_negative_zeros_starts_from_zero():
+    """ATen's scan starts from 0, so a run of -0.0 sums to +0.0 (its reciprocal is +inf; wide
+    seed 69146); a 0-dim cumsum is the value itself."""
+    def prog(T):
+        x = T.tensor([[-0.0], [-0.0]], dtype=T.float64)
+        y = T.tensor([-0.0, -0.0, 1.0])
+        z = T.tensor([-0.0])
+        z.cumsum_(0)
+        return {"r": x.cumsum(1).reciprocal(), "y": y.cumsum(0).reciprocal(), "z": z.reciprocal(),
+                "h": y.cumsum(0, dtype=T.float16).reciprocal(),
+                "0d": T.tensor(-0.0).cumsum(0).reciprocal()}
+    compare_torch(prog, facade=True)
