@@ -301,9 +301,27 @@ class OpNode(Node):
     def __dir__(self):
         """With the ``_saved_<name>`` attributes, as PyTorch's nodes list them (``dir(y.grad_fn)``
         is how a student finds what a node keeps)."""
+        spec = self.spec
+        hidden = spec.hidden_attrs
         return sorted(set(super().__dir__()) | {
-            f"_saved_{k}" for k in (*self.spec.saves, *self.params) if k != "result" or
-            "result" in self.saved})
+            f"_saved_{k}" for k in (*spec.saves, *self.params) if (k != "result" or
+                                                                   "result" in self.saved)
+            and k not in hidden} | {
+            f"_saved_{k}" for k, v in spec.node_attrs.items() if v is not None and
+            (v != "result" or "result" in self.saved)})
+
+    def __getattr__(self, item):
+        spec = self.spec
+        if spec.node_attrs and item.startswith(("_saved_", "_raw_saved_")):
+            pre, _, key = item.partition("saved_")
+            src = spec.node_attrs.get(key, key)
+            if isinstance(src, str):  # (a rename, or a name the table does not mention)
+                if src not in spec.hidden_attrs or src != key:
+                    return Node.__getattr__(self, f"{pre}saved_{src}")
+            elif src is not None and pre == "_":
+                return _node_attr(self, src)
+            raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
+        return Node.__getattr__(self, item)
 
     @property
     def num_outputs(self) -> int:
@@ -394,6 +412,24 @@ class OpNode(Node):
                 if g is not None:
                     g._vc.bump(k)
         return out
+
+
+def _node_attr(node, src):
+    """A derived ``_saved_`` attribute (OpSpec.node_attrs): an input's sizes, numel, one size,
+    or what a callable makes of the node."""
+    if callable(src):
+        return src(node)
+    kind, arg = src[0], src[1]
+    shape = tuple(node.output_meta[0][0] if arg == "result" else
+                  node.input_meta[node.spec.args.index(arg)][0])
+    if kind == "sizes":
+        return shape
+    if kind == "numel":
+        n = 1
+        for d in shape:
+            n *= d
+        return n
+    return shape[src[2]]  # "argsize"
 
 
 _UNPACKED: dict = {}  # id(node) -> {name: unpacked value} while a hooked node's apply runs

@@ -101,6 +101,10 @@ class OpSpec:
     # (erf's ``exp(-x*x) * grad``: the input's), or ("contiguous",). () keeps what the
     # formula's ops give.
     grad_layout: tuple = ()
+    # The ``_saved_<name>`` attributes where torch's node differs from ``saves`` + ``params``
+    # (NODE_ATTRS by node name: set here, so a dataclasses.replace copy under another node
+    # name looks its own up).
+    node_attrs: dict = field(default=None, init=False, repr=False)
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
     node_cls: Optional[type] = field(default=None, init=False, repr=False)
@@ -120,6 +124,10 @@ class OpSpec:
         if self.paddle_inplace is None:
             self.paddle_inplace = False
         self.param_names = tuple(self.params)
+        self.node_attrs = NODE_ATTRS.get(self.node_name, {})
+        self.hidden_attrs = frozenset(
+            v if isinstance(v, str) else k for k, v in self.node_attrs.items()
+            if v is None or isinstance(v, str))
         self.n_args = len(self.args)
         # Which arguments get an edge in next_functions (PyTorch: the differentiable Tensor
         # arguments; a Python number gets (None, 0) only where torch wraps it in a tensor,
@@ -203,6 +211,56 @@ GRAD_LAYOUTS = {
     # (the legacy loss backwards write into ``zeros_like(self, LEGACY_CONTIGUOUS)``)
     **dict.fromkeys(("_mse_loss", "_smooth_l1_loss", "_huber_loss", "_soft_margin_loss"),
                     ("contiguous",)),
+}
+
+
+# What ``dir(y.grad_fn)`` lists where torch 2.13's node differs from ``saves`` + ``params``
+# (OpSpec.node_attrs), by node name: torch's attribute name (``_saved_`` left off) -> where
+# its value comes from: None (a param or saved name torch's node does not keep: hidden),
+# another saved or param name (a rename: that name is hidden), ("sizes", arg) / ("numel",
+# arg) / ("argsize", arg, i) (an input's shape, a tuple of ints, read from node.input_meta
+# when asked; arg "result": the first output's), or a callable(node). Only the ``_saved_``
+# view changes: backward formulas keep reading their own names (``c["dim"]``).
+_SIZES = {"self_sym_sizes": ("sizes", "self")}
+_NO_DTYPE = {"dtype": None}
+_FULL = {"dim": None, "keepdim": None, "dtype": None}  # (full reductions keep no dim)
+NODE_ATTRS = {
+    "SumBackward0": {**_FULL, **_SIZES},
+    "MeanBackward0": {**_FULL, **_SIZES, "self_sym_numel": ("numel", "self")},
+    "ProdBackward0": _FULL,
+    "SumBackward1": {**_NO_DTYPE, **_SIZES},
+    "MeanBackward1": {**_NO_DTYPE, **_SIZES, "self_sym_numel": ("numel", "self")},
+    **dict.fromkeys(("CumsumBackward0", "CumprodBackward0", "ProdBackward1", "SoftmaxBackward0",
+                     "LogSoftmaxBackward0", "NormBackward1"), _NO_DTYPE),
+    "DivBackward0": {"rounding_mode": None},
+    "DivBackward1": {"rounding_mode": None, "self": None},  # (the Scalar overload: other only)
+    **dict.fromkeys(("StdBackward0", "VarBackward0", "VarMeanBackward0", "StdMeanBackward0"),
+                    {"unbiased": None}),
+    "LinalgVectorNormBackward0": {"ord": "p", "dtype": None},
+    **dict.fromkeys(("MaxBackward0", "MinBackward0", "NanmedianBackward1", "MedianBackward1",
+                     "ModeBackward0", "TraceBackward0", "UnsafeViewBackward0", "SqueezeBackward4"),
+                    _SIZES),
+    "KthvalueBackward0": {"k": None, **_SIZES},
+    "SortBackward0": {"descending": None, "stable": None, **_SIZES},
+    "TopkBackward0": {"k": None, "largest": None, "sorted": None, **_SIZES},
+    "ViewBackward0": {"sizes": None, **_SIZES},
+    "MaskedScatterBackward0": {"source_sym_sizes": ("sizes", "source")},
+    "AddmmBackward0": {"mat1_sym_sizes": ("sizes", "mat1"), "mat2_sym_sizes": ("sizes", "mat2")},
+    "AddbmmBackward0": {"batch1_sym_argsize_0": ("argsize", "batch1", 0),
+                        "batch1_sym_argsize_1": ("argsize", "batch1", 1),
+                        "batch2_sym_argsize_2": ("argsize", "batch2", 2)},
+    "Im2ColBackward0": {"self_sym_argsize_minus_1": ("argsize", "self", -1),
+                        "self_sym_argsize_minus_2": ("argsize", "self", -2)},
+    "NativeLayerNormBackward0": {"eps": None},
+    "EmbeddingBackward0": {"indices": "self", "max_norm": None, "norm_type": None,
+                           "weight_sym_argsize_0": ("argsize", "weight", 0)},
+    **dict.fromkeys(("AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0",
+                     "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0",
+                     "MaxUnpool2DBackward0", "MaxUnpool3DBackward0"), {"output_size": None}),
+    "ConstantPadNdBackward0": {"value": None},
+    "LinalgInvExBackward0": {"inverse": "result", "check_errors": None},
+    "LinalgCholeskyExBackward0": {"L": "result", "check_errors": None},
+    "LinalgSolveExBackward0": {"check_errors": None},
 }
 
 

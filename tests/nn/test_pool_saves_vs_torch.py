@@ -52,11 +52,6 @@ _CASES = {  # name -> (input shape, F-program on the non-leaf input h)
     "interpolate nearest": ((1, 2, 4, 4), lambda F, h: F.interpolate(h, size=(5, 7))),
 }
 
-# Scalar arguments our nodes list under ``_saved_`` and torch's do not (a node's params are
-# its attributes here): the output size of the adaptive pools and max_unpool, a constant
-# pad's value. Left out of the names compared; test_extra_scalar_attributes pins the gap.
-_EXTRA = {"_saved_output_size", "_saved_value"}
-
 
 def _node(y):
     """The pool's own node (a 1-D pool is the 2-D one between unsqueeze and squeeze)."""
@@ -83,7 +78,7 @@ def _program(case):
             out = f(F, h)
         y, idx = out if isinstance(out, tuple) else (out, None)
         node = _node(y)
-        names = sorted(n for n in dir(node) if n.startswith("_saved_") and n not in _EXTRA)
+        names = sorted(n for n in dir(node) if n.startswith("_saved_"))
         res = {"node": node.name(), "names": names, "packed": log,
                "tensors": sorted(n for n in names if hasattr(getattr(node, n), "shape"))}
         if "_saved_self" in names:
@@ -133,12 +128,11 @@ def test_max_pool_without_grad_is_the_same_values():
     compare_torch(prog, facade=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a node lists its scalar params as _saved_ attributes; "
-                   "torch's adaptive pools, max_unpool and constant_pad_nd keep no output_size "
-                   "or value")
 @pytest.mark.parametrize("case", ["adaptive_avg_pool2d", "adaptive_max_pool2d", "max_unpool2d",
                                   "constant pad"])
 def test_extra_scalar_attributes(case):
+    """torch's adaptive pools, max_unpool and constant_pad_nd keep no output_size or value
+    (OpSpec.node_attrs hides those params from ``dir(y.grad_fn)``)."""
     shape, f = _CASES[case]
 
     def prog(T):

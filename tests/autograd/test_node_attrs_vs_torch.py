@@ -1,0 +1,108 @@
+"""A node's ``_saved_*`` attributes are torch 2.13's: the names ``dir(y.grad_fn)`` lists and
+their values.
+
+Students find what a node keeps with ``dir(y.grad_fn)``: torch's nodes list neither the
+scalar arguments their formulas do not read (softmax's dtype, a full sum's dim and keepdim,
+a true division's rounding_mode) nor them under our names (``ord``, not ``p``), and they list
+sizes they keep as ints (``_saved_self_sym_sizes``: a tuple). The table says so per node
+(``OpSpec.node_attrs``, ``ops/table.py``'s NODE_ATTRS). A saved tensor is compared by its role
+(which of the program's tensors it is) or, if it is none of them, by shape and dtype.
+"""
+import pytest
+
+from tests.differential.harness import compare_torch
+
+
+def _t(T, *shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return (T.arange(float(n), dtype=T.float64).reshape(shape) / n + 0.5).requires_grad_()
+
+
+# name -> (program on T, F and the inputs dict it fills, attributes whose value forms differ
+# still: their names are compared, not their values)
+_CASES = {
+    "sum": (lambda T, F, v: T.sum(v.setdefault("x", _t(T, 4, 3))), ()),
+    "sum dim": (lambda T, F, v: T.sum(v.setdefault("x", _t(T, 4, 3)), (0,)), ()),
+    "mean": (lambda T, F, v: T.mean(v.setdefault("x", _t(T, 4, 3))), ()),
+    "mean dim": (lambda T, F, v: T.mean(v.setdefault("x", _t(T, 4, 3)), (1,)), ()),
+    "l1_loss": (lambda T, F, v: F.l1_loss(v.setdefault("x", _t(T, 4, 3)), _t(T, 4, 3)), ()),
+    "prod": (lambda T, F, v: T.prod(v.setdefault("x", _t(T, 4, 3))), ()),
+    "prod dim": (lambda T, F, v: T.prod(v.setdefault("x", _t(T, 4, 3)), 0), ()),
+    "cumsum": (lambda T, F, v: T.cumsum(v.setdefault("x", _t(T, 4, 3)), 0), ()),
+    "cumprod": (lambda T, F, v: T.cumprod(v.setdefault("x", _t(T, 4, 3)), 0), ()),
+    "softmax": (lambda T, F, v: T.softmax(v.setdefault("x", _t(T, 4, 3)), 0), ()),
+    "log_softmax": (lambda T, F, v: T.log_softmax(v.setdefault("x", _t(T, 4, 3)), 1), ()),
+    "true div": (lambda T, F, v: v.setdefault("x", _t(T, 4, 3)) / v.setdefault("y", _t(T, 4, 3)),
+                 ()),
+    "div number": (lambda T, F, v: T.div(v.setdefault("x", _t(T, 4, 3)), 4), ()),
+    "std": (lambda T, F, v: T.std(v.setdefault("x", _t(T, 4, 3)), 0), ("dim", "correction")),
+    "var_mean": (lambda T, F, v: T.var_mean(v.setdefault("x", _t(T, 4, 3)), 0)[0],
+                 ("dim", "correction")),
+    "vector_norm": (lambda T, F, v: T.linalg.vector_norm(v.setdefault("x", _t(T, 4, 3)), 3),
+                    ()),
+    "vector_norm dim": (lambda T, F, v: T.linalg.vector_norm(
+        v.setdefault("x", _t(T, 4, 3)), 3, dim=0), ("dim",)),
+    "kthvalue": (lambda T, F, v: T.kthvalue(v.setdefault("x", _t(T, 4, 3)), 2, 0)[0], ()),
+    "sort": (lambda T, F, v: T.sort(v.setdefault("x", _t(T, 4, 3)), 0)[0], ()),
+    "topk": (lambda T, F, v: T.topk(v.setdefault("x", _t(T, 4, 3)), 2, 0)[0], ()),
+    "max dim": (lambda T, F, v: T.max(v.setdefault("x", _t(T, 4, 3)), 0)[0], ()),
+    "nanmedian dim": (lambda T, F, v: T.nanmedian(v.setdefault("x", _t(T, 4, 3)), 0)[0], ()),
+    "trace": (lambda T, F, v: T.trace(v.setdefault("x", _t(T, 4, 3))), ()),
+    "view": (lambda T, F, v: v.setdefault("x", _t(T, 4, 3)).view(2, 6), ()),
+    "tensordot": (lambda T, F, v: T.tensordot(_t(T, 4, 3), _t(T, 3, 2), 1), ()),
+    "kron": (lambda T, F, v: T.kron(_t(T, 2, 3), _t(T, 2, 2)), ()),
+    "matmul 1d2d": (lambda T, F, v: T.matmul(_t(T, 3), _t(T, 3, 2)), ()),
+    "masked_scatter": (lambda T, F, v: (lambda s: s.masked_scatter(
+        s > 1, v.setdefault("src", _t(T, 3, 4))))(v.setdefault("s", _t(T, 3, 4))), ()),
+    "addbmm": (lambda T, F, v: T.addbmm(_t(T, 4, 2), v.setdefault("b1", _t(T, 2, 4, 3)),
+                                        v.setdefault("b2", _t(T, 2, 3, 2))), ()),
+    "unfold": (lambda T, F, v: F.unfold(v.setdefault("x", _t(T, 1, 2, 4, 4)), 2), ()),
+    "layer_norm": (lambda T, F, v: F.layer_norm(v.setdefault("x", _t(T, 4, 3)), (3,),
+                                                v.setdefault("w", _t(T, 3)),
+                                                v.setdefault("b", _t(T, 3))), ()),
+    "embedding": (lambda T, F, v: F.embedding(v.setdefault("i", T.tensor([0, 2, 4])),
+                                              v.setdefault("w", _t(T, 5, 3))), ("padding_idx",)),
+    "adaptive_avg_pool2d": (lambda T, F, v: F.adaptive_avg_pool2d(
+        v.setdefault("x", _t(T, 1, 2, 4, 4) * 1), 2), ()),
+    "constant pad": (lambda T, F, v: F.pad(v.setdefault("x", _t(T, 1, 2, 4)), (1, 2), value=.5),
+                     ()),
+    "inverse": (lambda T, F, v: T.linalg.inv(_t(T, 3, 3) + T.eye(3, dtype=T.float64) * 3), ()),
+    "cholesky": (lambda T, F, v: T.linalg.cholesky(
+        (lambda a: a @ a.mT + T.eye(3, dtype=T.float64))(_t(T, 3, 3))), ()),
+}
+
+
+def _observe(T, case):
+    f, loose = _CASES[case]
+    v = {}
+    y = f(T, T.nn.functional, v)
+    node = y.grad_fn
+    names = sorted(n for n in dir(node) if n.startswith("_saved_"))
+    values = {}
+    for n in names:
+        if n[len("_saved_"):] in loose:
+            continue
+        a = getattr(node, n)
+        if isinstance(a, T.Tensor):
+            a = next((k for k, t in v.items() if t is a), None) or (
+                "tensor", tuple(a.shape), str(a.dtype).split(".")[-1])
+        values[n] = a
+    return {"node": node.name(), "names": names, "values": values}
+
+
+@pytest.mark.parametrize("case", list(_CASES))
+def test_saved_attributes_are_torchs(case):
+    compare_torch(lambda T: _observe(T, case), facade=True)
+
+
+def test_formulas_keep_their_names():
+    """Hiding ``_saved_dim`` from a full sum or renaming ``p`` changes only the attributes:
+    the backward formulas still read their own names, and the gradients are torch's."""
+    def prog(T):
+        x = _t(T, 4, 3)
+        (T.sum(x) + T.linalg.vector_norm(x, 3) + T.softmax(x, 0)[0, 0] +
+         T.topk(x, 2, 0)[0].sum() + x.view(2, 6).sum() + T.mean(x)).backward()
+        return {"grad": x.grad}
+    compare_torch(prog, facade=True)
