@@ -419,17 +419,14 @@ def _node_attr(node, src):
     or what a callable makes of the node."""
     if callable(src):
         return src(node)
+    from ..ops.table import _numel
+
     kind, arg = src[0], src[1]
-    shape = tuple(node.output_meta[0][0] if arg == "result" else
-                  node.input_meta[node.spec.args.index(arg)][0])
-    if kind == "sizes":
-        return shape
-    if kind == "numel":
-        n = 1
-        for d in shape:
-            n *= d
-        return n
-    return shape[src[2]]  # "argsize"
+    meta = node.output_meta[0] if arg == "result" else node.input_meta[node.spec.args.index(arg)]
+    if meta is None:  # (an optional tensor left out: conv's bias)
+        return None
+    shape = tuple(meta[0])
+    return shape if kind == "sizes" else _numel(shape) if kind == "numel" else shape[src[2]]
 
 
 _UNPACKED: dict = {}  # id(node) -> {name: unpacked value} while a hooked node's apply runs

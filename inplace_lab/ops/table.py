@@ -102,8 +102,8 @@ class OpSpec:
     # formula's ops give.
     grad_layout: tuple = ()
     # The ``_saved_<name>`` attributes where torch's node differs from ``saves`` + ``params``
-    # (NODE_ATTRS by node name: set here, so a dataclasses.replace copy under another node
-    # name looks its own up).
+    # (NODE_ATTRS by node name, else by op name: set here, so a dataclasses.replace copy under
+    # another node name looks its own up).
     node_attrs: dict = field(default=None, init=False, repr=False)
     # The OpNode class named node_name (autograd.node.node_class), cached by make_node; not an
     # __init__ argument, so a dataclasses.replace copy with another node_name looks its own up.
@@ -124,7 +124,7 @@ class OpSpec:
         if self.paddle_inplace is None:
             self.paddle_inplace = False
         self.param_names = tuple(self.params)
-        self.node_attrs = NODE_ATTRS.get(self.node_name, {})
+        self.node_attrs = NODE_ATTRS.get(self.node_name, NODE_ATTRS.get(self.name, {}))
         self.hidden_attrs = frozenset(
             v if isinstance(v, str) else k for k, v in self.node_attrs.items()
             if v is None or isinstance(v, str))
@@ -215,7 +215,8 @@ GRAD_LAYOUTS = {
 
 
 # What ``dir(y.grad_fn)`` lists where torch 2.13's node differs from ``saves`` + ``params``
-# (OpSpec.node_attrs), by node name: torch's attribute name (``_saved_`` left off) -> where
+# (OpSpec.node_attrs), by node name (or op name, where one node has several ops that save
+# different things under "result": qr's Q or R): torch's attribute name (``_saved_`` left off) -> where
 # its value comes from: None (a param or saved name torch's node does not keep: hidden),
 # another saved or param name (a rename: that name is hidden), ("sizes", arg) / ("numel",
 # arg) / ("argsize", arg, i) (an input's shape, a tuple of ints, read from node.input_meta
@@ -261,7 +262,32 @@ NODE_ATTRS = {
     "LinalgInvExBackward0": {"inverse": "result", "check_errors": None},
     "LinalgCholeskyExBackward0": {"L": "result", "check_errors": None},
     "LinalgSolveExBackward0": {"check_errors": None},
+    "LinalgDetBackward0": {"A": "self"},
+    **dict.fromkeys(("_linalg_qr_q", "_linalg_qr_q_colmajor"), {"Q": "result"}),
+    **dict.fromkeys(("_linalg_qr_r", "_linalg_qr_r_colmajor"), {"R": "result"}),
+    "_linalg_svd": {"S": "result", "S_sym_argsize_minus_1": ("argsize", "result", -1),
+                    "full_matrices": lambda node: False},  # (svdvals: the reduced SVD)
+    **dict.fromkeys(("_linalg_eigh_w", "_paddle_eigvalsh"), {"eigenvalues": "result",
+                                                             "UPLO": None}),
+    "_linalg_eigh_v": {"eigenvectors": "result", "UPLO": None},
+    "ConvolutionBackward0": {
+        "input": "self", "bias": None,
+        "bias_sym_sizes_opt": lambda node: tuple(node.input_meta[2][0])
+        if node.input_meta[2] is not None else [0],  # (torch's, for no bias: [0])
+        "transposed": lambda node: node.spec.name == "_conv_transpose",
+        "output_padding": lambda node: node.params.get("output_padding") or
+        (0,) * len(node.params["stride"])},
+    "NativeGroupNormBackward0": {"group": "num_groups", "N": ("argsize", "input", 0),
+                                 "C": ("argsize", "input", 1),
+                                 "HxW": lambda node: _numel(node.input_meta[0][0][2:])},
 }
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def register(spec: OpSpec) -> OpSpec:

@@ -71,6 +71,21 @@ _CASES = {
     "inverse": (lambda T, F, v: T.linalg.inv(_t(T, 3, 3) + T.eye(3, dtype=T.float64) * 3), ()),
     "cholesky": (lambda T, F, v: T.linalg.cholesky(
         (lambda a: a @ a.mT + T.eye(3, dtype=T.float64))(_t(T, 3, 3))), ()),
+    "conv1d": (lambda T, F, v: F.conv1d(v.setdefault("x", _t(T, 1, 2, 5)), v.setdefault(
+        "w", _t(T, 3, 2, 2)), _t(T, 3)), ()),
+    "conv2d no bias": (lambda T, F, v: F.conv2d(v.setdefault("x", _t(T, 1, 2, 5, 5)),
+                                                v.setdefault("w", _t(T, 3, 2, 2, 2)),
+                                                stride=2, padding=1), ()),
+    "conv_transpose2d": (lambda T, F, v: F.conv_transpose2d(
+        v.setdefault("x", _t(T, 1, 2, 5, 5)), v.setdefault("w", _t(T, 2, 3, 2, 2)), _t(T, 3),
+        stride=2, output_padding=1), ()),
+    "group_norm": (lambda T, F, v: F.group_norm(v.setdefault("x", _t(T, 2, 4, 3, 2)), 2,
+                                                v.setdefault("w", _t(T, 4)), _t(T, 4)), ()),
+    "qr Q": (lambda T, F, v: T.linalg.qr(_t(T, 4, 3))[0], ()),
+    "qr R": (lambda T, F, v: T.linalg.qr(_t(T, 4, 3))[1], ()),
+    "svdvals": (lambda T, F, v: T.linalg.svdvals(_t(T, 4, 3)), ()),
+    "eigvalsh": (lambda T, F, v: T.linalg.eigvalsh(_t(T, 3, 3) + _t(T, 3, 3).mT), ()),
+    "eigh vectors": (lambda T, F, v: T.linalg.eigh(_t(T, 3, 3) + _t(T, 3, 3).mT)[1], ()),
 }
 
 
@@ -101,8 +116,12 @@ def test_formulas_keep_their_names():
     """Hiding ``_saved_dim`` from a full sum or renaming ``p`` changes only the attributes:
     the backward formulas still read their own names, and the gradients are torch's."""
     def prog(T):
+        F = T.nn.functional
         x = _t(T, 4, 3)
+        w = _t(T, 2, 3)
         (T.sum(x) + T.linalg.vector_norm(x, 3) + T.softmax(x, 0)[0, 0] +
-         T.topk(x, 2, 0)[0].sum() + x.view(2, 6).sum() + T.mean(x)).backward()
-        return {"grad": x.grad}
+         T.topk(x, 2, 0)[0].sum() + x.view(2, 6).sum() + T.mean(x) +
+         F.conv1d(x[None], w[:, :, None]).sum() + F.group_norm(x[None], 3).pow(2).sum() +
+         T.linalg.qr(x)[0].sum()).backward()
+        return {"grad": x.grad, "w": w.grad}
     compare_torch(prog, facade=True)
