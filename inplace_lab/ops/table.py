@@ -124,7 +124,9 @@ class OpSpec:
         if self.paddle_inplace is None:
             self.paddle_inplace = False
         self.param_names = tuple(self.params)
-        self.node_attrs = NODE_ATTRS.get(self.node_name, NODE_ATTRS.get(self.name, {}))
+        self.node_attrs = {**{k: PARAM_FORMS[k] for k in (*self.args, *self.params)
+                              if k in PARAM_FORMS},
+                           **NODE_ATTRS.get(self.node_name, NODE_ATTRS.get(self.name, {}))}
         self.hidden_attrs = frozenset(
             v if isinstance(v, str) else k for k, v in self.node_attrs.items()
             if v is None or isinstance(v, str))
@@ -222,6 +224,40 @@ GRAD_LAYOUTS = {
 # arg) / ("argsize", arg, i) (an input's shape, a tuple of ints, read from node.input_meta
 # when asked; arg "result": the first output's), or a callable(node). Only the ``_saved_``
 # view changes: backward formulas keep reading their own names (``c["dim"]``).
+def _unsigned(v):
+    """An int64_t (or IntArrayRef) attribute as torch's getter gives it: a negative number
+    as unsigned (dim=-1: 18446744073709551615), a sequence as a tuple."""
+    if isinstance(v, (tuple, list)):
+        return tuple(_unsigned(d) for d in v)
+    return v + 2 ** 64 if isinstance(v, int) and not isinstance(v, bool) and v < 0 else v
+
+
+def _narrow_start(node):  # (narrow is a slice from its start, wrapped, on)
+    start = node.params["start"]
+    return start + node.input_meta[0][0][node.params["dim"]] if start < 0 else start
+
+
+def _param(name, form):
+    """An attribute read from the param ``name`` in torch's form (``form(value)``)."""
+    return lambda node: form(node.params.get(name))
+
+
+def _dims(v):  # an IntArrayRef dim: (d,) for one d
+    return None if v is None else _unsigned((v,) if isinstance(v, int) else v)
+
+
+def _ntuple(n):  # a pool's kernel_size, stride ... as n ints; stride None: ()
+    return lambda v: () if v is None else tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+# torch's form of a param by its name, on every node that has it (NODE_ATTRS may override):
+# int64_t arguments unsigned, a loss's reduction as at::Reduction's number
+PARAM_FORMS = {
+    **{k: _param(k, _unsigned) for k in ("dim", "dim0", "dim1", "dim2", "ignore_index",
+                                         "offset", "diagonal", "pad")},
+    "reduction": _param("reduction", lambda v: {"none": 0, "mean": 1, "sum": 2}.get(v, v)),
+}
+_DIMS = {"dim": _param("dim", _dims)}
 _SIZES = {"self_sym_sizes": ("sizes", "self")}
 _NO_DTYPE = {"dtype": None}
 _FULL = {"dim": None, "keepdim": None, "dtype": None}  # (full reductions keep no dim)
@@ -229,18 +265,39 @@ NODE_ATTRS = {
     "SumBackward0": {**_FULL, **_SIZES},
     "MeanBackward0": {**_FULL, **_SIZES, "self_sym_numel": ("numel", "self")},
     "ProdBackward0": _FULL,
-    "SumBackward1": {**_NO_DTYPE, **_SIZES},
-    "MeanBackward1": {**_NO_DTYPE, **_SIZES, "self_sym_numel": ("numel", "self")},
+    "SumBackward1": {**_NO_DTYPE, **_SIZES, **_DIMS},
+    "MeanBackward1": {**_NO_DTYPE, **_SIZES, **_DIMS, "self_sym_numel": ("numel", "self")},
+    **dict.fromkeys(("AmaxBackward0", "AminBackward0", "LogsumexpBackward0", "NansumBackward0"),
+                    _DIMS),
     **dict.fromkeys(("CumsumBackward0", "CumprodBackward0", "ProdBackward1", "SoftmaxBackward0",
-                     "LogSoftmaxBackward0", "NormBackward1"), _NO_DTYPE),
+                     "LogSoftmaxBackward0"), _NO_DTYPE),
+    "NormBackward1": {**_NO_DTYPE, **_DIMS},
     "DivBackward0": {"rounding_mode": None},
     "DivBackward1": {"rounding_mode": None, "self": None},  # (the Scalar overload: other only)
     **dict.fromkeys(("StdBackward0", "VarBackward0", "VarMeanBackward0", "StdMeanBackward0"),
-                    {"unbiased": None}),
-    "LinalgVectorNormBackward0": {"ord": "p", "dtype": None},
+                    {"unbiased": None, **_DIMS, "correction": lambda node: (
+                        node.params["correction"] if node.params.get("correction") is not None
+                        else 0 if node.params.get("unbiased") is False else 1)}),
+    "LinalgVectorNormBackward0": {"p": None, "dtype": None, **_DIMS, "ord": _param(
+        "p", lambda p: 2 if p is None or p == "fro" else p)},
     **dict.fromkeys(("MaxBackward0", "MinBackward0", "NanmedianBackward1", "MedianBackward1",
                      "ModeBackward0", "TraceBackward0", "UnsafeViewBackward0", "SqueezeBackward4"),
                     _SIZES),
+    **dict.fromkeys(("SqueezeBackward1", "SqueezeBackward2", "SelectBackward0",
+                     "DiagonalBackward0", "UnfoldBackward0", "RepeatBackward0",
+                     "IndexSelectBackward0"), _SIZES),
+    **dict.fromkeys(("SqueezeBackward0", "ExpandBackward0"), {"dim": None, "sizes": None,
+                                                              **_SIZES}),
+    "NansumBackward0": {**_NO_DTYPE, **_DIMS},
+    **dict.fromkeys(("FlipBackward0", "RollBackward0"), {"dims": _param("dims", _unsigned)}),
+    "permute": {"sizes": None, "dims": _param("sizes", _unsigned)},
+    "slice": _SIZES,
+    "narrow": {"length": None, **_SIZES, "step": lambda node: 1, "start": _narrow_start,
+               "end": lambda node: _narrow_start(node) + node.params["length"]},
+    "split": {"split_size_or_sections": None, **_SIZES,
+              "split_size": _param("split_size_or_sections", _unsigned)},
+    "chunk": {"chunks": None, **_SIZES, "split_size": lambda node: -(-node.input_meta[0][0][
+        node.params["dim"]] // node.params["chunks"])},
     "KthvalueBackward0": {"k": None, **_SIZES},
     "SortBackward0": {"descending": None, "stable": None, **_SIZES},
     "TopkBackward0": {"k": None, "largest": None, "sorted": None, **_SIZES},
@@ -254,11 +311,17 @@ NODE_ATTRS = {
                         "self_sym_argsize_minus_2": ("argsize", "self", -2)},
     "NativeLayerNormBackward0": {"eps": None},
     "EmbeddingBackward0": {"indices": "self", "max_norm": None, "norm_type": None,
+                           "padding_idx": _param("padding_idx",
+                                                 lambda v: _unsigned(-1 if v is None else v)),
                            "weight_sym_argsize_0": ("argsize", "weight", 0)},
     **dict.fromkeys(("AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0",
                      "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0",
                      "MaxUnpool2DBackward0", "MaxUnpool3DBackward0"), {"output_size": None}),
     "ConstantPadNdBackward0": {"value": None},
+    **{f"{kind}Pool{n}D{suffix}Backward0": {k: _param(k, _ntuple(n)) for k in keys}
+       for kind, suffix, keys in (
+           ("Max", "WithIndices", ("kernel_size", "stride", "padding", "dilation")),
+           ("Avg", "", ("kernel_size", "stride", "padding"))) for n in (2, 3)},
     "LinalgInvExBackward0": {"inverse": "result", "check_errors": None},
     "LinalgCholeskyExBackward0": {"L": "result", "check_errors": None},
     "LinalgSolveExBackward0": {"check_errors": None},
