@@ -303,10 +303,12 @@ class OpNode(Node):
         is how a student finds what a node keeps)."""
         spec = self.spec
         hidden = spec.hidden_attrs
+        # (a Python number of a Tensor overload is kept only if saved: add's other is not)
+        unsaved = spec.args if spec.scalar_edges else ()
         return sorted(set(super().__dir__()) | {
             f"_saved_{k}" for k in (*spec.saves, *self.params) if (k != "result" or
                                                                    "result" in self.saved)
-            and k not in hidden} | {
+            and k not in hidden and (k in spec.saves or k not in unsaved)} | {
             f"_saved_{k}" for k, v in spec.node_attrs.items() if v is not None and
             (v != "result" or "result" in self.saved)})
 

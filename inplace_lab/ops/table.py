@@ -237,6 +237,15 @@ def _narrow_start(node):  # (narrow is a slice from its start, wrapped, on)
     return start + node.input_meta[0][0][node.params["dim"]] if start < 0 else start
 
 
+def _correction(node):  # std/var: None for the defaults over every dim (x.std())
+    p = node.params
+    if p.get("correction") is not None:
+        return p["correction"]
+    if p.get("unbiased") is None:
+        return None if p.get("dim") is None else 1
+    return int(p["unbiased"])
+
+
 def _param(name, form):
     """An attribute read from the param ``name`` in torch's form (``form(value)``)."""
     return lambda node: form(node.params.get(name))
@@ -275,9 +284,7 @@ NODE_ATTRS = {
     "DivBackward0": {"rounding_mode": None},
     "DivBackward1": {"rounding_mode": None, "self": None},  # (the Scalar overload: other only)
     **dict.fromkeys(("StdBackward0", "VarBackward0", "VarMeanBackward0", "StdMeanBackward0"),
-                    {"unbiased": None, **_DIMS, "correction": lambda node: (
-                        node.params["correction"] if node.params.get("correction") is not None
-                        else 0 if node.params.get("unbiased") is False else 1)}),
+                    {"unbiased": None, **_DIMS, "correction": _correction}),
     "LinalgVectorNormBackward0": {"p": None, "dtype": None, **_DIMS, "ord": _param(
         "p", lambda p: 2 if p is None or p == "fro" else p)},
     **dict.fromkeys(("MaxBackward0", "MinBackward0", "NanmedianBackward1", "MedianBackward1",
@@ -301,7 +308,19 @@ NODE_ATTRS = {
     "KthvalueBackward0": {"k": None, **_SIZES},
     "SortBackward0": {"descending": None, "stable": None, **_SIZES},
     "TopkBackward0": {"k": None, "largest": None, "sorted": None, **_SIZES},
-    "ViewBackward0": {"sizes": None, **_SIZES},
+    "ViewBackward0": {"sizes": None, "dim": None, **_SIZES},  # (unflatten's too)
+    "MmBackward0": {"self_sym_sizes": ("sizes", "self"), "mat2_sym_sizes": ("sizes", "mat2")},
+    "IndexBackward0": _SIZES,
+    **dict.fromkeys(("IndexAddBackward0", "IndexCopyBackward0"), {
+        "source_dim": lambda node: len(node.input_meta[node.spec.args.index("source")][0])}),
+    **dict.fromkeys(("MaxBackward1", "MinBackward1"), {"dim": None, "keepdim": None}),
+    **dict.fromkeys(("ThresholdBackward0", "MaskedFillBackward0", "IndexFillBackward0"),
+                    {"value": None}),
+    **dict.fromkeys(("ScatterBackward0", "ScatterBackward1"), {"reduce": None, "value": None}),
+    "NanToNumBackward0": {"nan": None, "posinf": None, "neginf": None},
+    "CloneBackward0": {"memory_format": None},
+    "ToCopyBackward0": _NO_DTYPE,
+    **dict.fromkeys(("RoundBackward0", "RoundBackward1"), {"decimals": None}),
     "MaskedScatterBackward0": {"source_sym_sizes": ("sizes", "source")},
     "AddmmBackward0": {"mat1_sym_sizes": ("sizes", "mat1"), "mat2_sym_sizes": ("sizes", "mat2")},
     "AddbmmBackward0": {"batch1_sym_argsize_0": ("argsize", "batch1", 0),
