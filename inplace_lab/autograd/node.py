@@ -313,8 +313,10 @@ class OpNode(Node):
             (v != "result" or "result" in self.saved)})
 
     def __getattr__(self, item):
-        spec = self.spec
-        if spec.node_attrs and item.startswith(("_saved_", "_raw_saved_")):
+        """``_saved_<name>`` as torch's node lists it (OpSpec.node_attrs: hidden params,
+        renames, sizes worked out from input_meta here, when asked)."""
+        if item.startswith(("_saved_", "_raw_saved_")) and self.spec.node_attrs:
+            spec = self.spec
             pre, _, key = item.partition("saved_")
             src = spec.node_attrs.get(key, key)
             if isinstance(src, str):  # (a rename, or a name the table does not mention)
