@@ -390,8 +390,7 @@ class OpNode(Node):
             from .saved import freed_error
 
             raise freed_error(self)
-        if len(self.saved) > 1 or self.saved and self.policy is not None and \
-                _is_paddle(self.policy):  # (Paddle checks every tensor its node keeps)
+        if self.saved:  # every saved tensor is checked, read by this call's formula or not
             _check_saved(self)  # (which modified saved tensor an error names: see _check_saved)
         fa = self.spec.backward_array  # raw arrays when nothing can see the difference
         out = fa(self, grads) if fa is not None and self._extra is None else None
@@ -464,8 +463,15 @@ def _check_saved(node) -> None:
     runs: the saved inputs in the order of their names, then the saved outputs (``result``),
     so of two modified (or freed) ones the error names the first (``maximum(a, b)``:
     ``other``; ``dist(a, b)``: ``self`` before ``result``), whatever order the formula reads
-    them in. Only one that fails is unpacked here (it raises); the formula unpacks the rest."""
+    them in, and whether or not this call's gradients read them (an in-place rounding div_
+    keeps ``other`` for a zero gradient: writing it fails the backward, wide seed 67653).
+    Only one that fails is unpacked here (it raises); the formula unpacks the rest."""
     saved = node.saved
+    if len(saved) == 1:  # (the common node: nothing to order)
+        for s in saved.values():
+            if s.fails():
+                s.unpack(node)
+        return
     args = node.spec.args
     for name in sorted(saved, key=lambda n: (n not in args, n)):
         if saved[name].fails():

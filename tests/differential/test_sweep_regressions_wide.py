@@ -1172,3 +1172,22 @@ def test_cumsum_of_negative_zeros_starts_from_zero():
                 "h": y.cumsum(0, dtype=T.float16).reciprocal(),
                 "0d": T.tensor(-0.0).cumsum(0).reciprocal()}
     compare_torch(prog, facade=True)
+
+
+def test_a_saved_tensor_is_checked_even_where_the_gradient_does_not_read_it():
+    """torch's generated apply unpacks (and version-checks) every saved variable first: an
+    in-place rounding div_ keeps ``other`` for a zero gradient, and writing it before backward
+    fails (wide seed 67653); the pow_ before it names the same version rule."""
+    def prog(T):
+        t1 = T.tensor([-1.16, 0.61, -0.6, 1.09], dtype=T.float64, requires_grad=True)
+        t2 = t1.clone()
+        t3 = t2.detach()
+        t2.div_(t3, rounding_mode="trunc")
+        a = attempt(lambda: t2.sum().backward())
+        t4 = t1.clone()
+        t4.pow_(t4)
+        t5 = t4.detach()
+        t4.div_(t5, rounding_mode="trunc")
+        b = attempt(lambda: t4.sum().backward())
+        return {"a": a, "b": b, "grad": t1.grad}
+    compare_torch(prog, facade=True)
