@@ -318,7 +318,7 @@ def diag(input, diagonal=0, *, out=None):
     2-D: a *copy* of that diagonal (not a view, unlike ``diagonal``: DiagonalBackward0_copy)."""
     kw = {} if out is None else {"out": out}
     if input.ndim == 1:
-        return dispatch.call(OPS["diag_embed"], (input, diagonal, 0, 1), kw)
+        return dispatch.call(OPS["diag_embed"], (input, diagonal, -2, -1), kw)  # (its defaults)
     if input.ndim == 2:
         return dispatch.call(_DIAG_COPY, (input, diagonal), kw)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
@@ -327,7 +327,7 @@ def diag(input, diagonal=0, *, out=None):
 def diagflat(input, offset=0):
     """``diag_embed`` of ``input.contiguous().view(-1)``: a square matrix."""
     flat = dispatch.call_view(OPS["view"], (methods.contiguous(input), -1), {})
-    return dispatch.call(OPS["diag_embed"], (flat, offset, 0, 1), {})
+    return dispatch.call(OPS["diag_embed"], (flat, offset, -2, -1), {})
 
 
 _composite(diag)

@@ -311,6 +311,9 @@ NODE_ATTRS = {
     "ViewBackward0": {"sizes": None, "dim": None, **_SIZES},  # (unflatten's too)
     "MmBackward0": {"self_sym_sizes": ("sizes", "self"), "mat2_sym_sizes": ("sizes", "mat2")},
     "IndexBackward0": _SIZES,
+    "DiagonalBackward0_copy": {"diagonal": None, "offset": _param("diagonal", _unsigned),
+                               "dim1": lambda node: 0,
+                               "dim2": lambda node: 1, **_SIZES},  # (diag of a matrix)
     **dict.fromkeys(("IndexAddBackward0", "IndexCopyBackward0"), {
         "source_dim": lambda node: len(node.input_meta[node.spec.args.index("source")][0])}),
     **dict.fromkeys(("MaxBackward1", "MinBackward1"), {"dim": None, "keepdim": None}),

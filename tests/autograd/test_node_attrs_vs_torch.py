@@ -153,6 +153,9 @@ _CASES = {
     "clone": (lambda T, F, v: _t(T, 4, 3).clone(), ()),
     "to": (lambda T, F, v: _t(T, 4, 3).to(T.float32), ()),
     "round decimals": (lambda T, F, v: _t(T, 4, 3).round(decimals=1), ()),
+    "diag vector": (lambda T, F, v: _t(T, 3).diag(1), ()),
+    "diag matrix": (lambda T, F, v: _t(T, 4, 3).diag(-1), ()),
+    "diagflat": (lambda T, F, v: T.diagflat(_t(T, 2, 2)), ()),
 }
 
 
