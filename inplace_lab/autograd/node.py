@@ -128,9 +128,7 @@ class Node:
                 if spec is not None and key in spec.args and spec.scalar_edges:
                     # A Tensor overload (mul, div ...): PyTorch wrapped the number in a 0-dim
                     # tensor and saved it only if the formula needs it (add's other: no).
-                    c = spec.save_if.get(key)
-                    if key in spec.saves and (c is None or
-                                              self.needs_input_grad[spec.args.index(c)]):
+                    if _number_saved(self, spec, key):
                         return _wrapped_number(params[key])
                 else:  # a Scalar argument (pow's exponent, clamp's min ...): the number itself
                     return params[key]
@@ -154,6 +152,13 @@ class Node:
         self._released = True
         for s in self.saved_tensors_info().values():
             s.free()
+
+
+def _number_saved(node, spec, key) -> bool:
+    """Did ``node`` save its number argument ``key`` (wrapped in a tensor, ``x * 2``'s other)?
+    Saved when the gradient that reads it is needed (``save_if``), as a tensor would be."""
+    c = spec.save_if.get(key)
+    return key in spec.saves and (c is None or node.needs_input_grad[spec.args.index(c)])
 
 
 def _wrapped_number(v):
@@ -345,14 +350,9 @@ class OpNode(Node):
     def _keeps_wrapped_numbers(self) -> bool:
         """Did this node save a Python number PyTorch wraps in a tensor (``x * 2``'s other)?"""
         spec = self.spec
-        if not spec.scalar_edges:
-            return False
-        for k in spec.saves:  # (saved when the gradient that reads it is needed: save_if)
-            if k in self.params and k in spec.args:
-                c = spec.save_if.get(k)
-                if c is None or self.needs_input_grad[spec.args.index(c)]:
-                    return True
-        return False
+        return spec.scalar_edges and any(
+            k in self.params and k in spec.args and _number_saved(self, spec, k)
+            for k in spec.saves)
 
     # ctx-style accessors the backward formulas use
     def __getitem__(self, key):
