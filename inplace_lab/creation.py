@@ -9,30 +9,44 @@ import numbers
 
 import numpy as np
 
-from . import backend, dtypes, layout
+from . import backend, dtypes, layout, rng
 from .scalars import as_value, check_value
 from .storage import Storage
 from .tensor import Tensor, _c_strides
 
-_rng = np.random.default_rng()
 _gpu_seed = None
 
 
 def manual_seed(seed: int):
-    """Seed the generators of every device."""
-    global _rng, _gpu_seed
-    _rng = np.random.default_rng(int(seed))
+    """Seed the generators of every device (the CPU's is PyTorch's: see ``rng``)."""
+    global _gpu_seed
+    rng.default_generator.manual_seed(seed)
     _gpu_seed = int(seed)
     if backend._CUPY_DEVICES:
         backend._cupy.random.seed(int(seed))
-    return _rng
+    return rng.default_generator
 
 
-seed = manual_seed
+def seed() -> int:
+    """Seed every device's generator nondeterministically; return the seed (``torch.seed``)."""
+    s = rng.default_generator.seed()
+    manual_seed(s)
+    return s
 
 
 def generator():
-    return _rng
+    """numpy's Generator on the default CPU generator's stream (for draws with no PyTorch
+    kernel in ``rng``: gamma, multinomial)."""
+    return rng.default_generator.np
+
+
+def cpu_generator(gen=None):
+    """The ``rng.Generator`` a ``generator=`` argument names (None: the default one)."""
+    if gen is None:
+        return rng.default_generator
+    if not isinstance(gen, (rng.Generator, rng.PaddleGenerator)):
+        raise TypeError(f"expected a torch.Generator, but got {type(gen).__name__}")
+    return gen
 
 
 def _shape_arg(size):
@@ -318,9 +332,9 @@ def _chunked(flat, draw):
         part[...] = draw(part.size)
 
 
-def _random_fill(t, kind, **kw):
-    """Fill ``t``'s storage in its own dtype: numpy's Generator writes float32/float64 directly
-    (``out=``); other dtypes go through small chunks, never a full-size float64 temporary."""
+def _random_fill(t, kind, gen=None, **kw):
+    """Fill ``t``'s storage in its own dtype, in bounded chunks (never a full-size float64
+    temporary): on the CPU PyTorch's draws from ``gen`` (``rng``), on a GPU cupy's."""
     flat = t._storage.data
     if backend.is_real_gpu(t.device):
         cp = backend._cupy
@@ -336,30 +350,24 @@ def _random_fill(t, kind, **kw):
                 _chunked(flat, lambda n: cp.random.standard_normal(n))
         else:
             _chunked(flat, lambda n: cp.random.randint(kw["low"], kw["high"], n))
-    elif kind == "uniform":
-        if flat.dtype in (np.float32, np.float64):
-            _rng.random(out=flat, dtype=flat.dtype)
-        else:
-            _chunked(flat, _rng.random)
+        if kind == "uniform" and (kw.get("low", 0.0), kw.get("high", 1.0)) != (0.0, 1.0):
+            flat *= (kw["high"] - kw["low"])
+            flat += kw["low"]
+        if kind == "normal":
+            if kw.get("std", 1.0) != 1.0:
+                flat *= kw["std"]
+            if kw.get("mean", 0.0) != 0.0:
+                flat += kw["mean"]
+        return t
+    g = cpu_generator(gen)  # PyTorch's kernels on PyTorch's stream (rng)
+    if kind == "uniform":
+        rng.fill(flat, lambda n: g.uniform(n, flat.dtype, kw.get("low", 0.0),
+                                             kw.get("high", 1.0)))
     elif kind == "normal":
-        if flat.dtype in (np.float32, np.float64):
-            _rng.standard_normal(out=flat, dtype=flat.dtype)
-        else:
-            _chunked(flat, _rng.standard_normal)
+        g.normal_into(flat, kw.get("mean", 0.0), kw.get("std", 1.0))
     else:
         lo, hi = kw["low"], kw["high"]
-        if flat.dtype.kind in "iu":
-            _chunked(flat, lambda n: _rng.integers(lo, hi, n, dtype=flat.dtype))
-        else:
-            _chunked(flat, lambda n: _rng.integers(lo, hi, n))
-    if kind == "uniform" and (kw.get("low", 0.0), kw.get("high", 1.0)) != (0.0, 1.0):
-        flat *= (kw["high"] - kw["low"])
-        flat += kw["low"]
-    if kind == "normal":
-        if kw.get("std", 1.0) != 1.0:
-            flat *= kw["std"]
-        if kw.get("mean", 0.0) != 0.0:
-            flat += kw["mean"]
+        rng.fill(flat, lambda n: g.random_from_to(n, flat.dtype, lo, hi - lo))
     return t
 
 
@@ -372,15 +380,18 @@ def _float_only(dtype, kernel):
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
     _float_only(dtype, "check_uniform_bounds")
-    return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "uniform"), requires_grad)
+    return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "uniform", generator),
+                   requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
     _float_only(dtype, "normal_kernel_cpu")
-    return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "normal"), requires_grad)
+    return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "normal", generator),
+                   requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, **_):
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
+            generator=None, **_):
     if high is None or (size is None and isinstance(high, (list, tuple))):
         low, high, size = 0, low, (size if high is None else high)
     if size is None:
@@ -389,13 +400,17 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = empty(*(size if isinstance(size, (list, tuple)) else (size,)),
               dtype=dtype or dtypes.int64, device=device)
-    return _finish(_random_fill(t, "integers", low=low, high=high), requires_grad)
+    return _finish(_random_fill(t, "integers", generator, low=low, high=high), requires_grad)
 
 
-def randperm(n, dtype=None, device=None, requires_grad=False, **_):
+def randperm(n, dtype=None, device=None, requires_grad=False, generator=None, **_):
     t = empty(n, dtype=dtype or dtypes.int64, device=device)
-    t._storage.data[...] = backend.to_device_array(_rng.permutation(n), t.device)
-    return t
+    if backend.is_real_gpu(t.device):
+        perm = backend._cupy.random.permutation(n)
+    else:
+        perm = cpu_generator(generator).randperm(n)
+    t._storage.data[...] = backend.to_device_array(perm, t.device)
+    return _finish(t, requires_grad)
 
 
 def _like(t, dtype, device):

@@ -55,12 +55,12 @@ def _fan(tensor, mode):
 
 def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     with no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     with no_grad():
-        return tensor.normal_(mean, std)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val: float):
@@ -142,10 +142,14 @@ def orthogonal_(tensor, gain: float = 1.0, generator=None):
 
 def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None):
-    """Normal(mean, std) truncated to [a, b], by inverse-CDF sampling on a scratch tensor
-    (``uniform_``, ``erfinv_``, ``mul_``, ``add_``, ``clamp_``), then one ``copy_`` into
-    ``tensor`` (version +1)."""
+    """Normal(mean, std) truncated to [a, b], as torch 2.13 draws it (the same draws for the
+    same seed): when [a, b] holds more than 30% of the mass, ``normal_`` and redraw what falls
+    outside; else uniform candidates on [a, b] accepted with probability pdf / peak."""
     import warnings
+
+    import inplace_lab as _il
+
+    from .. import creation
 
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -153,11 +157,40 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
+    where = _il.where
     with no_grad():
-        lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-        tmp = tensor.new_empty(tuple(tensor.shape)).uniform_(2 * lo - 1, 2 * hi - 1)
-        tmp.erfinv_().mul_(std * math.sqrt(2.0)).add_(mean).clamp_(a, b)
-        return tensor.copy_(tmp)
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            lo = creation.tensor(a, dtype=tensor.dtype).item()  # (the bounds in its dtype)
+            hi = creation.tensor(b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, creation.empty_like(result).normal_(
+                    mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates = creation.empty_like(tensor)
+        accept_buf = creation.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = where(pending, accept_buf.uniform_(generator=generator).log_().gt(
+                    candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+        return tensor
 
 
 def eye_(tensor):

@@ -869,9 +869,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 # ---- functional bernoulli, poisson, binomial --------------------------------------------------------
 
 def _gen(xp):
+    """numpy's Generator on PyTorch's CPU stream (no PyTorch kernel here), or cupy's."""
     from .random import _gen as g
 
-    return g(xp)
+    return g(xp).np if xp.__name__ == "numpy" else g(xp)
 
 
 def _float_probs(name, t):
@@ -881,6 +882,11 @@ def _float_probs(name, t):
 
 
 def _bern_fwd(xp, p, out=None, dt=None):
+    if xp.__name__ == "numpy":  # (PyTorch's draws: one uniform per element of p)
+        from .. import rng
+        from .random import _gen as g
+
+        return assign(xp, out, g(xp).bernoulli_tensor(p).reshape(p.shape).astype(dt.np))
     u = _gen(xp).random(size=p.shape)
     return assign(xp, out, (u < p).astype(dt.np))
 

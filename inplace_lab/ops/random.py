@@ -4,10 +4,9 @@
 
 They are ordinary in-place table ops: the same leaf/view checks, one version bump,
 and on a graph tensor a node (``UniformBackward0``...) whose gradient is zero, since
-the new values do not depend on the old ones. The draws come from the generator
-``inplace_lab.manual_seed`` seeds (numpy's ``Generator``; cupy's on a GPU) and are
-written in the target's own dtype: float32 targets get float32 draws, written through
-the target's (possibly strided) view, with no float64 temporaries where numpy allows.
+the new values do not depend on the old ones. On the CPU the draws are PyTorch's own
+(``inplace_lab/rng.py``: its Mersenne Twister, its kernels, its TensorIterator order), from
+the generator ``manual_seed`` seeds or a ``generator=`` argument; on a GPU cupy's.
 
 >>> import inplace_lab as il
 >>> _ = il.manual_seed(0); a = il.empty(3).uniform_()
@@ -19,30 +18,36 @@ from __future__ import annotations
 
 import math
 
+from .. import rng
 from .elementwise import arg, is_tensor, overload
 from .table import OpSpec, register
 
 
-def _gen(xp):
-    """The seeded generator: numpy's (creation.manual_seed) or cupy's global one."""
+def _gen(xp, generator=None):
+    """The seeded generator: PyTorch's CPU one (``rng``) or cupy's global one."""
     if xp.__name__ == "numpy":
         from .. import creation
 
-        return creation.generator()
+        return creation.cpu_generator(generator)
     return xp.random
 
 
+def _cpu(xp) -> bool:
+    return xp.__name__ == "numpy"
+
+
+def _put(out, draw):
+    """``draw(k)`` (PyTorch's next k values) into the target in TensorIterator order: a
+    contiguous one a chunk at a time (small temporaries), a strided one in one go."""
+    if out.flags.c_contiguous:
+        rng.fill(out.reshape(-1), draw)
+        return out
+    return rng.write(out, draw(out.size).astype(out.dtype, copy=False))
+
+
 def _draw(xp, out, method, *args):
-    """Fill ``out`` from ``Generator.<method>`` in out's dtype, writing in place when possible."""
-    g = _gen(xp)
-    floaty = out.dtype.kind == "f" and out.dtype.itemsize >= 4
-    if xp.__name__ == "numpy" and floaty and out.flags.c_contiguous:
-        getattr(g, method)(*args, out=out, dtype=out.dtype)
-        return out
-    if xp.__name__ == "numpy" and floaty:  # strided target: one draw of its own dtype, then copy
-        out[...] = getattr(g, method)(*args, size=out.shape, dtype=out.dtype)
-        return out
-    out[...] = getattr(g, method)(*args, size=out.shape)
+    """cupy: fill ``out`` from ``cupy.random.<method>``."""
+    out[...] = getattr(xp.random, method)(*args, size=out.shape)
     return out
 
 
@@ -109,6 +114,7 @@ def _zero_grad(c, g):
 
 
 def rand_op(name, fwd, dtype_rule, params, args=("self",), **kw):
+    params = {**params, "generator": None}  # (a torch.Generator, else the default one)
     return register(OpSpec(name=name, forward=fwd, backward=_zero_grad, args=args, params=params,
                            dtype_rule=dtype_rule, inplace=True, torch_inplace=True,
                            paddle_inplace=True, method=False, function=False, out=False, **kw))
@@ -116,7 +122,10 @@ def rand_op(name, fwd, dtype_rule, params, args=("self",), **kw):
 
 # ---- continuous ---------------------------------------------------------------------------------
 
-def _uniform_fwd(xp, a, out=None, dt=None, from_=0.0, to=1.0):
+def _uniform_fwd(xp, a, out=None, dt=None, from_=0.0, to=1.0, generator=None):
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        return _put(out, lambda k: g.uniform(k, out.dtype, from_, to))
     _draw(xp, out, "random")
     if (from_, to) != (0.0, 1.0):
         out *= (to - from_)
@@ -124,7 +133,13 @@ def _uniform_fwd(xp, a, out=None, dt=None, from_=0.0, to=1.0):
     return out
 
 
-def _normal_fwd(xp, a, out=None, dt=None, mean=0.0, std=1.0):
+def _normal_fwd(xp, a, out=None, dt=None, mean=0.0, std=1.0, generator=None):
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        if out.flags.c_contiguous:
+            g.normal_into(out.reshape(-1), mean, std)
+            return out
+        return _put(out, lambda k: g.normal(k, out.dtype, mean, std, contiguous=False))
     _draw(xp, out, "standard_normal")
     if std != 1.0:
         out *= std
@@ -133,15 +148,21 @@ def _normal_fwd(xp, a, out=None, dt=None, mean=0.0, std=1.0):
     return out
 
 
-def _exponential_fwd(xp, a, out=None, dt=None, lambd=1.0):
+def _exponential_fwd(xp, a, out=None, dt=None, lambd=1.0, generator=None):
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        return _put(out, lambda k: g.exponential(k, lambd))
     _draw(xp, out, "standard_exponential")
     if lambd != 1.0:
         out /= lambd
     return out
 
 
-def _cauchy_fwd(xp, a, out=None, dt=None, median=0.0, sigma=1.0):
+def _cauchy_fwd(xp, a, out=None, dt=None, median=0.0, sigma=1.0, generator=None):
     """median + sigma * tan(pi * (u - 1/2)), transformed in place (PyTorch's formula)."""
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        return _put(out, lambda k: g.cauchy(k, median, sigma))
     _draw(xp, out, "random")
     out -= 0.5
     out *= math.pi
@@ -151,7 +172,10 @@ def _cauchy_fwd(xp, a, out=None, dt=None, median=0.0, sigma=1.0):
     return out
 
 
-def _log_normal_fwd(xp, a, out=None, dt=None, mean=1.0, std=2.0):
+def _log_normal_fwd(xp, a, out=None, dt=None, mean=1.0, std=2.0, generator=None):
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        return _put(out, lambda k: g.log_normal(k, mean, std))
     _normal_fwd(xp, a, out, dt, mean, std)
     return xp.exp(out, out=out)
 
@@ -165,8 +189,11 @@ rand_op("log_normal", _log_normal_fwd, _float_only("log_normal_cpu"), {"mean": 1
 
 # ---- discrete --------------------------------------------------------------------------------------
 
-def _geometric_fwd(xp, a, out=None, dt=None, p=0.5):
+def _geometric_fwd(xp, a, out=None, dt=None, p=0.5, generator=None):
     """Number of trials to the first success: ceil(log(u) / log(1 - p)), u in (0, 1]."""
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        return _put(out, lambda k: g.geometric(k, p))
     if out.dtype.kind == "f":
         _draw(xp, out, "random")
         xp.subtract(1, out, out=out)  # (0, 1]: log(0) never happens
@@ -177,8 +204,16 @@ def _geometric_fwd(xp, a, out=None, dt=None, p=0.5):
     return out
 
 
-def _bernoulli_fwd(xp, a, p=None, out=None, dt=None):
+def _bernoulli_fwd(xp, a, p=None, out=None, dt=None, generator=None):
     p = 0.5 if p is None else p
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        if isinstance(p, (int, float)):
+            return _put(out, lambda k: g.bernoulli(k, p))
+        axes = rng.iteration_axes(out)  # (p broadcast to the target, read in the same order)
+        view, pv = out.transpose(axes), xp.broadcast_to(p, out.shape).transpose(axes)
+        view[...] = g.bernoulli_tensor(xp.ascontiguousarray(pv)).reshape(view.shape)
+        return out
     u = _gen(xp).random(size=out.shape, dtype=out.dtype if out.dtype.kind == "f" and
                         out.dtype.itemsize >= 4 else "float64")
     xp.less(u, p, out=out, casting="unsafe")
@@ -202,7 +237,13 @@ def _bernoulli_shape(target, ins, params):
                 f"({len(p._shape)})")
 
 
-def _random_fwd(xp, a, out=None, dt=None, from_=0, to=None):
+def _random_fwd(xp, a, out=None, dt=None, from_=0, to=None, generator=None):
+    if _cpu(xp):
+        g = _gen(xp, generator)
+        if to is None and from_ == 0:
+            return _put(out, lambda k: g.random_full(k, out.dtype))
+        to = _default_to(out.dtype) if to is None else to  # (random_(from, None): to the max)
+        return _put(out, lambda k: g.random_from_to(k, out.dtype, from_, to - from_))
     if to is None:
         to = _default_to(out.dtype)
     out[...] = _gen(xp).integers(from_, to, size=out.shape)

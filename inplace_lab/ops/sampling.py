@@ -17,7 +17,9 @@ draws are not reparameterised (use ``mean + std * randn`` for that).
 """
 from __future__ import annotations
 
-from .. import creation, dtypes, layout
+import math
+
+from .. import creation, dtypes, layout, rng
 from . import dispatch
 from .elementwise import arg, is_tensor, overload
 from .random import _g, _gen
@@ -62,19 +64,28 @@ def _multinomial_rule(spec, ins, params):
 
 
 def _multinomial_fwd(xp, p, out=None, dt=None, num_samples=1, replacement=False, generator=None):
-    g = _gen(xp)
-    rows = p.reshape(-1, p.shape[-1]).astype("float64")
+    """PyTorch's CPU kernel: without replacement (or one sample) the top ``p / q`` with
+    ``q ~ Exp(1)`` drawn in p's dtype; with replacement a float64 uniform per sample, row by
+    row, searched in the row's normalised cumulative sum."""
+    g = _gen(xp, generator)
+    cpu = xp.__name__ == "numpy"
+    rows = p.reshape(-1, p.shape[-1])
     shape = p.shape[:-1] + (num_samples,)
     if rows.shape[0] == 0:
         r = xp.zeros(shape, dtype=dt.np)
     elif not replacement or num_samples == 1:
-        q = g.standard_exponential(size=rows.shape)
+        if cpu:
+            q = g.exponential(rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
+        else:
+            q = g.standard_exponential(size=rows.shape)
         keys = rows / q
         r = xp.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
     else:
+        rows = rows.astype("float64")
         cdf = xp.cumsum(rows, -1)
         cdf /= cdf[:, -1:]
-        u = g.random(size=(rows.shape[0], num_samples))
+        u = g.uniform(rows.shape[0] * num_samples, xp.float64).reshape(
+            rows.shape[0], num_samples) if cpu else g.random(size=(rows.shape[0], num_samples))
         r = xp.stack([xp.searchsorted(c, ui, side="left") for c, ui in zip(cdf, u)])
         r = xp.minimum(r, rows.shape[1] - 1)
     r = r.reshape(shape).astype(dt.np, copy=False)
@@ -111,7 +122,11 @@ def _normal_rule(spec, ins, params):
 def _normal_fwd(xp, mean, std, out=None, dt=None):
     shape = layout.broadcast_shapes(xp.shape(mean), xp.shape(std))
     npd = dt.np if dt.np.itemsize >= 4 else "float32"
-    r = _gen(xp).standard_normal(size=shape, dtype=npd).astype(dt.np, copy=False)
+    if xp.__name__ == "numpy":  # (PyTorch: the result's normal_(0, 1), times std, plus mean)
+        n = math.prod(shape)
+        r = _gen(xp).normal(n, npd, 0.0, 1.0).reshape(shape).astype(dt.np, copy=False)
+    else:
+        r = _gen(xp).standard_normal(size=shape, dtype=npd).astype(dt.np, copy=False)
     r = r * xp.asarray(std, dtype=dt.np) + xp.asarray(mean, dtype=dt.np)
     r = xp.asarray(r, dtype=dt.np)
     if out is not None:

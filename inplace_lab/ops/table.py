@@ -265,12 +265,20 @@ PARAM_FORMS = {
     **{k: _param(k, _unsigned) for k in ("dim", "dim0", "dim1", "dim2", "ignore_index",
                                          "offset", "diagonal", "pad")},
     "reduction": _param("reduction", lambda v: {"none": 0, "mean": 1, "sum": 2}.get(v, v)),
+    "generator": None,  # (no node keeps its generator)
 }
 _DIMS = {"dim": _param("dim", _dims)}
 _SIZES = {"self_sym_sizes": ("sizes", "self")}
 _NO_DTYPE = {"dtype": None}
 _FULL = {"dim": None, "keepdim": None, "dtype": None}  # (full reductions keep no dim)
 NODE_ATTRS = {
+    # the in-place random fills keep nothing (their gradient is zero whatever the draw)
+    "uniform": {"from_": None, "to": None}, "normal": {"mean": None, "std": None},
+    "exponential": {"lambd": None}, "cauchy": {"median": None, "sigma": None},
+    "log_normal": {"mean": None, "std": None}, "geometric": {"p": None},
+    **dict.fromkeys(("bernoulli", "BernoulliBackward1"), {"p": None}),
+    **dict.fromkeys(("random", "RandomBackward0", "RandomBackward1"),
+                    {"from_": None, "to": None}),
     "SumBackward0": {**_FULL, **_SIZES},
     "MeanBackward0": {**_FULL, **_SIZES, "self_sym_numel": ("numel", "self")},
     "ProdBackward0": _FULL,

@@ -111,8 +111,10 @@ for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.check
               "utils.hooks", "multiprocessing", "testing"):
     _sys.modules[f"{__name__}.{_name}"] = _sys.modules[f"inplace_lab.{_name}"]
 
-# torch.Generator: the seeded permutation source DataLoader(shuffle) and random_split take
+# torch.Generator: PyTorch's CPU generator (rng: the same seed, the same numbers)
 Generator = utils.data.Generator
+from . import random  # noqa: E402  (torch.random: seeding, state, fork_rng)
+default_generator = random.default_generator
 
 __version__ = "2.13.0+inplace_lab"
 

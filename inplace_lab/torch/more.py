@@ -28,6 +28,7 @@ from inplace_lab import creation as _creation
 from inplace_lab import dtypes as _dtypes
 from inplace_lab import facade as _facade
 from inplace_lab import layout as _layout
+from inplace_lab import rng as _rng
 from inplace_lab.tensor import Tensor as _Tensor
 
 from .nn import functional as _F
@@ -497,27 +498,21 @@ def is_complex(input):
 # ---- state -----------------------------------------------------------------------------------
 
 def get_rng_state():
-    """The CPU generator's state as a uint8 tensor (numpy's bit generator state, as JSON bytes:
-    not PyTorch's Mersenne Twister bytes, but it round-trips through ``set_rng_state``)."""
-    import json
-
-    data = json.dumps(_creation.generator().bit_generator.state).encode()
-    return _facade.adopt(_creation.tensor(list(data), dtype=_il.uint8), _POLICY)
+    """The CPU generator's state: PyTorch's 5056 bytes (``rng.Generator.get_state``)."""
+    data = list(_rng.default_generator.state_bytes())
+    return _facade.adopt(_creation.tensor(data, dtype=_il.uint8), _POLICY)
 
 
 def set_rng_state(new_state):
-    import json
-
     if not isinstance(new_state, _Tensor) or new_state.dtype != _il.uint8:
         raise TypeError("expected a torch.ByteTensor, but got "
                         f"{typename(new_state) if isinstance(new_state, _Tensor) else type(new_state).__name__}")
-    state = json.loads(bytes(int(v) for v in new_state.tolist()).decode())
-    _creation.generator().bit_generator.state = state
+    _rng.default_generator.set_state(new_state)
 
 
 def initial_seed():
     """The seed the CPU generator started from (``manual_seed``'s, else a random 64-bit one)."""
-    return int(_creation.generator().bit_generator.seed_seq.entropy) % (1 << 64)
+    return _rng.default_generator.initial_seed()
 
 
 _threads = [1]

@@ -1,9 +1,9 @@
 """Samplers, IterableDataset, ChainDataset, StackDataset, default_convert and DataLoader's
 sampler=/batch_sampler=/generator= arguments against torch 2.13.
 
-torch's random draws cannot be reproduced (numpy's generator here), so the deterministic
-parts are compared exactly (orders, batch composition, lengths, errors, warnings) and the
-random ones by their properties (a permutation, counts, weights honoured statistically)."""
+The deterministic parts are compared exactly (orders, batch composition, lengths, errors,
+warnings) and the random ones by their properties (a permutation, counts, weights honoured
+statistically); tests/core/test_rng_vs_torch.py compares the shuffled orders themselves."""
 from __future__ import annotations
 
 import math

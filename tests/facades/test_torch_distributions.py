@@ -3,9 +3,9 @@
 Each test runs one program on real torch and on ``inplace_lab.torch`` with the same
 parameters and compares what a student can see: values (log_prob, entropy, cdf, moments,
 KL), dtypes, shapes, grad_fn names, gradients w.r.t. the parameters, reprs and the
-validation errors (type and message). The random streams differ (see tests/ops/test_random.py),
-so samples are compared by shape, dtype, support and moments, and rsample's gradients
-through a fixed noise draw.
+validation errors (type and message). Samples are compared by shape, dtype, support and
+moments, and rsample's gradients through a fixed noise draw (the distributions' samplers are
+not all torch's kernels: tests/core/test_rng_vs_torch.py covers the ones that are).
 """
 from __future__ import annotations
 

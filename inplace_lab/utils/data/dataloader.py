@@ -33,10 +33,11 @@ import re
 import warnings
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 
-from ... import backend, creation
+from ... import backend, creation, rng
 from ...tensor import Tensor
 from .dataset import IterableDataset
-from .sampler import BatchSampler, Generator, RandomSampler, Sampler, SequentialSampler, _rng_of
+from .sampler import (BatchSampler, Generator, RandomSampler, Sampler, SequentialSampler, _gen_of,
+                      _rng_of)
 from .worker import (ExceptionWrapper, IterableDatasetStopIteration, IterableFetcher,
                      StreamRequest, fetch)
 
@@ -234,7 +235,7 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def _batches(self, rng=None):
+    def _batches(self):
         """The index lists of one epoch (one-element lists without auto-collation)."""
         if self._auto_collation:
             yield from self.batch_sampler
@@ -242,8 +243,8 @@ class DataLoader:
             yield from ([i] for i in self.sampler)
 
     def __iter__(self):
-        rng = _rng_of(self.generator)
-        base_seed = int(rng.integers(0, 2 ** 63 - 1))  # torch draws it first, every epoch
+        # torch draws it first, every epoch: torch.empty((), dtype=int64).random_(generator=)
+        base_seed = int(_gen_of(self.generator).random_full(1, "int64")[0])
         if self.num_workers == 0:
             it = self._stream() if self._iterable else self._single_process()
         else:

@@ -7,48 +7,44 @@ with replacement), ``SubsetRandomSampler`` (a permutation of given indices),
 sampler into batches). ``DataLoader(shuffle=True)`` is ``RandomSampler`` under a
 ``BatchSampler``; both are visible as ``loader.sampler`` and ``loader.batch_sampler``.
 
-The random ones draw from numpy's generator (a ``Generator`` passed in, or the global one
-``inplace_lab.manual_seed`` seeds), not torch's Philox/MT stream: the same seed repeats the
-same order here, but not torch's order. Their argument checks and errors are torch's.
+The random ones draw as torch's do, from torch's CPU stream (``rng``): a ``Generator``
+passed in, or (``RandomSampler``) a new one seeded from the default generator each epoch, so
+``torch.manual_seed(s)`` gives torch's order. ``WeightedRandomSampler`` draws from the same
+stream but not with torch's multinomial kernel. Their argument checks and errors are torch's.
 """
 from __future__ import annotations
 
 import itertools
 import numbers
 
-from ... import backend, creation
+from ... import backend, creation, rng
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Generator:
-    """A seeded source of permutations (``torch.Generator`` for samplers and the loader)."""
+Generator = rng.Generator  # torch.Generator
 
-    def __init__(self, device="cpu"):
-        self._rng = backend.np.random.default_rng(0)
-        self._seed = 0
 
-    def manual_seed(self, seed: int) -> "Generator":
-        self._seed = int(seed)
-        self._rng = backend.np.random.default_rng(self._seed)
-        return self
-
-    def initial_seed(self) -> int:
-        return self._seed
-
-    def randperm(self, n: int):
-        return self._rng.permutation(n)
+def _gen_of(generator):
+    """The ``rng.Generator`` a ``generator`` argument names (None: the default one)."""
+    return creation.cpu_generator(generator)
 
 
 def _rng_of(generator):
-    """The numpy generator behind a ``generator`` argument (None: the global one; an int:
-    a fresh generator seeded with it)."""
-    if generator is None:
-        return creation.generator()
-    if isinstance(generator, numbers.Integral):
-        return Generator().manual_seed(generator)._rng
-    return generator._rng
+    """numpy's Generator on that generator's stream (for draws with no PyTorch kernel here)."""
+    return _gen_of(generator).np
+
+
+def _randperm(n, generator) -> list:
+    return _gen_of(generator).randperm(n).tolist()
+
+
+def _fresh_generator():
+    """What torch's RandomSampler does without a generator: seed a new one from the default
+    stream (``torch.empty((), dtype=torch.int64).random_()``)."""
+    seed = int(rng.default_generator.random_full(1, "int64")[0])
+    return Generator().manual_seed(seed)
 
 
 class Sampler:
@@ -108,13 +104,14 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
-        rng = _rng_of(self.generator)
-        if self.replacement:
-            yield from (int(i) for i in rng.integers(0, n, size=self.num_samples))
+        g = self.generator if self.generator is not None else _fresh_generator()
+        if self.replacement:  # (torch: randint(high=n) 32 at a time, then the rest)
+            for k in [32] * (self.num_samples // 32) + [self.num_samples % 32]:
+                yield from _gen_of(g).random_from_to(k, "int64", 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n).tolist()[:self.num_samples % n]
+            yield from _randperm(n, g)
+        yield from _randperm(n, g)[:self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -128,7 +125,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in _rng_of(self.generator).permutation(len(self.indices)).tolist():
+        for i in _randperm(len(self.indices), self.generator):
             yield self.indices[i]
 
     def __len__(self) -> int:

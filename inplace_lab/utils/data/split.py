@@ -1,9 +1,8 @@
 """``random_split``: PyTorch 2.13's length rules (ints, or fractions summing to 1 with the
 remainder dealt round-robin) over one random permutation, cut into ``Subset`` views.
 
-The permutation comes from ``generator`` (a seeded ``Generator`` repeats the split) or
-the global generator; it is not PyTorch's random stream, so the split is not the same
-indices as torch's, only the same sizes.
+The permutation is torch's ``randperm(sum(lengths), generator=generator)`` (the default
+generator when none is given), so a seeded split has torch's indices.
 """
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import itertools
 import math
 import warnings
 
-from .dataloader import _rng_of
+from .sampler import _randperm
 from .dataset import Subset
 
 
@@ -32,6 +31,6 @@ def random_split(dataset, lengths, generator=None):
                               "This might result in an empty dataset.", stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = [int(i) for i in _rng_of(generator).permutation(sum(lengths))]
+    indices = _randperm(sum(lengths), generator)
     return [Subset(dataset, indices[offset - n:offset])
             for offset, n in zip(itertools.accumulate(lengths), lengths)]

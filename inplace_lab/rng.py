@@ -1,0 +1,560 @@
+"""PyTorch's CPU random generator: the same seed gives the same numbers as torch 2.13.
+
+``torch.manual_seed(0); torch.randn(3)`` is ``[1.5410, -0.2934, -2.1788]`` in PyTorch and
+here, because this module is PyTorch's ``CPUGeneratorImpl`` written in numpy:
+
+- the engine is the 32-bit Mersenne Twister (``at::mt19937``), seeded by the classic
+  ``init_genrand`` recurrence; numpy's ``MT19937`` bit generator runs it, fed the seeded key;
+  ``random()`` is one 32-bit draw, ``random64()`` two (the first is the high word);
+- a uniform float keeps the low 24 bits of a 32-bit draw (float64: 53 bits of a 64-bit
+  draw) times 2**-24 (``transformation::uniform_real``), then ``x * (to - from) + from``
+  in the target's precision;
+- ``normal_`` on 16 or more contiguous float32/float64 elements is ``normal_fill``: all
+  uniforms first, then Box-Muller on blocks of 16 (the first 8 are ``u1``, the next 8
+  ``u2``), and a size not divisible by 16 redraws the last 16 (float16: whole blocks in
+  float32, the last one written over the tail). Anything smaller or strided
+  draws ``normal_distribution<double>`` one element at a time, which keeps the second
+  value of each Box-Muller pair for the next call (the generator's normal cache);
+- the serial kernels write in TensorIterator order: a strided target is filled in its
+  memory order (dims by decreasing stride), not in its logical order;
+- ``randint``/``random_`` take ``draw % range + from`` (64-bit draws for ranges of 2**32
+  or more), ``randperm`` is Fisher-Yates with ``random() % (n - i)``, ``bernoulli_(p)``
+  compares a float64 uniform with ``p`` (a tensor ``p`` of float32: a float32 uniform).
+
+float32 Box-Muller values may differ from PyTorch's in the last bit (its vectorised
+log/sin/cos are not numpy's); every other draw above is bit for bit. The state is
+PyTorch's 5056-byte ``CPUGeneratorImplState`` (``get_state``/``set_state``), so a state
+saved by one round-trips through the other. Distributions with no kernel here (gamma,
+multinomial) draw from ``Generator.np``, numpy's Generator on the same Mersenne Twister.
+"""
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+
+N = 624
+_STATE = struct.Struct(f"<QiiQ{N}Qdddi4xf?3x")  # CPUGeneratorImplState, 5056 bytes
+DEFAULT_SEED = 67280421310721  # c10::default_rng_seed_val: a new torch.Generator()'s seed
+_U64 = np.uint64
+
+
+def _key(seed: int) -> np.ndarray:
+    """``init_genrand``: the 624 words of a freshly seeded Mersenne Twister."""
+    k = [seed & 0xFFFFFFFF]
+    for j in range(1, N):
+        p = k[-1]
+        k.append((1812433253 * (p ^ (p >> 30)) + j) & 0xFFFFFFFF)
+    return np.array(k, dtype=np.uint32)
+
+
+class Generator:
+    """``torch.Generator`` on the CPU: a seeded Mersenne Twister and the normal caches."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self._bits = np.random.MT19937()
+        self.np = np.random.Generator(self._bits)  # numpy's draws on the same stream
+        self.manual_seed(DEFAULT_SEED)
+
+    # -- seeding and state (PyTorch's names) ---------------------------------------------------
+    def manual_seed(self, seed) -> "Generator":
+        seed = int(seed)
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise RuntimeError("Overflow when unpacking long long")
+        self._seed = seed % (1 << 64)
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": _key(self._seed), "pos": N}}
+        self._fresh = True  # (torch's next_ is 0 until the first draw)
+        self._float_normal = self._double_normal = None
+        return self
+
+    def seed(self) -> int:
+        """Seed from the operating system's entropy; return that seed."""
+        s = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self):
+        """PyTorch's state tensor: 5056 uint8 (``CPUGeneratorImplState``'s bytes)."""
+        from . import creation, dtypes, facade
+
+        t = creation.tensor(list(self.state_bytes()), dtype=dtypes.uint8)
+        return facade.adopt(t, "pytorch")
+
+    def state_bytes(self) -> bytes:
+        st = self._bits.state["state"]
+        pos = int(st["pos"])
+        left, nxt = (625 - pos, pos) if pos < N else (1, 0 if self._fresh else N)
+        d, f = self._double_normal, self._float_normal
+        return _STATE.pack(self._seed, left, 1, nxt, *[int(v) for v in st["key"]], 0.0,
+                           d or 0.0, 0.0, d is not None, f or 0.0, f is not None)
+
+    def set_state(self, data) -> "Generator":
+        if not isinstance(data, (bytes, bytearray)):  # (a uint8 tensor, as PyTorch's)
+            data = bytes(data.contiguous().numpy())
+        if len(data) != _STATE.size:
+            raise RuntimeError("Expected either a CPUGeneratorImplStateLegacy of size 5048 or a "
+                               f"CPUGeneratorImplState of size {_STATE.size} but found the input "
+                               f"RNG state size to be {len(data)}")
+        v = _STATE.unpack(data)
+        seed, left, _, nxt = v[:4]
+        key = np.array(v[4:4 + N], dtype=np.uint64).astype(np.uint32)
+        _, y, _, y_ok, f, f_ok = v[4 + N:]
+        self._seed = seed
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": key, "pos": N if left == 1 else nxt}}
+        self._fresh = left == 1 and nxt == 0
+        self._double_normal = y if y_ok else None
+        self._float_normal = float(np.float32(f)) if f_ok else None
+        return self
+
+    # -- the engine ------------------------------------------------------------------------------
+    def random(self, n: int) -> np.ndarray:
+        """n 32-bit draws (as uint64)."""
+        self._fresh = False
+        return self._bits.random_raw(n)
+
+    def random64(self, n: int) -> np.ndarray:
+        """n 64-bit draws: two 32-bit ones each, the first the high word."""
+        r = self.random(2 * n)
+        return (r[0::2] << _U64(32)) | r[1::2]
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {id(self):#x}>"
+
+
+# ---- uniforms ------------------------------------------------------------------------------------
+
+def _unit(g, n: int, npd) -> np.ndarray:
+    """n uniforms in [0, 1) as ``uniform_real_distribution<T>(0, 1)`` draws them, in the
+    precision it computes in (float64; float32, which float16's are too)."""
+    if npd == np.float64:
+        return (g.random64(n) & _U64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+    return (g.random(n) & _U64((1 << 24) - 1)).astype(np.float32) * np.float32(2.0 ** -24)
+
+
+def uniform(g, n: int, npd, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
+    """``uniform_(lo, hi)``: ``x * (to - from) + from`` with from and to in the target dtype."""
+    x = _unit(g, n, npd)
+    if npd == np.float16:
+        lo, hi = float(np.float16(lo)), float(np.float16(hi))
+    ct = x.dtype.type  # (float32 arithmetic for float32 and float16 targets)
+    if (lo, hi) != (0.0, 1.0):
+        x *= ct(hi) - ct(lo)
+        x += ct(lo)
+    return x.astype(npd, copy=False)
+
+
+# ---- normals -------------------------------------------------------------------------------------
+
+def normal(g, n: int, npd, mean: float = 0.0, std: float = 1.0, contiguous=True) -> np.ndarray:
+    """``normal_(mean, std)`` on n elements (``contiguous``: the target is, so the block
+    kernel may run)."""
+    if n >= 16 and contiguous and npd in (np.float32, np.float64, np.float16):
+        return _normal_fill(g, n, npd, mean, std).astype(npd, copy=False)
+    return (_normal_doubles(g, n) * std + mean).astype(npd)
+
+
+def _normal_fill(g, n, npd, mean, std):
+    if npd == np.float16:  # (in float32 over whole blocks: the last block fills the tail)
+        m = -(-n // 16) * 16
+        d = _unit(g, m, npd)
+        _box_muller_16(d, mean, std)
+        return np.concatenate([d[:n - 16], d[m - 16:]])
+    d = _unit(g, n, npd)
+    m = n - n % 16
+    _box_muller_16(d[:m], mean, std)
+    if n % 16:
+        d[n - 16:] = _unit(g, 16, npd)
+        _box_muller_16(d[n - 16:], mean, std)
+    return d
+
+
+def _box_muller_16(d, mean, std):
+    """``normal_fill_16`` on consecutive blocks of 16, in place."""
+    k = d.reshape(-1, 16)
+    ct = d.dtype.type
+    u1 = ct(1) - k[:, :8]
+    theta = ct(2.0 * np.pi) * k[:, 8:]  # (the vectorised kernel's float 2*pi)
+    radius = np.sqrt(ct(-2) * np.log(u1))
+    n1, n2 = radius * np.cos(theta), radius * np.sin(theta)
+    if (mean, std) != (0.0, 1.0):  # (fmadd(n, std, mean): one rounding)
+        n1 = n1.astype(np.float64) * float(ct(std)) + float(ct(mean))
+        n2 = n2.astype(np.float64) * float(ct(std)) + float(ct(mean))
+    k[:, :8] = n1
+    k[:, 8:] = n2
+
+
+def _normal_doubles(g, n: int) -> np.ndarray:
+    """n standard normals from ``normal_distribution<double>``, the generator's cached
+    second value first, and the second value of the last pair cached when n leaves it."""
+    out = np.empty(n, np.float64)
+    i = 0
+    if n and g._double_normal is not None:
+        out[0], g._double_normal, i = g._double_normal, None, 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        u = _unit(g, 2 * pairs, np.float64)
+        u1, u2 = u[0::2], u[1::2]
+        r = np.sqrt(-2.0 * np.log1p(-u2))
+        theta = 2.0 * np.pi * u1
+        vals = np.empty(2 * pairs)
+        vals[0::2], vals[1::2] = r * np.cos(theta), r * np.sin(theta)
+        out[i:] = vals[:n - i]
+        if (n - i) % 2:
+            g._double_normal = float(vals[-1])
+    return out
+
+
+# ---- integers --------------------------------------------------------------------------------------
+
+def random_from_to(g, n: int, npd, lo: int, span: int) -> np.ndarray:
+    """``random_(from, to)`` / ``randint``: ``draw % span + from``; 64-bit draws when the span
+    needs them (int64 and floating targets only)."""
+    wide = span >= 1 << 32 and npd in (np.int64, np.float64, np.float32)
+    v = g.random64(n) if wide else g.random(n)
+    v = (v % _U64(span)).astype(np.int64) + lo
+    return v.astype(npd)
+
+
+def random_full(g, n: int, npd) -> np.ndarray:
+    """``random_()``: int64 ``[0, 2**63)``, float ``[0, 2**mantissa]``, other integers
+    ``[0, max]``, bool ``{0, 1}``."""
+    npd = np.dtype(npd)
+    if npd == np.bool_:
+        return (g.random(n) & _U64(1)).astype(np.bool_)
+    wide = npd in (np.int64, np.float64)
+    if npd.kind == "f":
+        mod = (1 << (np.finfo(npd).nmant + 1)) + 1
+    else:
+        mod = int(np.iinfo(npd).max) + 1
+    v = g.random64(n) if wide else g.random(n)
+    return (v % _U64(mod)).astype(npd)
+
+
+def randperm(g, n: int) -> np.ndarray:
+    """Fisher-Yates as PyTorch's ``randperm_cpu``: swap i with ``i + random() % (n - i)``."""
+    p = list(range(n))
+    if n > 1:
+        draws = g.random(n - 1).tolist()
+        for i in range(n - 1):
+            z = i + draws[i] % (n - i)
+            p[i], p[z] = p[z], p[i]
+    return np.array(p, dtype=np.int64)
+
+
+# ---- other distributions (float64 draws, one per element) ------------------------------------
+
+def bernoulli(g, n: int, p: float) -> np.ndarray:
+    return _unit(g, n, np.float64) < p
+
+
+def bernoulli_tensor(g, p: np.ndarray) -> np.ndarray:
+    """One draw per element of ``p`` (in its order): float64 p compares a float64 uniform,
+    others a float32 one."""
+    if p.dtype == np.float64:
+        return _unit(g, p.size, np.float64) < p.ravel()
+    return _unit(g, p.size, np.float32) < p.ravel().astype(np.float32)
+
+
+def exponential(g, n: int, lambd: float) -> np.ndarray:
+    return -1.0 / lambd * np.log1p(-_unit(g, n, np.float64))
+
+
+def cauchy(g, n: int, median: float, sigma: float) -> np.ndarray:
+    return median + sigma * np.tan(np.pi * (_unit(g, n, np.float64) - 0.5))
+
+
+def log_normal(g, n: int, mean: float, std: float) -> np.ndarray:
+    return np.exp(_normal_doubles(g, n) * std + mean)
+
+
+def geometric(g, n: int, p: float) -> np.ndarray:
+    return np.ceil(np.log(_unit(g, n, np.float64)) / np.log1p(-p))
+
+
+# ---- writing into a target ----------------------------------------------------------------------
+
+CHUNK = 1 << 13  # draws per piece (a multiple of 16): temporaries stay small
+
+
+def fill(flat: np.ndarray, draw) -> np.ndarray:
+    """Fill the 1-D contiguous ``flat`` from ``draw(n)`` in order, a chunk at a time."""
+    for i in range(0, flat.size, CHUNK):
+        part = flat[i:i + CHUNK]
+        part[...] = draw(part.size)
+    return flat
+
+
+def normal_into(g, flat: np.ndarray, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+    """``normal_`` into the 1-D contiguous ``flat``, a chunk at a time (``normal``'s draws)."""
+    n, npd = flat.size, flat.dtype
+    if n < 16 or npd not in (np.float32, np.float64, np.float16):
+        return fill(flat, lambda k: (_normal_doubles(g, k) * std + mean).astype(npd))
+    if npd == np.float16:  # (computed in float32, as PyTorch's kernel does)
+        flat[...] = _normal_fill(g, n, npd, mean, std)
+        return flat
+    fill(flat, lambda k: _unit(g, k, npd))
+    m = n - n % 16
+    for i in range(0, m, CHUNK):
+        _box_muller_16(flat[i:min(i + CHUNK, m)], mean, std)
+    if n % 16:
+        flat[n - 16:] = _unit(g, 16, npd)
+        _box_muller_16(flat[n - 16:], mean, std)
+    return flat
+
+
+def iteration_axes(out: np.ndarray) -> list:
+    """``out``'s dims in TensorIterator's order (decreasing stride)."""
+    if out.flags.c_contiguous or out.ndim < 2:
+        return list(range(out.ndim))
+    return sorted(range(out.ndim), key=lambda d: (out.shape[d] != 1, abs(out.strides[d])),
+                  reverse=True)
+
+
+def iteration_view(out: np.ndarray) -> np.ndarray:
+    """``out`` transposed so that C order over it is the order a serial kernel writes in."""
+    return out.transpose(iteration_axes(out))
+
+
+def write(out: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Put ``values`` (flat, in TensorIterator order) into ``out``."""
+    view = iteration_view(out)
+    view[...] = values.reshape(view.shape)
+    return out
+
+
+# (the kernels above are the torch generator's methods: g.uniform(n, dtype, lo, hi) ...)
+for _f in (uniform, normal, normal_into, random_from_to, random_full, randperm, bernoulli,
+           bernoulli_tensor, exponential, cauchy, log_normal, geometric):
+    setattr(Generator, _f.__name__, _f)
+
+
+# ---- Paddle's CPU generator ----------------------------------------------------------------------
+
+_M64 = (1 << 64) - 1
+
+
+def _seed_seq(seeds, n: int) -> list:
+    """``std::seed_seq(seeds).generate``: n 32-bit words (the C++ standard's algorithm)."""
+    b = [0x8B8B8B8B] * n
+    s = len(seeds)
+    t = 11 if n >= 623 else 7 if n >= 68 else 5 if n >= 39 else 3 if n >= 7 else (n - 1) // 2
+    p = (n - t) // 2
+    q = p + t
+    m = max(s + 1, n)
+    for k in range(m):
+        x = b[k % n] ^ b[(k + p) % n] ^ b[(k - 1) % n]
+        r1 = (1664525 * (x ^ (x >> 27))) & 0xFFFFFFFF
+        r2 = (r1 + (s if k == 0 else (k % n) + seeds[k - 1] if k <= s else k % n)) & 0xFFFFFFFF
+        b[(k + p) % n] = (b[(k + p) % n] + r1) & 0xFFFFFFFF
+        b[(k + q) % n] = (b[(k + q) % n] + r2) & 0xFFFFFFFF
+        b[k % n] = r2
+    for k in range(m, m + n):
+        x = (b[k % n] + b[(k + p) % n] + b[(k - 1) % n]) & 0xFFFFFFFF
+        r3 = (1566083941 * (x ^ (x >> 27))) & 0xFFFFFFFF
+        r4 = (r3 - k % n) & 0xFFFFFFFF
+        b[(k + p) % n] ^= r3
+        b[(k + q) % n] ^= r4
+        b[k % n] = r4
+    return b
+
+
+class PaddleGenerator:
+    """Paddle's CPU generator: ``std::mt19937_64`` seeded through ``std::seed_seq({seed})``,
+    drawn by libstdc++'s distributions, as Paddle 3.3.1's CPU kernels draw:
+
+    - ``rand``/``uniform``/dropout: ``uniform_real_distribution<float>`` (float64 targets:
+      ``<double>``): ``generate_canonical`` is one 64-bit draw over 2**64, rounded to the type;
+    - ``randn``/``normal``/the Normal initialisers: ``normal_distribution`` (Marsaglia's polar
+      method: pairs of uniforms on [-1, 1) until one falls in the unit circle, the second
+      result kept for the next element of the same call);
+    - ``randint``: ``uniform_int_distribution`` (Lemire's multiply-shift with rejection);
+      ``randperm``: ``std::shuffle`` (two swap positions from one draw while they fit).
+
+    The same seed gives Paddle's numbers (exactly for the uniforms and integers; normals
+    within an ulp). The other distributions draw from these uniforms but not with Paddle's
+    kernels."""
+
+    _N, _M = 312, 156
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.manual_seed(int.from_bytes(os.urandom(8), "little"))
+
+    def manual_seed(self, seed) -> "PaddleGenerator":
+        self._seed = int(seed) % (1 << 64)
+        w = _seed_seq([self._seed & 0xFFFFFFFF], 2 * self._N)
+        self._mt = np.array([w[2 * i] | (w[2 * i + 1] << 32) for i in range(self._N)], np.uint64)
+        self._buf = np.empty(0, np.uint64)  # drawn from the state, not yet used
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self):
+        return (self._seed, self._mt.copy(), self._buf.copy())
+
+    def set_state(self, state) -> "PaddleGenerator":
+        self._seed, mt, buf = state
+        self._mt, self._buf = mt.copy(), buf.copy()
+        return self
+
+    # -- the engine ------------------------------------------------------------------------------
+    def _block(self) -> np.ndarray:
+        """The next 312 outputs (the twist, vectorised in its three dependent runs)."""
+        mt, n, m = self._mt, self._N, self._M
+        um, lm, a = _U64(0xFFFFFFFF80000000), _U64(0x7FFFFFFF), _U64(0xB5026F5AA96619E9)
+
+        def mix(hi, lo, far):
+            x = (hi & um) | (lo & lm)
+            return far ^ (x >> _U64(1)) ^ ((x & _U64(1)) * a)
+
+        mt[:m] = mix(mt[:m], mt[1:m + 1], mt[m:])
+        mt[m:n - 1] = mix(mt[m:n - 1], mt[m + 1:], mt[:n - m - 1])
+        mt[n - 1] = mix(mt[n - 1:], mt[:1], mt[m - 1:m])[0]
+        x = mt.copy()
+        x ^= (x >> _U64(29)) & _U64(0x5555555555555555)
+        x ^= (x << _U64(17)) & _U64(0x71D67FFFEDA60000)
+        x ^= (x << _U64(37)) & _U64(0xFFF7EEE000000000)
+        x ^= x >> _U64(43)
+        return x
+
+    def _peek(self, k: int) -> np.ndarray:
+        short = k - self._buf.size
+        if short > 0:
+            blocks = [self._block() for _ in range(-(-short // self._N))]
+            self._buf = np.concatenate([self._buf] + blocks)
+        return self._buf[:k]
+
+    def _take(self, k: int) -> np.ndarray:
+        out = self._peek(k).copy()
+        self._buf = self._buf[k:]
+        return out
+
+    def _canonical(self, x: np.ndarray, npd) -> np.ndarray:
+        """``generate_canonical<T>``: the draw as T over 2**64, below 1."""
+        ct = np.float64 if npd == np.float64 else np.float32
+        u = x.astype(ct) * ct(2.0 ** -64)
+        u[u >= 1] = np.nextafter(ct(1), ct(0))
+        return u
+
+    # -- kernels (the torch generator's names) ---------------------------------------------------
+    def uniform(self, n: int, npd, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
+        u = self._canonical(self._take(n), npd)
+        ct = u.dtype.type
+        lo, hi = float(np.float32(lo)), float(np.float32(hi))  # (Paddle passes them as float)
+        if (lo, hi) != (0.0, 1.0):
+            u = u * (ct(hi) - ct(lo)) + ct(lo)
+        return u.astype(npd, copy=False)
+
+    def normal(self, n: int, npd, mean: float = 0.0, std: float = 1.0, contiguous=True):
+        """``normal_distribution`` over one call: polar pairs, second results kept."""
+        ct = np.float64 if npd == np.float64 else np.float32
+        out, got = np.empty(n, ct), 0
+        while got < n:
+            want = n - got
+            tries = (want + 1) // 2 * 4 // 3 + 8  # (about 79% of pairs are accepted)
+            u = self._canonical(self._peek(2 * tries), ct)
+            x = (ct(2) * u[0::2]).astype(np.float64) - 1.0  # (float * 2 - 1.0: double)
+            y = (ct(2) * u[1::2]).astype(np.float64) - 1.0
+            x, y = x.astype(ct), y.astype(ct)
+            r2 = x * x + y * y
+            ok = np.nonzero((r2 <= 1) & (r2 != 0))[0]
+            pairs = min(len(ok), (want + 1) // 2)
+            if pairs == 0:
+                self._take(2 * tries)
+                continue
+            last = ok[pairs - 1]
+            self._take(2 * (last + 1))  # (the draws up to the last accepted pair)
+            x, y, r2 = x[ok[:pairs]], y[ok[:pairs]], r2[ok[:pairs]]
+            mult = np.sqrt(ct(-2) * np.log(r2) / r2)
+            vals = np.empty(2 * pairs, ct)
+            vals[0::2], vals[1::2] = y * mult, x * mult
+            k = min(want, 2 * pairs)
+            out[got:got + k] = vals[:k]
+            got += k
+        if (mean, std) != (0.0, 1.0):
+            out = out * ct(std) + ct(mean)
+        return out.astype(npd, copy=False)
+
+    def normal_into(self, flat: np.ndarray, mean: float = 0.0, std: float = 1.0):
+        flat[...] = self.normal(flat.size, flat.dtype, mean, std)
+        return flat
+
+    def _ints(self, n: int, span: int):
+        """n draws of ``uniform_int_distribution`` over [0, span): Lemire's method,
+        ``(draw * span) >> 64``, a draw whose low 64 bits fall under ``-span % span``
+        rejected (vectorised in 32-bit halves while no draw is rejected)."""
+        thr = (-span) % span
+        if span < 1 << 32 and n > 64:
+            x = self._peek(n)
+            lo_p = (x & _U64(0xFFFFFFFF)) * _U64(span)
+            mid = (x >> _U64(32)) * _U64(span) + (lo_p >> _U64(32))
+            low = ((mid & _U64(0xFFFFFFFF)) << _U64(32)) | (lo_p & _U64(0xFFFFFFFF))
+            if not (low < _U64(thr)).any():
+                self._take(n)
+                return (mid >> _U64(32)).tolist()
+        out = []
+        while len(out) < n:
+            for x in self._take(n - len(out)).tolist():
+                prod = x * span
+                if (prod & _M64) < thr:  # (rejected: the next draw takes its place)
+                    continue
+                out.append(prod >> 64)
+        return out
+
+    def random_from_to(self, n: int, npd, lo: int, span: int) -> np.ndarray:
+        return (np.array(self._ints(n, span), dtype=np.int64) + lo).astype(npd)
+
+    def random_full(self, n: int, npd) -> np.ndarray:
+        return self.random_from_to(n, npd, 0, 1 << 63)
+
+    def randperm(self, n: int) -> np.ndarray:
+        """``std::shuffle`` of 0..n-1 (libstdc++: two positions per draw while n*n fits)."""
+        p = list(range(n))
+        if n > 1:
+            i = 1
+            if n % 2 == 0:
+                z = self._ints(1, 2)[0]
+                p[1], p[z] = p[z], p[1]
+                i = 2
+            while i < n:
+                r = i + 1
+                z = self._ints(1, r * (r + 1))[0]
+                a, b = z // (r + 1), z % (r + 1)
+                p[i], p[a] = p[a], p[i]
+                p[i + 1], p[b] = p[b], p[i + 1]
+                i += 2
+        return np.array(p, dtype=np.int64)
+
+    def bernoulli(self, n: int, p: float) -> np.ndarray:
+        return self.uniform(n, np.float32) < p
+
+    def bernoulli_tensor(self, p: np.ndarray) -> np.ndarray:
+        return self.uniform(p.size, p.dtype) < p.ravel()
+
+    def exponential(self, n: int, lambd: float) -> np.ndarray:
+        return -np.log1p(-self.uniform(n, np.float64)) / lambd
+
+    def cauchy(self, n: int, median: float, sigma: float) -> np.ndarray:
+        return median + sigma * np.tan(np.pi * (self.uniform(n, np.float64) - 0.5))
+
+    def log_normal(self, n: int, mean: float, std: float) -> np.ndarray:
+        return np.exp(self.normal(n, np.float64, mean, std))
+
+    def geometric(self, n: int, p: float) -> np.ndarray:
+        return np.ceil(np.log1p(-self.uniform(n, np.float64)) / np.log1p(-p))
+
+    def __repr__(self) -> str:
+        return f"<paddle.base.libpaddle.Generator object at {id(self):#x}>"
+
+
+default_generator = Generator()
+default_generator.seed()  # (PyTorch seeds its default generator nondeterministically)
+paddle_generator = PaddleGenerator()
