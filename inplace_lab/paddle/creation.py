@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from inplace_lab import backend, creation, dtypes
+from inplace_lab import backend, creation, dtypes, rng
 from inplace_lab.tensor import Tensor as _Core
 
 POLICY = "paddle"
@@ -109,33 +109,42 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     return _own(creation.eye(num_rows, num_columns, dtype=_dtype(dtype), device=_current))
 
 
+# Paddle's draws come from Paddle's generator (rng.PaddleGenerator: paddle.seed(s) gives
+# Paddle's numbers), passed to the core factories and fills as their generator.
+_gen = rng.paddle_generator
+
+
 def rand(shape, dtype=None, name=None):
-    return _own(creation.rand(_shape(shape), dtype=_dtype(dtype), device=_current))
+    return _own(creation.rand(_shape(shape), dtype=_dtype(dtype), device=_current,
+                              generator=_gen))
 
 
 def randn(shape, dtype=None, name=None):
-    return _own(creation.randn(_shape(shape), dtype=_dtype(dtype), device=_current))
+    return _own(creation.randn(_shape(shape), dtype=_dtype(dtype), device=_current,
+                               generator=_gen))
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     return _own(creation.randint(low, high, _shape(shape), dtype=_dtype(dtype, dtypes.int64),
-                                 device=_current))
+                                 device=_current, generator=_gen))
 
 
 def randperm(n, dtype="int64", name=None):
-    return _own(creation.randperm(n, dtype=_dtype(dtype), device=_current))
+    return _own(creation.randperm(n, dtype=_dtype(dtype), device=_current, generator=_gen))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    t = rand(shape, dtype)
-    t._a[...] = t._a * (max - min) + min
-    return t
+    """``uniform_real_distribution<float>(min, max)``: one draw per element."""
+    t = creation.empty(_shape(shape), dtype=_dtype(dtype), device=_current)
+    creation._random_fill(t, "uniform", _gen, low=min, high=max)
+    return _own(t)
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
-    t = randn(shape if shape is not None else [1])
-    t._a[...] = t._a * std + mean
-    return t
+    """``normal_distribution<float>(mean, std)`` (Paddle's gaussian kernel)."""
+    t = creation.empty(_shape(shape if shape is not None else [1]), device=_current)
+    creation._random_fill(t, "normal", _gen, mean=mean, std=std)
+    return _own(t)
 
 
 def _like(fn):
@@ -157,6 +166,8 @@ def full_like(x, fill_value, dtype=None, name=None):
 
 
 def seed(s: int):
+    """Seed Paddle's generator (and the core's, which the facade's other draws use)."""
+    _gen.manual_seed(s)
     creation.manual_seed(s)
 
 

@@ -155,14 +155,14 @@ def _random_kernel(kernel, dt):
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
     _random_kernel("uniform", _like(input, dtype))
     r = _pc._own(_creation.rand(tuple(input.shape), dtype=_like(input, dtype),
-                                device=input.device), not requires_grad)
+                                device=input.device, generator=_pc._gen), not requires_grad)
     return r
 
 
 def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
     _random_kernel("gaussian", _like(x, dtype))
-    return _pc._own(_creation.randn(tuple(x.shape), dtype=_like(x, dtype), device=x.device),
-                    not requires_grad)
+    return _pc._own(_creation.randn(tuple(x.shape), dtype=_like(x, dtype), device=x.device,
+                                    generator=_pc._gen), not requires_grad)
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
@@ -175,7 +175,8 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
         raise ValueError(
             f"randint_like's low must less then high, but received low = {low}, high = {high}")
     dt = _like(x, dtype)
-    a = _creation.randint(low, high, tuple(x.shape), dtype=dtypes.int64, device=x.device)
+    a = _creation.randint(low, high, tuple(x.shape), dtype=dtypes.int64, device=x.device,
+                          generator=_pc._gen)
     return _pc._own(a.to(dt) if dt is not dtypes.int64 else a)
 
 
@@ -329,7 +330,7 @@ class Generator:
         self._seed = seed
 
     def manual_seed(self, seed):
-        _creation.manual_seed(seed)
+        _pc.seed(seed)
         self._seed = seed
         return self
 
@@ -344,7 +345,7 @@ class Generator:
 
 
 def manual_seed(seed):
-    _creation.manual_seed(int(seed))
+    _pc.seed(int(seed))
     return Generator(int(seed))
 
 
@@ -356,17 +357,17 @@ class GeneratorState:
 
 
 def get_rng_state(device=None):
-    """One state per device (the CPU's here): a copy of inplace_lab's generator state."""
-    import copy
+    """One state per device (the CPU's here): the bytes of inplace_lab's generator state."""
+    from inplace_lab import rng
 
-    return [GeneratorState(copy.deepcopy(_creation.generator().bit_generator.state))]
+    return [GeneratorState(rng.paddle_generator.get_state())]
 
 
 def set_rng_state(state_list, device=None):
-    import copy
+    from inplace_lab import rng
 
     for s in state_list:
-        _creation.generator().bit_generator.state = copy.deepcopy(s._state)
+        rng.paddle_generator.set_state(s._state)
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from inplace_lab import rng as _rng
 from inplace_lab.nn import init as _init
 
 __all__ = ["Initializer", "Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal",
@@ -106,7 +107,7 @@ class NormalInitializer(Initializer):
         self._mean, self._std_dev = loc, scale
 
     def _sample(self, t):
-        _init.normal_(t, self._mean, self._std_dev)
+        _init.normal_(t, self._mean, self._std_dev, generator=_rng.paddle_generator)
 
 
 class Normal(NormalInitializer):
@@ -138,7 +139,7 @@ class UniformInitializer(Initializer):
         self._low, self._high = low, high
 
     def _sample(self, t):
-        _init.uniform_(t, self._low, self._high)
+        _init.uniform_(t, self._low, self._high, generator=_rng.paddle_generator)
 
 
 class Uniform(UniformInitializer):
@@ -166,9 +167,10 @@ class XavierInitializer(Initializer):
             return _init.constant_(t, 0.0)
         if self._uniform:
             limit = self._gain * math.sqrt(6.0 / float(fan_in + fan_out))
-            _init.uniform_(t, -limit, limit)
+            _init.uniform_(t, -limit, limit, generator=_rng.paddle_generator)
         else:
-            _init.normal_(t, 0.0, self._gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+            _init.normal_(t, 0.0, self._gain * math.sqrt(2.0 / float(fan_in + fan_out)),
+                          generator=_rng.paddle_generator)
 
 
 class XavierNormal(XavierInitializer):
@@ -202,9 +204,9 @@ class MSRAInitializer(Initializer):
         gain = calculate_gain(self._nonlinearity, self._negative_slope)
         if self._uniform:
             limit = gain * math.sqrt(3.0 / float(fan))
-            _init.uniform_(t, -limit, limit)
+            _init.uniform_(t, -limit, limit, generator=_rng.paddle_generator)
         else:
-            _init.normal_(t, 0.0, gain / math.sqrt(float(fan)))
+            _init.normal_(t, 0.0, gain / math.sqrt(float(fan)), generator=_rng.paddle_generator)
 
 
 class KaimingNormal(MSRAInitializer):

@@ -3,8 +3,8 @@
 These are plain Python in Paddle too, so they are written out here rather than borrowed
 from ``inplace_lab.utils.data``: Paddle's ``Dataset`` has no ``__add__``, its
 ``TensorDataset`` takes ONE list of tensors (torch's takes ``*tensors``), and
-``random_split`` draws its permutation from ``paddle.randperm`` (so ``paddle.seed``
-repeats a split, though not Paddle's exact indices: the generators differ).
+``random_split`` draws its permutation from ``paddle.randperm`` (so ``paddle.seed(s)``
+gives Paddle's split: rng.PaddleGenerator).
 """
 from __future__ import annotations
 

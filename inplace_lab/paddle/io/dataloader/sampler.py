@@ -3,7 +3,7 @@
 Paddle's ``RandomSampler`` (and so ``DataLoader(shuffle=True)``) and
 ``WeightedRandomSampler`` draw from numpy's GLOBAL generator, not from ``paddle.seed``:
 ``np.random.seed(s)`` gives exactly Paddle's order here. ``SubsetRandomSampler`` uses
-``paddle.randperm``: reproducible with ``paddle.seed``, not Paddle's exact order.
+``paddle.randperm``, Paddle's draws: ``paddle.seed(s)`` gives Paddle's order.
 ``DistributedBatchSampler`` is single-process: ``num_replicas`` defaults to 1, ``rank``
 to 0, but explicit values shard as Paddle does.
 """

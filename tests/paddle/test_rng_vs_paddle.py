@@ -1,0 +1,52 @@
+"""``paddle.seed(s)`` gives Paddle 3.3.1's numbers: each random program runs on paddle and on
+``inplace_lab.paddle`` and must draw the same values (``rng.PaddleGenerator``: mt19937_64
+through ``std::seed_seq``, libstdc++'s uniform, polar-normal, Lemire and shuffle draws)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+paddle = pytest.importorskip("paddle")
+import inplace_lab.paddle as ilp  # noqa: E402
+
+
+def _run(lib, prog, seed):
+    lib.seed(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [np.asarray(t.numpy() if hasattr(t, "numpy") else t) for t in prog(lib)]
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2 ** 33 + 5])
+def test_random_programs_draw_paddles_numbers(seed):
+    def prog(P):
+        lin = P.nn.Linear(4, 3)  # XavierUniform weight
+        conv = P.nn.Conv2D(2, 3, 3)  # Normal(0, sqrt(2 / fan_in)) weight
+        st = P.get_rng_state()
+        a = P.rand([3])
+        P.set_rng_state(st)
+        return [P.rand([5]), P.randn([7]), P.randn([4], dtype="float64"),
+                P.rand([3], dtype="float64"), P.randint(0, 1000, [6]), P.randint(-5, 5, [3, 2]),
+                P.randperm(7), P.randperm(10), P.uniform([4], min=-2.0, max=3.0),
+                P.normal(1.0, 2.0, [5]), P.standard_normal([3]), lin.weight, lin.bias,
+                conv.weight, P.nn.functional.dropout(P.ones([10]), 0.4),
+                P.rand_like(P.ones([3])), P.randn_like(P.ones([3])),
+                P.randint_like(P.ones([4]), 0, 9), a, P.rand([3]), P.randn([100])]
+
+    ref, got = _run(paddle, prog, seed), _run(ilp, prog, seed)
+    assert len(ref) == len(got)
+    for i, (r, g) in enumerate(zip(ref, got)):
+        assert r.shape == g.shape and r.dtype == g.dtype, (i, r.dtype, g.dtype)
+        np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-7, err_msg=f"draw {i}")
+
+
+def test_random_split_and_subset_sampler_follow_paddle_seed():
+    def prog(P):
+        a, b = P.io.random_split(list(range(10)), [3, 7])
+        sub = list(P.io.SubsetRandomSampler([10, 20, 30, 40, 50]))
+        return [np.array(a.indices), np.array(b.indices), np.array(sub)]
+
+    for ref, got in zip(_run(paddle, prog, 11), _run(ilp, prog, 11)):
+        np.testing.assert_array_equal(got, ref)
