@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as _np
+
 import inplace_lab as _il
 
 from ..autograd import no_grad
@@ -250,7 +252,15 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     with no_grad():
         noise = _il.empty_like(input)
-        if training:
+        if training and input.device.type == "cpu":  # (torch: a float64 U(lower, upper) per
+            from .. import creation                   # element <= 0, in C order; 1 elsewhere)
+
+            neg = (input <= 0).numpy().astype(bool)
+            slopes = _np.ones(neg.shape, dtype=noise.numpy().dtype)
+            slopes[neg] = creation.cpu_generator().uniform(int(neg.sum()), _np.float64, lower,
+                                                          upper)
+            noise.copy_(_il.tensor(slopes))
+        elif training:
             noise.uniform_(lower, upper)
             noise.masked_fill_((input <= 0).logical_not(), 1.0)
     args = (input, noise, lower, upper, training)

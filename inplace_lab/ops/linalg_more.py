@@ -881,12 +881,12 @@ def _float_probs(name, t):
     return t._dtype
 
 
-def _bern_fwd(xp, p, out=None, dt=None):
+def _bern_fwd(xp, p, out=None, dt=None, generator=None):
     if xp.__name__ == "numpy":  # (PyTorch's draws: one uniform per element of p)
-        from .. import rng
         from .random import _gen as g
 
-        return assign(xp, out, g(xp).bernoulli_tensor(p).reshape(p.shape).astype(dt.np))
+        draws = g(xp, generator).bernoulli_tensor(p)
+        return assign(xp, out, draws.reshape(p.shape).astype(dt.np))
     u = _gen(xp).random(size=p.shape)
     return assign(xp, out, (u < p).astype(dt.np))
 
@@ -901,6 +901,7 @@ BERN = register(OpSpec(
     name="_bernoulli_tensor", forward=_bern_fwd, backward=_sample_bw,
     dtype_rule=lambda s, ins, p: _float_probs("bernoulli_tensor_cpu_self_", ins[0]),
     node_name="BernoulliBackward0", method=False, function=False, layout="contiguous",
+    params={"generator": None},
     doc="draws 1 with probability input, elementwise."))
 
 
@@ -932,9 +933,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         from ..autograd import no_grad
 
         with no_grad():
-            r = creation.empty(input.shape, dtype=input.dtype, device=input.device).bernoulli_(p)
+            r = creation.empty(input.shape, dtype=input.dtype, device=input.device).bernoulli_(
+                p, generator=generator)
         return r
-    return dispatch.call(BERN, (input,), {} if out is None else {"out": out})
+    kw = {} if generator is None else {"generator": generator}
+    return dispatch.call(BERN, (input,), kw if out is None else {**kw, "out": out})
 
 
 for _fn, _method in ((aminmax, True), (matrix_power, True), (pinverse, True), (qr, True),

@@ -171,3 +171,27 @@ def test_generator_state_tensors_and_fork_rng():
 
     _same(prog, seed=5)
     assert str(il.Generator().get_state().dtype) == "torch.uint8"
+
+
+@pytest.mark.parametrize("name,prog", [
+    ("orthogonal", lambda T: T.nn.init.orthogonal_(T.empty(3, 4))),
+    ("sparse", lambda T: T.nn.init.sparse_(T.empty(4, 3), 0.5)),
+    ("kaiming_uniform", lambda T: T.nn.init.kaiming_uniform_(T.empty(3, 4))),
+    ("rnn", lambda T: T.nn.GRU(3, 2).weight_ih_l0),
+    ("bernoulli_generator", lambda T: T.bernoulli(T.full((5,), 0.5),
+                                                  generator=T.Generator().manual_seed(1))),
+    ("dropout2d", lambda T: T.nn.functional.dropout2d(T.ones(2, 3, 2, 2), 0.5)),
+    ("alpha_dropout", lambda T: T.nn.functional.alpha_dropout(T.ones(6), 0.5, True)),
+    ("feature_alpha_dropout", lambda T: T.nn.functional.feature_alpha_dropout(
+        T.ones(2, 3, 2), 0.5, True)),
+    ("rrelu", lambda T: T.nn.functional.rrelu(T.tensor([-1.0, 2.0, -3.0, 0.0, 4.0, -0.5]),
+                                              training=True)),
+    ("gumbel_softmax", lambda T: T.nn.functional.gumbel_softmax(T.zeros(2, 3), hard=True)),
+    ("multinomial_replacement", lambda T: T.multinomial(T.tensor([[1.0, 2, 3], [3, 2, 1]]), 5,
+                                                        replacement=True)),
+    ("embedding_padding", lambda T: T.nn.Embedding(4, 2, padding_idx=0).weight),
+    ("multihead_attention", lambda T: T.nn.MultiheadAttention(4, 2).in_proj_weight),
+    ("conv_transpose", lambda T: T.nn.ConvTranspose2d(2, 3, 2).weight),
+])
+def test_modules_and_functionals_that_draw(name, prog):
+    _same(lambda T: [prog(T), T.rand(3)], exact=False, seed=3)
