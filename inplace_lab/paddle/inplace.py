@@ -23,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-from inplace_lab import dtypes, facade, layout, policy
+from inplace_lab import dtypes, facade, layout, policy, rng
 from inplace_lab.autograd import grad_mode
 from inplace_lab.ops import dispatch
 from inplace_lab.ops.table import OPS
@@ -119,6 +119,8 @@ def _generic(pname: str):
         if not spec.inplace:
             raise _not_yet(pname, f"the op {spec.name!r} has no in-place form")
         kw = translate(spec, pname, args, kwargs)
+        if "generator" in spec.params and kw.get("generator") is None:  # (Paddle's draws)
+            kw["generator"] = rng.paddle_generator
         y = args[0] if args else kwargs.get("y")
         if isinstance(y, _Core):
             _check_operand(pname, x, y)

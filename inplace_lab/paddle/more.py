@@ -1307,12 +1307,15 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
 
 
 def bernoulli(x, p=None, name=None):
-    """``paddle.bernoulli``: 0/1 draws with probabilities x, or ``p`` everywhere."""
+    """``paddle.bernoulli``: 0/1 draws with probabilities x, or ``p`` everywhere (a uniform
+    of x's dtype per element from Paddle's generator, 1 where it falls below)."""
+    from inplace_lab import rng
+
     if p is None:
-        return _il.bernoulli(x)
+        return _il.bernoulli(x, generator=rng.paddle_generator)
     from inplace_lab.paddle import full_like
 
-    return _il.bernoulli(full_like(x, builtins.float(p)))
+    return _il.bernoulli(full_like(x, builtins.float(p)), generator=rng.paddle_generator)
 
 
 def frexp(x, name=None):

@@ -294,7 +294,30 @@ def clip(x, min=None, max=None, name=None):
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None):
-    return _il.multinomial(x, num_samples, replacement=replacement)
+    """Paddle's CPU kernel (MultinomialFunctor): per row, the cumulative probabilities
+    normalised (the last set to 1), one uniform of x's dtype per sample searched in them;
+    without replacement the drawn category's mass is taken out and the rest renormalised."""
+    if x.device.type != "cpu":
+        return _il.multinomial(x, num_samples, replacement=replacement)
+    from inplace_lab import rng
+
+    _il.multinomial(x, num_samples, replacement=replacement)  # (its argument checks, no draws)
+    probs = x.numpy()
+    rows = probs.reshape(-1, probs.shape[-1])
+    ct = rows.dtype.type
+    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for i, row in enumerate(rows):
+        cum = np.cumsum(row, dtype=ct)
+        cum = cum / cum[-1]
+        for s in range(num_samples):
+            u = rng.paddle_generator.uniform(1, rows.dtype)[0]
+            cum[-1] = 1
+            k = int(np.searchsorted(cum, u, side="left"))
+            out[i, s] = k
+            if not replacement and s < num_samples - 1:
+                taken = cum[k] - (cum[k - 1] if k else ct(0))
+                cum = np.where(np.arange(cum.size) >= k, cum - taken, cum) / (ct(1) - taken)
+    return _il.tensor(out.reshape(probs.shape[:-1] + (num_samples,)))
 
 
 def inverse(x, name=None):

@@ -50,3 +50,19 @@ def test_random_split_and_subset_sampler_follow_paddle_seed():
 
     for ref, got in zip(_run(paddle, prog, 11), _run(ilp, prog, 11)):
         np.testing.assert_array_equal(got, ref)
+
+
+def test_in_place_fills_bernoulli_and_multinomial_draw_paddles_numbers():
+    def prog(P):
+        x, y, z = P.zeros([5]), P.zeros([6]), P.zeros([4])
+        x.uniform_(-1, 1)
+        y.normal_()
+        z.exponential_()
+        return [x, y, z, P.bernoulli(P.full([6], 0.5)), P.bernoulli(P.full([3], 0.5, "float64")),
+                P.bernoulli(P.zeros([4]), p=0.7),
+                P.multinomial(P.to_tensor([0.2, 0.3, 0.5]), 4, replacement=True),
+                P.multinomial(P.to_tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]), 3), P.rand([3])]
+
+    for i, (r, g) in enumerate(zip(_run(paddle, prog, 1), _run(ilp, prog, 1))):
+        assert r.shape == g.shape and r.dtype == g.dtype, (i, r.dtype, g.dtype)
+        np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-7, err_msg=f"draw {i}")
