@@ -29,6 +29,7 @@ multinomial) draw from ``Generator.np``, numpy's Generator on the same Mersenne 
 """
 from __future__ import annotations
 
+import math
 import os
 import struct
 
@@ -278,6 +279,83 @@ def geometric(g, n: int, p: float) -> np.ndarray:
     return np.ceil(np.log(_unit(g, n, np.float64)) / np.log1p(-p))
 
 
+def _u1(g) -> float:
+    return float(_unit(g, 1, np.float64)[0])
+
+
+def _n1(g) -> float:
+    return float(_normal_doubles(g, 1)[0])
+
+
+def standard_gamma(g, alpha: np.ndarray) -> np.ndarray:
+    """``_standard_gamma`` (``sample_gamma``: Marsaglia and Tsang, alpha < 1 boosted), one
+    element at a time in C order, with alpha in its own dtype (float32 arithmetic where
+    ATen's is) and the float literals ATen writes (1.0f / 3.0f, 0.0331f); float64 results."""
+    f32 = alpha.dtype != np.float64
+    st = np.float32 if f32 else np.float64
+    third, k0331 = float(np.float32(1.0) / np.float32(3.0)), float(np.float32(0.0331))
+    out = np.empty(alpha.size)
+    for i, a in enumerate(alpha.ravel().tolist()):
+        a, scale = st(a), 1.0
+        if a < 1.0:
+            if a == 0.0:
+                out[i] = 0.0
+                continue
+            scale *= (1.0 - _u1(g)) ** float(st(1.0) / a)
+            a = st(a + st(1.0))
+        d = float(st(a - st(third)))
+        c = 1.0 / np.sqrt(9.0 * d)
+        while True:
+            while True:
+                x = _n1(g)
+                y = 1.0 + c * x
+                if y > 0:
+                    break
+            v = y * y * y
+            u = 1.0 - _u1(g)
+            xx = x * x
+            if u < 1.0 - k0331 * xx * xx or np.log(u) < 0.5 * xx + d * (1.0 - v + np.log(v)):
+                out[i] = scale * d * v
+                break
+    return out
+
+
+def poisson(g, lam: np.ndarray) -> np.ndarray:
+    """``sample_poisson`` per element in C order: Hoermann's transformed rejection for a rate
+    of 10 or more, else the product of uniforms against exp(-rate)."""
+    out = np.empty(lam.size)
+    for i, rate in enumerate(lam.astype(np.float64).ravel().tolist()):
+        if rate >= 10:
+            slam, loglam = np.sqrt(rate), np.log(rate)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                u, v = _u1(g) - 0.5, _u1(g)
+                us = 0.5 - abs(u)
+                k = int(np.floor((2 * a / us + b) * u + rate + 0.43))
+                if us >= 0.07 and v <= vr:
+                    break
+                if k < 0 or (us < 0.013 and v > us):
+                    continue
+                if (np.log(v) + np.log(invalpha) - np.log(a / (us * us) + b)
+                        <= -rate + k * loglam - math.lgamma(k + 1.0)):
+                    break
+            out[i] = k
+        elif rate == 0:
+            out[i] = 0
+        else:
+            enlam, k, prod = np.exp(-rate), 0, 1.0
+            while True:
+                prod *= _u1(g)
+                if prod <= enlam:
+                    break
+                k += 1
+            out[i] = k
+    return out
+
+
 # ---- writing into a target ----------------------------------------------------------------------
 
 CHUNK = 1 << 13  # draws per piece (a multiple of 16): temporaries stay small
@@ -331,7 +409,7 @@ def write(out: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 # (the kernels above are the torch generator's methods: g.uniform(n, dtype, lo, hi) ...)
 for _f in (uniform, normal, normal_into, random_from_to, random_full, randperm, bernoulli,
-           bernoulli_tensor, exponential, cauchy, log_normal, geometric):
+           bernoulli_tensor, exponential, cauchy, log_normal, geometric, standard_gamma, poisson):
     setattr(Generator, _f.__name__, _f)
 
 

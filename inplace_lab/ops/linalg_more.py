@@ -905,12 +905,17 @@ BERN = register(OpSpec(
     doc="draws 1 with probability input, elementwise."))
 
 
-def _poisson_fwd(xp, rate, out=None, dt=None):
+def _poisson_fwd(xp, rate, out=None, dt=None, generator=None):
+    if xp.__name__ == "numpy":  # (PyTorch's sample_poisson, element by element)
+        from .random import _gen as g
+
+        return assign(xp, out, g(xp, generator).poisson(rate).reshape(rate.shape).astype(dt.np))
     return assign(xp, out, xp.asarray(_gen(xp).poisson(rate)).astype(dt.np))  # (0-d: a scalar)
 
 
 POISSON = register(OpSpec(
     name="poisson", forward=_poisson_fwd, backward=_sample_bw, out=False,
+    params={"generator": None},
     dtype_rule=lambda s, ins, p: _float_probs("poisson_cpu", ins[0]), method=False,
     layout="contiguous", doc="torch.poisson(rates): Poisson draws with the given rates."))
 

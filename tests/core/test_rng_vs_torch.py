@@ -195,3 +195,20 @@ def test_generator_state_tensors_and_fork_rng():
 ])
 def test_modules_and_functionals_that_draw(name, prog):
     _same(lambda T: [prog(T), T.rand(3)], exact=False, seed=3)
+
+
+@pytest.mark.parametrize("name,make", [
+    ("poisson", lambda D, T: D.Poisson(T.tensor([2.0, 15.0, 0.0, 40.0]))),
+    ("gamma", lambda D, T: D.Gamma(T.tensor([2.0, 0.5]), T.tensor([1.0, 3.0]))),
+    ("gamma_float64", lambda D, T: D.Gamma(T.tensor([0.3, 5.0], dtype=T.float64),
+                                           T.tensor([1.0, 1.0], dtype=T.float64))),
+    ("beta", lambda D, T: D.Beta(T.tensor([2.0]), T.tensor([1.0]))),
+    ("dirichlet", lambda D, T: D.Dirichlet(T.tensor([0.5, 1.0, 2.0]))),
+    ("student_t", lambda D, T: D.StudentT(T.tensor([2.0]))),
+    ("normal", lambda D, T: D.Normal(T.zeros(3), T.ones(3))),
+    ("categorical", lambda D, T: D.Categorical(T.tensor([0.2, 0.3, 0.5]))),
+    ("gumbel", lambda D, T: D.Gumbel(T.zeros(2), T.ones(2))),
+    ("multivariate_normal", lambda D, T: D.MultivariateNormal(T.zeros(2), T.eye(2))),
+])
+def test_distribution_samples_are_torchs(name, make):
+    _same(lambda T: [make(T.distributions, T).sample((2,)), T.rand(2)], exact=False, seed=5)

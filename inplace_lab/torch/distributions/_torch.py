@@ -5,7 +5,7 @@ Every attribute not defined here is looked up on ``inplace_lab.torch`` at use ti
 that lands in the facade later (``torch.linalg.solve_triangular``, ``torch.special``) is
 used as soon as it exists; the fallbacks below are compositions of the facade's own
 differentiable ops (values as torch's; grad_fn names may differ) or, for the samplers
-``_standard_gamma``/``_sample_dirichlet``, draws from the library's seeded generator.
+``_standard_gamma``/``_sample_dirichlet``, torch's own gamma draws (``rng.standard_gamma``).
 """
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ class _StandardGamma(_Function):
     @staticmethod
     def forward(ctx, alpha):
         a = _np_of(alpha)
-        out = _like(_generator().standard_gamma(a.astype(_np.float64)), alpha)
+        out = _like(_np.maximum(_draw_gamma(a), _np.finfo(_np_dtype(alpha)).tiny), alpha)
         ctx.save_for_backward(alpha, out)
         return out
 
@@ -239,9 +239,18 @@ def _standard_gamma(alpha, generator=None):
     return _StandardGamma.apply(alpha)
 
 
+def _draw_gamma(a):
+    """torch's gamma draws (rng.standard_gamma) on the CPU; cupy's generator on a GPU."""
+    from inplace_lab import creation
+
+    if not isinstance(a, _np.ndarray):
+        return _generator().standard_gamma(a.astype("float64"))
+    return creation.cpu_generator().standard_gamma(a).reshape(a.shape)
+
+
 def _sample_dirichlet(alpha, generator=None):
-    a = _np_of(alpha).astype(_np.float64)
-    g = _generator().standard_gamma(a)
+    a = _np_of(alpha).astype(_np.float64)  # (torch: the gamma draws in float64)
+    g = _draw_gamma(a)
     g = _np.maximum(g, _np.finfo(_np_dtype(alpha)).tiny)
     x = g / g.sum(-1, keepdims=True)
     return _like(x, alpha)
