@@ -356,6 +356,80 @@ def poisson(g, lam: np.ndarray) -> np.ndarray:
     return out
 
 
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+         0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+         0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k <= 9:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _btrs(g, n, p, st) -> float:
+    """ATen's BTRS (Hoermann's transformed rejection) for n * p >= 10, p <= 1/2: n and p in
+    the tensor's dtype ``st``, the rest in float64, as ATen mixes them."""
+    stddev = float(np.sqrt(n * p * (st(1) - p)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(p)
+    c = float(n * p) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(p / (st(1) - p))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor((n + st(1)) * p))
+    while True:
+        u = _u1(g) - 0.5
+        v = _u1(g)
+        us = 0.5 - abs(u)
+        k = st(np.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return float(k)
+        v = np.log(v * alpha / (a / (us * us) + b))
+        nf, kf = float(n), float(k)
+        upper = ((m + 0.5) * np.log((m + 1) / (r * (nf - m + 1)))
+                 + (nf + 1) * np.log((nf - m + 1) / float(n - k + st(1)))
+                 + (kf + 0.5) * np.log(r * float(n - k + st(1)) / float(k + st(1)))
+                 + _stirling_tail(m) + _stirling_tail(nf - m) - _stirling_tail(kf)
+                 - _stirling_tail(float(n - k)))
+        if v <= upper:
+            return float(k)
+
+
+def _binomial_inversion(g, n, p) -> float:
+    geom_sum, num = 0.0, 0.0
+    logprob = float(np.log1p(-p))  # (in the tensor's dtype)
+    while True:
+        geom_sum += np.ceil(np.log(_u1(g)) / logprob)
+        if geom_sum > n:
+            return num
+        num += 1
+
+
+def binomial(g, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """``sample_binomial`` per element in C order (count and prob broadcast and contiguous):
+    BTRS when the expected count is 10 or more, else inversion by geometric gaps; a
+    probability above 1/2 samples the failures."""
+    st = np.float64 if count.dtype == np.float64 else np.float32
+    out = np.empty(count.size)
+    for i, (n, p) in enumerate(zip(count.ravel().tolist(), prob.ravel().tolist())):
+        n, p = st(n), st(p)
+        if n <= 0 or p <= 0:
+            out[i] = 0
+        elif p >= 1:
+            out[i] = n
+        elif p <= 0.5:
+            out[i] = _btrs(g, n, p, st) if n * p >= 10 else _binomial_inversion(g, n, p)
+        else:
+            q = st(st(1) - p)
+            out[i] = float(n) - (_btrs(g, n, q, st) if n * q >= 10 else
+                                 _binomial_inversion(g, n, q))
+    return out
+
+
 # ---- writing into a target ----------------------------------------------------------------------
 
 CHUNK = 1 << 13  # draws per piece (a multiple of 16): temporaries stay small
@@ -409,7 +483,8 @@ def write(out: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 # (the kernels above are the torch generator's methods: g.uniform(n, dtype, lo, hi) ...)
 for _f in (uniform, normal, normal_into, random_from_to, random_full, randperm, bernoulli,
-           bernoulli_tensor, exponential, cauchy, log_normal, geometric, standard_gamma, poisson):
+           bernoulli_tensor, exponential, cauchy, log_normal, geometric, standard_gamma, poisson,
+           binomial):
     setattr(Generator, _f.__name__, _f)
 
 

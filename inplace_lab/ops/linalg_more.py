@@ -920,13 +920,20 @@ POISSON = register(OpSpec(
     layout="contiguous", doc="torch.poisson(rates): Poisson draws with the given rates."))
 
 
-def _binom_fwd(xp, count, prob, out=None, dt=None):
+def _binom_fwd(xp, count, prob, out=None, dt=None, generator=None):
+    if xp.__name__ == "numpy":  # (PyTorch's sample_binomial, element by element)
+        from .random import _gen as g
+
+        count, prob = xp.broadcast_arrays(count, prob)
+        r = g(xp, generator).binomial(count, prob).reshape(count.shape)
+        return assign(xp, out, r.astype(dt.np))
     r = _gen(xp).binomial(count.astype("int64"), prob)
     return assign(xp, out, xp.asarray(r).astype(dt.np))  # (0-d: a Python int)
 
 
 BINOMIAL = register(OpSpec(
     name="binomial", forward=_binom_fwd, backward=_sample_bw, args=("count", "prob"), out=False,
+    params={"generator": None},
     dtype_rule=lambda s, ins, p: _float_probs("binomial_cpu", ins[0]), method=False,
     layout="contiguous",
     doc="torch.binomial(count, prob): binomial draws (count trials of probability prob)."))

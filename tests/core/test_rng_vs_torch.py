@@ -199,6 +199,9 @@ def test_modules_and_functionals_that_draw(name, prog):
 
 @pytest.mark.parametrize("name,make", [
     ("poisson", lambda D, T: D.Poisson(T.tensor([2.0, 15.0, 0.0, 40.0]))),
+    ("binomial", lambda D, T: D.Binomial(50, T.tensor([0.2, 0.7, 0.05]))),
+    ("binomial_small", lambda D, T: D.Binomial(T.tensor([5.0, 1000.0, 0.0]),
+                                               T.tensor([0.3, 0.05, 0.5]))),
     ("gamma", lambda D, T: D.Gamma(T.tensor([2.0, 0.5]), T.tensor([1.0, 3.0]))),
     ("gamma_float64", lambda D, T: D.Gamma(T.tensor([0.3, 5.0], dtype=T.float64),
                                            T.tensor([1.0, 1.0], dtype=T.float64))),
@@ -212,3 +215,15 @@ def test_modules_and_functionals_that_draw(name, prog):
 ])
 def test_distribution_samples_are_torchs(name, make):
     _same(lambda T: [make(T.distributions, T).sample((2,)), T.rand(2)], exact=False, seed=5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binomial_and_poisson_functions(dtype):
+    def prog(T):
+        dt = getattr(T, dtype)
+        c = T.tensor([5.0, 100.0, 20.0, 0.0, 1000.0, 37.0, 12.0], dtype=dt)
+        p = T.tensor([0.3, 0.4, 0.9, 0.5, 0.05, 0.77, 1.0], dtype=dt)
+        return [T.binomial(c, p), T.binomial(c.expand(3, 7), p),
+                T.poisson(T.tensor([[1.0, 12.0]], dtype=dt).expand(2, 2)), T.rand(2)]
+
+    _same(prog)
