@@ -227,3 +227,14 @@ def test_binomial_and_poisson_functions(dtype):
                 T.poisson(T.tensor([[1.0, 12.0]], dtype=dt).expand(2, 2)), T.rand(2)]
 
     _same(prog)
+
+
+def test_weighted_random_sampler_is_torchs_multinomial():
+    def prog(T):
+        w = [0.1, 0.9, 0.4, 0.0]
+        S = T.utils.data.WeightedRandomSampler
+        return [np.array(list(S(w, 6))), np.array(list(S(w, 4, replacement=False))),
+                np.array(list(S(w, 3, replacement=False,
+                                generator=T.Generator().manual_seed(3))))]
+
+    _same(prog)

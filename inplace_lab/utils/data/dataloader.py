@@ -1,8 +1,8 @@
 """``DataLoader``: batching, seeded shuffling, ``drop_last``, collate, ``pin_memory``.
 
-Shuffling draws a permutation from a ``Generator`` (``inplace_lab.utils.data.Generator``,
-or an int seed, or the global generator ``inplace_lab.manual_seed`` sets): the same
-seed gives the same batches. ``pin_memory=True`` copies each batch into page-locked
+Shuffling draws torch's permutation (``rng``) from a ``Generator`` (``torch.Generator``), or
+from a new one seeded from the global generator ``manual_seed`` sets: the same seed gives
+torch's batches. ``pin_memory=True`` copies each batch into page-locked
 host memory (cupy's pinned allocator) when a real GPU is present, so
 ``batch.to("cuda", non_blocking=True)`` can overlap; without one it is a no-op with
 PyTorch's warning.
@@ -36,8 +36,7 @@ from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 from ... import backend, creation, rng
 from ...tensor import Tensor
 from .dataset import IterableDataset
-from .sampler import (BatchSampler, Generator, RandomSampler, Sampler, SequentialSampler, _gen_of,
-                      _rng_of)
+from .sampler import BatchSampler, Generator, RandomSampler, Sampler, SequentialSampler, _gen_of
 from .worker import (ExceptionWrapper, IterableDatasetStopIteration, IterableFetcher,
                      StreamRequest, fetch)
 

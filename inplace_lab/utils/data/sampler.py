@@ -9,8 +9,8 @@ sampler into batches). ``DataLoader(shuffle=True)`` is ``RandomSampler`` under a
 
 The random ones draw as torch's do, from torch's CPU stream (``rng``): a ``Generator``
 passed in, or (``RandomSampler``) a new one seeded from the default generator each epoch, so
-``torch.manual_seed(s)`` gives torch's order. ``WeightedRandomSampler`` draws from the same
-stream but not with torch's multinomial kernel. Their argument checks and errors are torch's.
+``torch.manual_seed(s)`` gives torch's order (``WeightedRandomSampler``: torch's multinomial
+kernel). Their argument checks and errors are torch's.
 """
 from __future__ import annotations
 
@@ -29,11 +29,6 @@ Generator = rng.Generator  # torch.Generator
 def _gen_of(generator):
     """The ``rng.Generator`` a ``generator`` argument names (None: the default one)."""
     return creation.cpu_generator(generator)
-
-
-def _rng_of(generator):
-    """numpy's Generator on that generator's stream (for draws with no PyTorch kernel here)."""
-    return _gen_of(generator).np
 
 
 def _randperm(n, generator) -> list:
@@ -151,9 +146,13 @@ class WeightedRandomSampler(Sampler):
         self.replacement = replacement
         self.generator = generator
 
-    def __iter__(self):
-        yield from _multinomial(self.weights.numpy(), self.num_samples, self.replacement,
-                                _rng_of(self.generator))
+    def __iter__(self):  # (torch.multinomial(weights, n, replacement, generator=...))
+        from ...ops.table import OPS
+        from ...ops import dispatch
+
+        yield from dispatch.call(OPS["multinomial"], (self.weights, self.num_samples),
+                                 {"replacement": self.replacement,
+                                  "generator": _gen_of(self.generator)}).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -163,24 +162,6 @@ def _host(weights):
     from ...tensor import Tensor
 
     return weights.detach().cpu().numpy() if isinstance(weights, Tensor) else weights
-
-
-def _multinomial(w, k, replacement, rng):
-    """``torch.multinomial(w, k, replacement).tolist()`` with its checks, drawn by numpy."""
-    np = backend.np
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if w.sum() <= 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement and k > w.size:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if not replacement and k > np.count_nonzero(w):
-        # torch (CPU) draws the zero-weight indices last once the others are used up
-        first = rng.choice(w.size, np.count_nonzero(w), replace=False, p=w / w.sum()).tolist()
-        rest = [i for i in range(w.size) if w[i] == 0]
-        return first + rng.permutation(rest).tolist()[:k - len(first)]
-    return rng.choice(w.size, k, replace=replacement, p=w / w.sum()).tolist()
 
 
 class BatchSampler(Sampler):
