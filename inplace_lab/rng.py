@@ -54,7 +54,9 @@ class Generator:
     """``torch.Generator`` on the CPU: a seeded Mersenne Twister and the normal caches."""
 
     def __init__(self, device="cpu"):
-        self.device = device
+        from . import backend
+
+        self.device = backend.device(device)
         self._bits = np.random.MT19937()
         self.np = np.random.Generator(self._bits)  # numpy's draws on the same stream
         self.manual_seed(DEFAULT_SEED)
