@@ -21,8 +21,9 @@ here, because this module is PyTorch's ``CPUGeneratorImpl`` written in numpy:
   or more), ``randperm`` is Fisher-Yates with ``random() % (n - i)``, ``bernoulli_(p)``
   compares a float64 uniform with ``p`` (a tensor ``p`` of float32: a float32 uniform).
 
-float32 Box-Muller values may differ from PyTorch's in the last bit (its vectorised
-log/sin/cos are not numpy's); every other draw above is bit for bit. The state is
+The float32 Box-Muller is PyTorch's AVX2 kernel (avx_mathfun's log and sincos, in float32),
+so float32 normals are bit for bit too (float64 ones use numpy's log/sin/cos: an ulp off
+libm's now and then). The state is
 PyTorch's 5056-byte ``CPUGeneratorImplState`` (``get_state``/``set_state``), so a state
 saved by one round-trips through the other. Distributions with no kernel here (gamma,
 multinomial) draw from ``Generator.np``, numpy's Generator on the same Mersenne Twister.
@@ -179,18 +180,80 @@ def _normal_fill(g, n, npd, mean, std):
 
 
 def _box_muller_16(d, mean, std):
-    """``normal_fill_16`` on consecutive blocks of 16, in place."""
+    """``normal_fill_16`` on consecutive blocks of 16, in place. float32 is PyTorch's AVX2
+    kernel to the bit: avx_mathfun's Cephes ``log256_ps``/``sincos256_ps`` in float32, with
+    the multiply-adds GCC fuses into FMAs, and theta = float(2 pi) * u2 in float."""
     k = d.reshape(-1, 16)
     ct = d.dtype.type
     u1 = ct(1) - k[:, :8]
-    theta = ct(2.0 * np.pi) * k[:, 8:]  # (the vectorised kernel's float 2*pi)
-    radius = np.sqrt(ct(-2) * np.log(u1))
-    n1, n2 = radius * np.cos(theta), radius * np.sin(theta)
+    if ct is np.float32:
+        radius = np.sqrt(_F32(-2) * _log256(u1))
+        sin, cos = _sincos256(_F32(2.0 * np.pi) * k[:, 8:])
+    else:
+        theta = ct(2.0 * np.pi) * k[:, 8:]
+        radius = np.sqrt(ct(-2) * np.log(u1))
+        sin, cos = np.sin(theta), np.cos(theta)
+    n1, n2 = radius * cos, radius * sin
     if (mean, std) != (0.0, 1.0):  # (fmadd(n, std, mean): one rounding)
         n1 = n1.astype(np.float64) * float(ct(std)) + float(ct(mean))
         n2 = n2.astype(np.float64) * float(ct(std)) + float(ct(mean))
     k[:, :8] = n1
     k[:, 8:] = n2
+
+
+# avx_mathfun.h (Julien Pommier's sse_mathfun on AVX, the Cephes polynomials), in float32
+_F32 = np.float32
+_LOG_P = [_F32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
+                            -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
+                            2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
+
+
+def _fma(a, b, c):
+    """float32 a * b + c rounded once (the product is exact in float64)."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(np.float32)
+
+
+def _log256(x):
+    """``log256_ps``: exponent and mantissa split, a degree-8 polynomial (x > 0 here)."""
+    x = np.maximum(x.astype(np.float32), _F32(1.17549435e-38))  # (min_norm_pos)
+    bits = x.view(np.int32)
+    e = ((bits.view(np.uint32) >> np.uint32(23)).astype(np.int32) - 0x7F).astype(np.float32)
+    e += _F32(1)
+    x = ((bits & np.int32(~0x7F800000)) | np.int32(0x3F000000)).view(np.float32)  # [0.5, 1)
+    small = x < _F32(0.707106781186547524)
+    tmp = np.where(small, x, _F32(0))
+    x = x - _F32(1)
+    e = e - np.where(small, _F32(1), _F32(0))
+    x = x + tmp
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma(y, x, p)
+    y = _fma(y * x, z, e * _F32(-2.12194440e-4))
+    y = _fma(-z, _F32(0.5), y)
+    return _fma(e, _F32(0.693359375), x + y)
+
+
+def _sincos256(x):
+    """``sincos256_ps`` for x >= 0: Cephes' reduction by pi/4 in three parts, then the sine
+    and cosine polynomials, selected and signed by the octant."""
+    x = x.astype(np.float32)
+    j = (x * _F32(1.27323954473516)).astype(np.int32)  # (4 / pi, truncated)
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    for dp in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
+        x = _fma(y, _F32(dp), x)
+    z = x * x
+    c = _fma(_fma(_F32(2.443315711809948E-005), z, _F32(-1.388731625493765E-003)), z,
+             _F32(4.166664568298827E-002))
+    c = _fma(c * z, z, -(z * _F32(0.5))) + _F32(1)
+    s = _fma(_F32(-1.9515295891E-4), z, _F32(8.3321608736E-3))
+    s = _fma(_fma(s, z, _F32(-1.6666654611E-1)) * z, x, x)
+    first = (j & 2) == 0  # (the octant's polynomial for the sine)
+    sin, cos = np.where(first, s, c), np.where(first, c, s)
+    sin = np.where((j & 4) != 0, -sin, sin)
+    cos = np.where((~(j - 2) & 4) != 0, -cos, cos)
+    return sin, cos
 
 
 def _normal_doubles(g, n: int) -> np.ndarray:
