@@ -691,7 +691,8 @@ class PaddleGenerator:
             last = ok[pairs - 1]
             self._take(2 * (last + 1))  # (the draws up to the last accepted pair)
             x, y, r2 = x[ok[:pairs]], y[ok[:pairs]], r2[ok[:pairs]]
-            mult = np.sqrt(ct(-2) * np.log(r2) / r2)
+            log = np.log(r2.astype(np.float64)).astype(ct)  # (glibc's logf: correctly rounded)
+            mult = np.sqrt(ct(-2) * log / r2)
             vals = np.empty(2 * pairs, ct)
             vals[0::2], vals[1::2] = y * mult, x * mult
             k = min(want, 2 * pairs)
