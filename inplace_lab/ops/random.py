@@ -242,12 +242,52 @@ def _random_fwd(xp, a, out=None, dt=None, from_=0, to=None, generator=None):
         g = _gen(xp, generator)
         if to is None and from_ == 0:
             return _put(out, lambda k: g.random_full(k, out.dtype))
-        to = _default_to(out.dtype) if to is None else to  # (random_(from, None): to the max)
-        return _put(out, lambda k: g.random_from_to(k, out.dtype, from_, to - from_))
+        lo, span = _torch_range(out.dtype, from_, to)
+        return _put(out, lambda k: g.random_from_to(k, out.dtype, lo, span))
     if to is None:
         to = _default_to(out.dtype)
     out[...] = _gen(xp).integers(from_, to, size=out.shape)
     return out
+
+
+_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
+def _torch_range(npd, lo, to):
+    """(from, range) as ``random_from_to_impl`` works them out: a float target moves from and
+    to inward to values its dtype holds (``update_from``/``update_to``) and warns past
+    2**digits; ``to=None`` means up to 2**digits (floats) or the dtype's max, inclusive."""
+    import warnings
+
+    import numpy as np
+
+    npd = np.dtype(npd)
+    if npd.kind == "f":
+        digits = np.finfo(npd).nmant + 1
+        ct = npd.type
+
+        def bits(v):
+            return max(abs(v).bit_length() - 1, 0)
+
+        if int(ct(lo + 1)) < lo:  # (update_from)
+            lo = int(ct(lo + 1)) + (1 << (bits(lo + 1) - digits + 1))
+        if to is None:
+            to_inc = 1 << digits
+        else:
+            if int(ct(to - 1)) >= to:  # (update_to)
+                to = int(ct(to - 1)) - (1 << (bits(to - 1) - digits + 1))
+            to_inc = to - 1
+        for v, name in ((lo, "from"), (to_inc, "to - 1")):
+            if not -(1 << digits) <= v <= 1 << digits:
+                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {_DTYPE_NAMES.get(npd.name, npd.name)} can "
+                              "support discrete uniform distribution only within this range. "
+                              "This warning will become an error in version 1.7 release, please "
+                              "fix the code in advance", UserWarning, stacklevel=2)
+        return lo, to_inc - lo + 1
+    if to is None:
+        to = (1 if npd.kind == "b" else int(np.iinfo(npd).max)) + 1
+    return lo, to - lo
 
 
 def _default_to(npd):

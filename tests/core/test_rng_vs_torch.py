@@ -238,3 +238,22 @@ def test_weighted_random_sampler_is_torchs_multinomial():
                                 generator=T.Generator().manual_seed(3))))]
 
     _same(prog)
+
+
+@pytest.mark.parametrize("call", ["empty(3).random_(2**30)", "empty(3).random_(2**25)",
+                                  "empty(3, dtype=T.float64).random_(2**30)",
+                                  "empty(3, dtype=T.int64).random_(2**33)",
+                                  "empty(3, dtype=T.int8).random_(-5, None)",
+                                  "empty(3, dtype=T.float16).random_(0, 65504)",
+                                  "empty(3).random_(5, None)", "randint(0, 2**29, (3,))",
+                                  "empty(2, dtype=T.bool).random_(0, None)"])
+def test_random_ranges_and_warnings_are_torchs(call):
+    import warnings
+
+    def prog(T):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = eval("T." + call, {"T": T})
+        return [r, np.array([str(x.message).split(" (Triggered")[0] for x in w])]
+
+    _same(prog)
