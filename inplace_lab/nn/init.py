@@ -81,12 +81,12 @@ def ones_(tensor):
 def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     a = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain: float = 1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
@@ -96,7 +96,7 @@ def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: s
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
@@ -105,7 +105,7 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
         warnings_zero()
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 def warnings_zero():
@@ -126,7 +126,7 @@ def orthogonal_(tensor, gain: float = 1.0, generator=None):
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     xp = backend.xp_of(tensor.device)
-    flat = xp.asarray(tensor.new_empty((rows, cols)).normal_(0, 1)._a)
+    flat = xp.asarray(tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._a)
     if rows < cols:
         flat = flat.T
     q, r = xp.linalg.qr(flat)
@@ -234,9 +234,9 @@ def sparse_(tensor, sparsity, std: float = 0.01, generator=None):
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():
-        tensor.normal_(0, std)
+        tensor.normal_(0, std, generator=generator)
         for col_idx in range(cols):
-            zero_indices = _il.randperm(rows)[:num_zeros]
+            zero_indices = _il.randperm(rows)[:num_zeros]  # (torch: the default generator)
             tensor[zero_indices, col_idx] = 0
     return tensor
 

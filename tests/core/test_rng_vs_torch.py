@@ -257,3 +257,18 @@ def test_random_ranges_and_warnings_are_torchs(call):
         return [r, np.array([str(x.message).split(" (Triggered")[0] for x in w])]
 
     _same(prog)
+
+
+@pytest.mark.parametrize("init", ["uniform_(w, -1, 2, generator=g)", "normal_(w, 1, 2, generator=g)",
+                                  "xavier_uniform_(w, generator=g)", "xavier_normal_(w, generator=g)",
+                                  "kaiming_uniform_(w, generator=g)", "kaiming_normal_(w, generator=g)",
+                                  "orthogonal_(w, generator=g)", "sparse_(w, 0.5, generator=g)",
+                                  "trunc_normal_(w, generator=g)"])
+def test_init_functions_draw_from_the_generator_given(init):
+    def prog(T):
+        g = T.Generator().manual_seed(11)
+        w = T.empty(4, 5)
+        eval("T.nn.init." + init, {"T": T, "w": w, "g": g})
+        return [w, T.rand(2)]  # (the default stream: untouched, but for sparse_'s randperm)
+
+    _same(prog, exact=False)
