@@ -769,8 +769,79 @@ class PaddleGenerator:
     def geometric(self, n: int, p: float) -> np.ndarray:
         return np.ceil(np.log1p(-self.uniform(n, np.float64)) / np.log1p(-p))
 
+    def truncated_normal(self, n: int, npd, mean: float, std: float, a: float, b: float):
+        """Paddle's truncated_gaussian_random: a uniform on [FLT_MIN, 1) per element mapped
+        through the normal's CDF between a and b (Paddle's rational ``Erfinv``), clamped."""
+        ct = np.float64 if npd == np.float64 else np.float32
+        u = self._canonical(self._take(n), ct)
+        tiny = ct(np.finfo(np.float32).tiny)
+        u = u * (ct(1) - tiny) + tiny
+        # (the kernel takes them as float, whatever T)
+        mean, std, a, b = (ct(np.float32(v)) for v in (mean, std, a, b))
+
+        def cdf(x):
+            return ct((1.0 + math.erf(float(x) / math.sqrt(2.0))) / 2.0)
+
+        lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+        p = lo + (hi - lo) * u
+        z = _paddle_erfinv(ct(2) * p - ct(1), ct)
+        ret = (math.sqrt(2.0) * z.astype(np.float64) * float(std) + float(mean)).astype(ct)
+        return np.clip(ret, a, b).astype(npd, copy=False)
+
     def __repr__(self) -> str:
         return f"<paddle.base.libpaddle.Generator object at {id(self):#x}>"
+
+
+# Paddle's Erfinv (truncated_normal_helper.h, after lakshayg's gist): three rational pieces
+_ERFINV = {k: v for k, v in zip("ABCDEF", (
+    (1.1975323115670912564578e0, 4.7072688112383978012285e1, 6.9706266534389598238465e2,
+     4.8548868893843886794648e3, 1.6235862515167575384252e4, 2.3782041382114385731252e4,
+     1.1819493347062294404278e4, 8.8709406962545514830200e2),
+    (1.0000000000000000000e0, 4.2313330701600911252e1, 6.8718700749205790830e2,
+     5.3941960214247511077e3, 2.1213794301586595867e4, 3.9307895800092710610e4,
+     2.8729085735721942674e4, 5.2264952788528545610e3),
+    (1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
+     3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
+     2.27238449892691845833e-2, 7.74545014278341407640e-4),
+    (1.4142135623730950488016887e0, 2.9036514445419946173133295e0,
+     2.3707661626024532365971225e0, 9.7547832001787427186894837e-1,
+     2.0945065210512749128288442e-1, 2.1494160384252876777097297e-2,
+     7.7441459065157709165577218e-4, 1.4859850019840355905497876e-9),
+    (6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
+     2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+     2.71155556874348757815e-5, 2.01033439929228813265e-7),
+    (1.414213562373095048801689e0, 8.482908416595164588112026e-1,
+     1.936480946950659106176712e-1, 2.103693768272068968719679e-2,
+     1.112800997078859844711555e-3, 2.611088405080593625138020e-5,
+     2.010321207683943062279931e-7, 2.891024605872965461538222e-15)))}
+
+
+def _paddle_erfinv(x: np.ndarray, ct) -> np.ndarray:
+    """Paddle's ``Erfinv<T>`` elementwise, in T's arithmetic (its double constants and
+    log/sqrt in double, as the C++ mixes them)."""
+    def horner(c, r):
+        acc = np.full_like(r, ct(c[7]))
+        for k in range(6, -1, -1):
+            acc = acc * r + ct(c[k])
+        return acc
+
+    ax = np.abs(x)
+    out = np.empty_like(x)
+    mid = ax <= 0.85
+    xm = x[mid]
+    r = (0.180625 - 0.25 * xm.astype(np.float64) * xm).astype(ct)
+    out[mid] = xm * horner(_ERFINV["A"], r) / horner(_ERFINV["B"], r)
+    xt = x[~mid]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sqrt(float(ct(0.6931471805599453)) - np.log(1.0 - ax[~mid].astype(np.float64)))
+    r = r.astype(ct)
+    near = r <= 5.0
+    rn = (r.astype(np.float64) - 1.6).astype(ct)  # (T r = r - 1.6: a double subtraction)
+    rf = (r.astype(np.float64) - 5.0).astype(ct)
+    val = np.where(near, horner(_ERFINV["C"], rn) / horner(_ERFINV["D"], rn),
+                   horner(_ERFINV["E"], rf) / horner(_ERFINV["F"], rf))
+    out[~mid] = np.where(xt < 0, -val, val)
+    return out
 
 
 default_generator = Generator()

@@ -66,3 +66,16 @@ def test_in_place_fills_bernoulli_and_multinomial_draw_paddles_numbers():
     for i, (r, g) in enumerate(zip(_run(paddle, prog, 1), _run(ilp, prog, 1))):
         assert r.shape == g.shape and r.dtype == g.dtype, (i, r.dtype, g.dtype)
         np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-7, err_msg=f"draw {i}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_truncated_normal_initializer_is_paddles_kernel(dtype):
+    def prog(P):
+        TN = P.nn.initializer.TruncatedNormal
+        w = P.create_parameter([300, 40], dtype, default_initializer=TN(0.0, 0.02))
+        v = P.create_parameter([500], dtype, default_initializer=TN(1.0, 0.5, a=0.5, b=1.2))
+        return [w, v, P.rand([2])]
+
+    for r, g in zip(_run(paddle, prog, 0), _run(ilp, prog, 0)):
+        assert r.dtype == g.dtype
+        np.testing.assert_allclose(g, r, rtol=1e-12 if dtype == "float64" else 0, atol=0)

@@ -124,7 +124,15 @@ class TruncatedNormalInitializer(Initializer):
         self._mean, self._std_dev, self._a, self._b = loc, scale, a, b
 
     def _sample(self, t):
-        _init.trunc_normal_(t, self._mean, self._std_dev, self._a, self._b)
+        """Paddle's truncated_gaussian_random kernel (rng.PaddleGenerator.truncated_normal)."""
+        if t.device.type != "cpu":
+            return _init.trunc_normal_(t, self._mean, self._std_dev, self._a, self._b)
+        import inplace_lab as _il
+
+        draws = _rng.paddle_generator.truncated_normal(
+            t.numel(), t.numpy().dtype, self._mean, self._std_dev, self._a, self._b)
+        with _il.no_grad():
+            t.copy_(_il.tensor(draws.reshape(tuple(t.shape))))
 
 
 class TruncatedNormal(TruncatedNormalInitializer):
