@@ -272,3 +272,25 @@ def test_init_functions_draw_from_the_generator_given(init):
         return [w, T.rand(2)]  # (the default stream: untouched, but for sparse_'s randperm)
 
     _same(prog, exact=False)
+
+
+class _RandomItems:
+    """A map-style dataset whose items draw: each worker's stream is seeded as torch's."""
+
+    def __init__(self, T):
+        self.T = T
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return self.T.rand(1) + i
+
+
+def test_loader_workers_draw_torchs_numbers():
+    def prog(T):
+        loader = T.utils.data.DataLoader(_RandomItems(T), batch_size=2, shuffle=True,
+                                         num_workers=2)
+        return [b.view(-1) for b in loader]
+
+    _same(prog)
