@@ -365,9 +365,11 @@ def _random_fill(t, kind, gen=None, **kw):
                                              kw.get("high", 1.0)))
     elif kind == "normal":
         g.normal_into(flat, kw.get("mean", 0.0), kw.get("std", 1.0))
-    else:
-        lo, hi = kw["low"], kw["high"]
-        rng.fill(flat, lambda n: g.random_from_to(n, flat.dtype, lo, hi - lo))
+    else:  # (randint is random_(low, high): its range rules and checks)
+        from .ops.random import _torch_range
+
+        lo, span = _torch_range(flat.dtype, kw["low"], kw["high"])
+        rng.fill(flat, lambda n: g.random_from_to(n, flat.dtype, lo, span))
     return t
 
 
@@ -390,12 +392,28 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, *
                    requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
-            generator=None, **_):
-    if high is None or (size is None and isinstance(high, (list, tuple))):
-        low, high, size = 0, low, (size if high is None else high)
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
+_RANDINT_FORMS = "".join(
+    f" * ({ints}, tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n"
+    for ints in ("int high", "int low, int high") for gen in ("torch.Generator generator, ", ""))
+
+
+def randint(*args, low=None, high=None, size=None, dtype=None, device=None,
+            requires_grad=False, generator=None, **_):
+    """``randint([low=0,] high, size)``: torch's ``random_(low, high)`` on a new tensor."""
+    given = [a for a in (low, high, size) if a is not None]
+    args = [a for a in args if a is not None] + given
+    if len(args) == 2 and isinstance(args[1], (list, tuple)):
+        args = [0] + args
+    if len(args) != 3 or not isinstance(args[2], (list, tuple, numbers.Integral)):
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n{_RANDINT_FORMS}")
+    low, high, size = int(args[0]), int(args[1]), args[2]
+    for v in (low, high):
+        if not -(1 << 63) <= v < 1 << 63:
+            raise ValueError("Overflow when unpacking long long")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = empty(*(size if isinstance(size, (list, tuple)) else (size,)),
@@ -404,6 +422,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None, **_):
+    if dtype is not None and dtypes.from_any(dtype) is dtypes.bool_:
+        raise NotImplementedError('"randperm" not implemented for \'Bool\'')
     t = empty(n, dtype=dtype or dtypes.int64, device=device)
     if backend.is_real_gpu(t.device):
         perm = backend._cupy.random.permutation(n)

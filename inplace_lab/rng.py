@@ -66,7 +66,7 @@ class Generator:
     def manual_seed(self, seed) -> "Generator":
         seed = int(seed)
         if not -(1 << 63) <= seed < (1 << 64):
-            raise RuntimeError("Overflow when unpacking long long")
+            raise ValueError("Overflow when unpacking long long")
         self._seed = seed % (1 << 64)
         self._bits.state = {"bit_generator": "MT19937",
                             "state": {"key": _key(self._seed), "pos": N}}
@@ -102,9 +102,8 @@ class Generator:
         if not isinstance(data, (bytes, bytearray)):  # (a uint8 tensor, as PyTorch's)
             data = bytes(data.contiguous().numpy())
         if len(data) != _STATE.size:
-            raise RuntimeError("Expected either a CPUGeneratorImplStateLegacy of size 5048 or a "
-                               f"CPUGeneratorImplState of size {_STATE.size} but found the input "
-                               f"RNG state size to be {len(data)}")
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE.size} but found "
+                               f"the input RNG state size to be {len(data)}")
         v = _STATE.unpack(data)
         seed, left, _, nxt = v[:4]
         key = np.array(v[4:4 + N], dtype=np.uint64).astype(np.uint32)

@@ -882,6 +882,10 @@ def _float_probs(name, t):
 
 
 def _bern_fwd(xp, p, out=None, dt=None, generator=None):
+    if not bool(((p >= 0) & (p <= 1)).all()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
+                           "this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
     if xp.__name__ == "numpy":  # (PyTorch's draws: one uniform per element of p)
         from .random import _gen as g
 
@@ -906,6 +910,8 @@ BERN = register(OpSpec(
 
 
 def _poisson_fwd(xp, rate, out=None, dt=None, generator=None):
+    if bool((rate < 0).any()):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     if xp.__name__ == "numpy":  # (PyTorch's sample_poisson, element by element)
         from .random import _gen as g
 

@@ -250,7 +250,21 @@ def _random_fwd(xp, a, out=None, dt=None, from_=0, to=None, generator=None):
     return out
 
 
-_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+def _user_level() -> int:
+    """The ``stacklevel`` of the first frame outside inplace_lab (where torch's warning points)."""
+    import os
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(pkg):
+        f, level = f.f_back, level + 1
+    return level
+
+
+_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bool": "bool",
+                "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                "int32": "int", "int64": "long int"}
 
 
 def _torch_range(npd, lo, to):
@@ -283,10 +297,14 @@ def _torch_range(npd, lo, to):
                               f"precision limitations {_DTYPE_NAMES.get(npd.name, npd.name)} can "
                               "support discrete uniform distribution only within this range. "
                               "This warning will become an error in version 1.7 release, please "
-                              "fix the code in advance", UserWarning, stacklevel=2)
+                              "fix the code in advance", UserWarning, stacklevel=_user_level())
         return lo, to_inc - lo + 1
     if to is None:
         to = (1 if npd.kind == "b" else int(np.iinfo(npd).max)) + 1
+    lowest, top = (0, 1) if npd.kind == "b" else (int(np.iinfo(npd).min), int(np.iinfo(npd).max))
+    for v, name in ((lo, "from"), (to - 1, "to - 1")):
+        if not lowest <= v <= top:
+            raise RuntimeError(f"{name} is out of bounds for {_DTYPE_NAMES[npd.name]}")
     return lo, to - lo
 
 

@@ -129,6 +129,25 @@ def test_state_round_trips_in_torchs_bytes():
         il.set_rng_state(il.tensor([1, 2, 3], dtype=il.uint8))
 
 
+@pytest.mark.parametrize("call", [
+    "randint(5)", "randint()", "randint(5, 3, (2,))", "randn(2, dtype=T.int64)", "rand(-1)",
+    "randperm(3, dtype=T.bool)", "empty(2).bernoulli_(1.5)", "empty(2).geometric_(0)",
+    "multinomial(T.tensor([0.0, 0.0]), 1)", "multinomial(T.tensor([0.5, 0.5]), 3)",
+    "normal(T.zeros(2), -T.ones(2))", "poisson(-T.ones(2))", "Generator().manual_seed(2**70)",
+    "set_rng_state(T.zeros(10, dtype=T.uint8))", "randint(0, 2**70, (2,))",
+    "empty(3, dtype=T.int8).random_(0, 300)", "empty(3, dtype=T.uint8).random_(-1, 5)",
+    "bernoulli(T.tensor([1.5]))", "empty(2).uniform_(2, 1)"])
+def test_bad_random_calls_fail_as_torch(call):
+    def outcome(T):
+        try:
+            eval("T." + call, {"T": T})
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            return type(e).__name__, str(e)
+        return "ok", ""
+
+    assert outcome(il) == outcome(torch)
+
+
 def test_data_loader_shuffle_and_random_split_are_torchs():
     def prog(T):
         ds = T.utils.data.TensorDataset(T.arange(10.0))
