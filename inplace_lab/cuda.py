@@ -96,3 +96,57 @@ def empty_cache() -> None:
     """inplace_lab frees a storage when its last tensor dies; cupy's pool is emptied too."""
     if is_available() and backend.is_real_gpu(_dev()):
         backend.xp_of(_dev()).get_default_memory_pool().free_all_blocks()
+
+
+# ---- random state: seeding boilerplate (torch.cuda.manual_seed_all) runs anywhere -------------
+
+def manual_seed(seed) -> None:
+    """Seed the GPU's generator (cupy's; its draws are not torch CUDA's Philox stream).
+    Without a GPU it does nothing, as PyTorch queues it until CUDA starts."""
+    from . import creation
+
+    creation._gpu_seed = int(seed)
+    if backend._CUPY_DEVICES:
+        backend._cupy.random.seed(int(seed) % (1 << 32))
+
+
+manual_seed_all = manual_seed
+
+
+def seed() -> None:
+    """Seed the GPU's generator from the OS's entropy (nothing without a GPU)."""
+    import os
+
+    manual_seed(int.from_bytes(os.urandom(8), "little"))
+
+
+seed_all = seed
+
+
+def initial_seed() -> int:
+    """The GPU generator's seed; without a GPU, PyTorch's CPU build's AssertionError."""
+    from . import creation
+
+    if not is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    return creation._gpu_seed if creation._gpu_seed is not None else 0
+
+
+def get_rng_state(device="cuda"):
+    if not is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    raise NotImplementedError("the GPU's random state is cupy's generator and cannot be saved "
+                              "as torch's: re-seed with torch.cuda.manual_seed(s) instead")
+
+
+def set_rng_state(new_state, device="cuda"):
+    get_rng_state(device)
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    for i, s in enumerate(new_states):
+        set_rng_state(s, i)

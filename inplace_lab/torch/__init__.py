@@ -113,7 +113,7 @@ for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.check
 
 # torch.Generator: PyTorch's CPU generator (rng: the same seed, the same numbers)
 Generator = utils.data.Generator
-from . import random  # noqa: E402  (torch.random: seeding, state, fork_rng)
+from . import backends, random  # noqa: E402  (torch.backends' flags; torch.random's seeding)
 default_generator = random.default_generator
 
 __version__ = "2.13.0+inplace_lab"
