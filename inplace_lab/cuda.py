@@ -150,3 +150,87 @@ def get_rng_state_all():
 def set_rng_state_all(new_states):
     for i, s in enumerate(new_states):
         set_rng_state(s, i)
+
+
+# ---- what memory lessons print: reserved bytes, stats, the device's name -------------------
+
+_reserved_peak: dict = {}
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes the allocator holds: cupy's pool (in use and cached) on a real GPU; the simulated
+    GPU has no cache (a freed storage goes back at once), so it reserves what is allocated.
+    0 without a GPU, as PyTorch's CPU build answers."""
+    if not is_available():
+        return 0
+    dev = _dev(device)
+    if backend.is_real_gpu(dev):
+        with backend.xp_of(dev).cuda.Device(dev.index or 0):
+            held = int(backend.xp_of(dev).get_default_memory_pool().total_bytes())
+    else:
+        held = memory.memory_allocated(dev)
+    k = dev.index or 0
+    _reserved_peak[k] = max(_reserved_peak.get(k, 0), held, memory.max_memory_allocated(dev))
+    return held
+
+
+def max_memory_reserved(device=None) -> int:
+    if not is_available():
+        return 0
+    memory_reserved(device)
+    return _reserved_peak[_dev(device).index or 0]
+
+
+def memory_stats(device=None) -> dict:
+    """The allocator's counters PyTorch's memory lessons read (empty without a GPU)."""
+    import collections
+
+    if not is_available():
+        return collections.OrderedDict()
+    dev = _dev(device)
+    return collections.OrderedDict([
+        ("allocated_bytes.all.current", memory.memory_allocated(dev)),
+        ("allocated_bytes.all.peak", memory.max_memory_allocated(dev)),
+        ("reserved_bytes.all.current", memory_reserved(device)),
+        ("reserved_bytes.all.peak", max_memory_reserved(device))])
+
+
+def memory_summary(device=None, abbreviated: bool = False) -> str:
+    stats = memory_stats(device)
+    if not stats:  # (PyTorch's CPU build fails on its own empty stats)
+        raise KeyError("allocated_bytes.all.current")
+    rows = [("Allocated memory", "allocated_bytes"), ("GPU reserved memory", "reserved_bytes")]
+    lines = [f"|{'inplace_lab CUDA memory summary, device ID ' + str(_index(device)):^73}|",
+             f"| {'Metric':<24}| {'Cur Usage':>22} | {'Peak Usage':>21} |"]
+    for label, key in rows:
+        lines.append(f"| {label:<24}| {stats[key + '.all.current']:>20} B | "
+                     f"{stats[key + '.all.peak']:>19} B |")
+    bar = "|" + "=" * 73 + "|"
+    return "\n".join([bar, lines[0], bar, lines[1], bar] + lines[2:] + [bar])
+
+
+def get_device_name(device=None) -> str:
+    if not is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    dev = _dev(device)
+    if not backend.is_real_gpu(dev):
+        return "inplace_lab simulated GPU"
+    props = backend.xp_of(dev).cuda.runtime.getDeviceProperties(dev.index or 0)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def get_device_properties(device=None):
+    if not is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    import types
+
+    dev = _dev(device)
+    if backend.is_real_gpu(dev):
+        p = backend.xp_of(dev).cuda.runtime.getDeviceProperties(dev.index or 0)
+        total, major, minor = int(p["totalGlobalMem"]), int(p["major"]), int(p["minor"])
+        count = int(p["multiProcessorCount"])
+    else:
+        total, major, minor, count = 0, 0, 0, 0
+    return types.SimpleNamespace(name=get_device_name(device), total_memory=total,
+                                 major=major, minor=minor, multi_processor_count=count)

@@ -113,10 +113,10 @@ for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.check
 
 # torch.Generator: PyTorch's CPU generator (rng: the same seed, the same numbers)
 Generator = utils.data.Generator
-from . import backends, random  # noqa: E402  (torch.backends' flags; torch.random's seeding)
+from . import backends, random, version  # noqa: E402  (flags; seeding; what this build is)
 default_generator = random.default_generator
 
-__version__ = "2.13.0+inplace_lab"
+__version__ = version.__version__
 
 from .more import *  # noqa: E402,F401,F403  (top-level names composed for torch: windows, atleast_nd ...)
 from .misc import *  # noqa: E402,F401,F403  (constants, memory formats, print options, *_copy ...)

@@ -5,8 +5,10 @@ device, so the classic figure holds: ``relu(x)`` on a [1, 64, 512, 512] float32 
 peaks at 134,217,728 bytes, ``relu_(x)`` at 67,108,864.
 """
 from inplace_lab.cuda import (current_device, device, device_count, empty_cache,  # noqa: F401
-                              get_rng_state, get_rng_state_all, initial_seed, is_available,
-                              manual_seed, manual_seed_all, max_memory_allocated,
-                              memory_allocated, reset_max_memory_allocated,
-                              reset_peak_memory_stats, seed, seed_all, set_device, set_rng_state,
-                              set_rng_state_all, synchronize)
+                              get_device_name, get_device_properties, get_rng_state,
+                              get_rng_state_all, initial_seed, is_available, manual_seed,
+                              manual_seed_all, max_memory_allocated, max_memory_reserved,
+                              memory_allocated, memory_reserved, memory_stats, memory_summary,
+                              reset_max_memory_allocated, reset_peak_memory_stats, seed,
+                              seed_all, set_device, set_rng_state, set_rng_state_all,
+                              synchronize)

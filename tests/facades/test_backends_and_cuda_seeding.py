@@ -48,3 +48,41 @@ def test_cuda_seeding_is_a_no_op_without_a_gpu_as_torch():
     il.manual_seed(0)
     il.cuda.manual_seed_all(0)
     assert il.randn(3).tolist() == torch.randn(3).tolist()  # (the CPU stream is untouched)
+
+
+def _memory_answers(T):
+    out = [T.version.cuda]
+    for call in ("memory_reserved()", "max_memory_reserved()", "memory_allocated()",
+                 "memory_stats()", "memory_summary()", "get_device_name()",
+                 "get_device_properties(0)", "device_count()", "empty_cache()"):
+        try:
+            out.append(("ok", eval("T.cuda." + call, {"T": T})))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+@pytest.mark.skipif(torch.cuda.is_available() or il.cuda.is_available(), reason="CPU-only view")
+def test_cuda_memory_questions_answer_as_the_cpu_build():
+    assert _memory_answers(il) == _memory_answers(torch)
+
+
+def test_simulated_gpu_reserves_what_it_allocates():
+    import inplace_lab
+
+    was = inplace_lab.backend.simulated_gpu()
+    inplace_lab.set_simulated_gpu(True)
+    try:
+        if inplace_lab.backend.gpu_count() == 0 or not inplace_lab.backend.simulated_gpu():
+            pytest.skip("a real GPU is present")
+        base = il.cuda.memory_reserved()
+        x = il.ones(1000, device="cuda")
+        assert il.cuda.memory_reserved() - base == 4000
+        assert il.cuda.max_memory_reserved() >= il.cuda.memory_reserved()
+        stats = il.cuda.memory_stats()
+        assert stats["allocated_bytes.all.current"] == il.cuda.memory_allocated()
+        assert "Allocated memory" in il.cuda.memory_summary()
+        assert il.cuda.get_device_name() == "inplace_lab simulated GPU"
+        del x
+    finally:
+        inplace_lab.set_simulated_gpu(was)
