@@ -114,6 +114,7 @@ for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.check
 # torch.Generator: PyTorch's CPU generator (rng: the same seed, the same numbers)
 Generator = utils.data.Generator
 from . import backends, random, version  # noqa: E402  (flags; seeding; what this build is)
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 default_generator = random.default_generator
 
 __version__ = version.__version__
