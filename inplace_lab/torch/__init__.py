@@ -115,6 +115,7 @@ for _name in ("optim", "optim.lr_scheduler", "utils", "utils.data", "utils.check
 Generator = utils.data.Generator
 from . import backends, random, version  # noqa: E402  (flags; seeding; what this build is)
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
+from .compile import compile  # noqa: E402,F401  (eager: see compile.py)
 default_generator = random.default_generator
 
 __version__ = version.__version__

@@ -86,3 +86,24 @@ def test_simulated_gpu_reserves_what_it_allocates():
         del x
     finally:
         inplace_lab.set_simulated_gpu(was)
+
+
+def test_compile_runs_eagerly_with_torchs_wrapper():
+    # (torch's compiled objects are not called here: inductor would build C++ on first call)
+    def observe(T):
+        m = T.nn.Linear(2, 1)
+        c = T.compile(m)
+
+        @T.compile
+        def h(x):
+            return x + 1
+
+        return (type(c).__name__, c._orig_mod is m, list(c.state_dict()), repr(c),
+                c.weight is m.weight, c.training, h.__name__, T.compile(m, disable=True) is m,
+                callable(T.compile(mode="reduce-overhead")))
+
+    assert observe(il) == observe(torch)
+    m = il.nn.Linear(2, 1)
+    x = il.ones(3, 2)
+    assert il.equal(il.compile(m)(x), m(x))
+    assert il.compile(lambda t: t * 2)(x).tolist() == (x * 2).tolist()
