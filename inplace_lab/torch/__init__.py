@@ -116,6 +116,8 @@ Generator = utils.data.Generator
 from . import backends, random, version  # noqa: E402  (flags; seeding; what this build is)
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 from .compile import compile  # noqa: E402,F401  (eager: see compile.py)
+from . import amp  # noqa: E402  (GradScaler; autocast)
+autocast = amp.autocast
 default_generator = random.default_generator
 
 __version__ = version.__version__
