@@ -52,8 +52,9 @@ def test_cuda_seeding_is_a_no_op_without_a_gpu_as_torch():
 
 def _memory_answers(T):
     out = [T.version.cuda]
-    for call in ("memory_reserved()", "max_memory_reserved()", "memory_allocated()",
-                 "memory_stats()", "memory_summary()", "get_device_name()",
+    # (memory_allocated is left out: tensors an earlier test made on the simulated GPU may
+    # still be alive and counted)
+    for call in ("memory_reserved()", "max_memory_reserved()", "memory_stats()", "memory_summary()", "get_device_name()",
                  "get_device_properties(0)", "device_count()", "empty_cache()"):
         try:
             out.append(("ok", eval("T.cuda." + call, {"T": T})))
