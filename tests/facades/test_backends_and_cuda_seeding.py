@@ -29,15 +29,20 @@ def test_backend_flags_and_answers_match_the_cpu_build():
     assert cudnn is il.backends.cudnn
 
 
-def _seeding(T):
+def _cuda_answers(T, calls):
+    """What each ``T.cuda.<call>`` returns or raises."""
     out = []
-    for call in ("manual_seed(3)", "manual_seed_all(3)", "seed()", "seed_all()",
-                 "initial_seed()", "get_rng_state()"):
+    for call in calls:
         try:
             out.append(("ok", eval("T.cuda." + call, {"T": T})))
         except Exception as e:  # noqa: BLE001 - the error is what is compared
             out.append((type(e).__name__, str(e)))
     return out
+
+
+def _seeding(T):
+    return _cuda_answers(T, ("manual_seed(3)", "manual_seed_all(3)", "seed()", "seed_all()",
+                             "initial_seed()", "get_rng_state()"))
 
 
 @pytest.mark.skipif(torch.cuda.is_available() or il.cuda.is_available(), reason="CPU-only view")
@@ -51,16 +56,11 @@ def test_cuda_seeding_is_a_no_op_without_a_gpu_as_torch():
 
 
 def _memory_answers(T):
-    out = [T.version.cuda]
     # (memory_allocated is left out: tensors an earlier test made on the simulated GPU may
     # still be alive and counted)
-    for call in ("memory_reserved()", "max_memory_reserved()", "memory_stats()", "memory_summary()", "get_device_name()",
-                 "get_device_properties(0)", "device_count()", "empty_cache()"):
-        try:
-            out.append(("ok", eval("T.cuda." + call, {"T": T})))
-        except Exception as e:  # noqa: BLE001 - the error is what is compared
-            out.append((type(e).__name__, str(e)))
-    return out
+    return [T.version.cuda] + _cuda_answers(T, (
+        "memory_reserved()", "max_memory_reserved()", "memory_stats()", "memory_summary()",
+        "get_device_name()", "get_device_properties(0)", "device_count()", "empty_cache()"))
 
 
 @pytest.mark.skipif(torch.cuda.is_available() or il.cuda.is_available(), reason="CPU-only view")
