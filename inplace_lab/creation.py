@@ -9,35 +9,23 @@ import numbers
 
 import numpy as np
 
-from . import backend, dtypes, layout, rng
+from . import backend, cuda, dtypes, layout, rng
 from .scalars import as_value, check_value
 from .storage import Storage
 from .tensor import Tensor, _c_strides
 
-_gpu_seed = None
-
-
 def manual_seed(seed: int):
     """Seed the generators of every device (the CPU's is PyTorch's: see ``rng``)."""
-    global _gpu_seed
     rng.default_generator.manual_seed(seed)
-    _gpu_seed = int(seed)
-    if backend._CUPY_DEVICES:
-        backend._cupy.random.seed(int(seed))
+    cuda.manual_seed(seed)
     return rng.default_generator
 
 
 def seed() -> int:
     """Seed every device's generator nondeterministically; return the seed (``torch.seed``)."""
     s = rng.default_generator.seed()
-    manual_seed(s)
+    cuda.manual_seed(s)
     return s
-
-
-def generator():
-    """numpy's Generator on the default CPU generator's stream (for draws with no PyTorch
-    kernel in ``rng``: gamma, multinomial)."""
-    return rng.default_generator.np
 
 
 def cpu_generator(gen=None):

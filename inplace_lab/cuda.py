@@ -100,14 +100,15 @@ def empty_cache() -> None:
 
 # ---- random state: seeding boilerplate (torch.cuda.manual_seed_all) runs anywhere -------------
 
+_seed = [None]  # the GPU generator's seed (initial_seed)
+
+
 def manual_seed(seed) -> None:
     """Seed the GPU's generator (cupy's; its draws are not torch CUDA's Philox stream).
-    Without a GPU it does nothing, as PyTorch queues it until CUDA starts."""
-    from . import creation
-
-    creation._gpu_seed = int(seed)
+    Without a GPU it only remembers the seed, as PyTorch queues it until CUDA starts."""
+    _seed[0] = int(seed)
     if backend._CUPY_DEVICES:
-        backend._cupy.random.seed(int(seed) % (1 << 32))
+        backend._cupy.random.seed(int(seed) % (1 << 64))
 
 
 manual_seed_all = manual_seed
@@ -125,11 +126,9 @@ seed_all = seed
 
 def initial_seed() -> int:
     """The GPU generator's seed; without a GPU, PyTorch's CPU build's AssertionError."""
-    from . import creation
-
     if not is_available():
         raise AssertionError("Torch not compiled with CUDA enabled")
-    return creation._gpu_seed if creation._gpu_seed is not None else 0
+    return _seed[0] if _seed[0] is not None else 0
 
 
 def get_rng_state(device="cuda"):
@@ -154,9 +153,6 @@ def set_rng_state_all(new_states):
 
 # ---- what memory lessons print: reserved bytes, stats, the device's name -------------------
 
-_reserved_peak: dict = {}
-
-
 def memory_reserved(device=None) -> int:
     """Bytes the allocator holds: cupy's pool (in use and cached) on a real GPU; the simulated
     GPU has no cache (a freed storage goes back at once), so it reserves what is allocated.
@@ -164,21 +160,18 @@ def memory_reserved(device=None) -> int:
     if not is_available():
         return 0
     dev = _dev(device)
-    if backend.is_real_gpu(dev):
-        with backend.xp_of(dev).cuda.Device(dev.index or 0):
-            held = int(backend.xp_of(dev).get_default_memory_pool().total_bytes())
-    else:
-        held = memory.memory_allocated(dev)
-    k = dev.index or 0
-    _reserved_peak[k] = max(_reserved_peak.get(k, 0), held, memory.max_memory_allocated(dev))
-    return held
+    if not backend.is_real_gpu(dev):
+        return memory.memory_allocated(dev)
+    with backend.xp_of(dev).cuda.Device(dev.index or 0):
+        return int(backend.xp_of(dev).get_default_memory_pool().total_bytes())
 
 
 def max_memory_reserved(device=None) -> int:
+    """At least the allocated peak (what was reserved then), and what is reserved now (cupy's
+    pool keeps freed blocks until ``empty_cache``)."""
     if not is_available():
         return 0
-    memory_reserved(device)
-    return _reserved_peak[_dev(device).index or 0]
+    return max(memory_reserved(device), memory.max_memory_allocated(_dev(device)))
 
 
 def memory_stats(device=None) -> dict:

@@ -25,8 +25,7 @@ The float32 Box-Muller is PyTorch's AVX2 kernel (avx_mathfun's log and sincos, i
 so float32 normals are bit for bit too (float64 ones use numpy's log/sin/cos: an ulp off
 libm's now and then). The state is
 PyTorch's 5056-byte ``CPUGeneratorImplState`` (``get_state``/``set_state``), so a state
-saved by one round-trips through the other. Distributions with no kernel here (gamma,
-multinomial) draw from ``Generator.np``, numpy's Generator on the same Mersenne Twister.
+saved by one round-trips through the other.
 """
 from __future__ import annotations
 
@@ -59,7 +58,6 @@ class Generator:
 
         self.device = backend.device(device)
         self._bits = np.random.MT19937()
-        self.np = np.random.Generator(self._bits)  # numpy's draws on the same stream
         self.manual_seed(DEFAULT_SEED)
 
     # -- seeding and state (PyTorch's names) ---------------------------------------------------
@@ -158,24 +156,22 @@ def uniform(g, n: int, npd, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
 def normal(g, n: int, npd, mean: float = 0.0, std: float = 1.0, contiguous=True) -> np.ndarray:
     """``normal_(mean, std)`` on n elements (``contiguous``: the target is, so the block
     kernel may run)."""
-    if n >= 16 and contiguous and npd in (np.float32, np.float64, np.float16):
-        return _normal_fill(g, n, npd, mean, std).astype(npd, copy=False)
+    if contiguous:
+        return normal_into(g, np.empty(n, npd), mean, std)
+    return _serial_normal(g, n, npd, mean, std)
+
+
+def _serial_normal(g, n, npd, mean, std):
+    """The serial kernel: ``normal_distribution<double>`` per element, cast to the dtype."""
     return (_normal_doubles(g, n) * std + mean).astype(npd)
 
 
-def _normal_fill(g, n, npd, mean, std):
-    if npd == np.float16:  # (in float32 over whole blocks: the last block fills the tail)
-        m = -(-n // 16) * 16
-        d = _unit(g, m, npd)
-        _box_muller_16(d, mean, std)
-        return np.concatenate([d[:n - 16], d[m - 16:]])
-    d = _unit(g, n, npd)
-    m = n - n % 16
-    _box_muller_16(d[:m], mean, std)
-    if n % 16:
-        d[n - 16:] = _unit(g, 16, npd)
-        _box_muller_16(d[n - 16:], mean, std)
-    return d
+def _normal_fill_half(g, n, mean, std):
+    """float16's block kernel: whole blocks in float32, the last one written over the tail."""
+    m = -(-n // 16) * 16
+    d = _unit(g, m, np.float16)
+    _box_muller_16(d, mean, std)
+    return np.concatenate([d[:n - 16], d[m - 16:]])
 
 
 def _box_muller_16(d, mean, std):
@@ -510,9 +506,9 @@ def normal_into(g, flat: np.ndarray, mean: float = 0.0, std: float = 1.0) -> np.
     """``normal_`` into the 1-D contiguous ``flat``, a chunk at a time (``normal``'s draws)."""
     n, npd = flat.size, flat.dtype
     if n < 16 or npd not in (np.float32, np.float64, np.float16):
-        return fill(flat, lambda k: (_normal_doubles(g, k) * std + mean).astype(npd))
+        return fill(flat, lambda k: _serial_normal(g, k, npd, mean, std))
     if npd == np.float16:  # (computed in float32, as PyTorch's kernel does)
-        flat[...] = _normal_fill(g, n, npd, mean, std)
+        flat[...] = _normal_fill_half(g, n, mean, std)
         return flat
     fill(flat, lambda k: _unit(g, k, npd))
     m = n - n % 16
@@ -532,14 +528,9 @@ def iteration_axes(out: np.ndarray) -> list:
                   reverse=True)
 
 
-def iteration_view(out: np.ndarray) -> np.ndarray:
-    """``out`` transposed so that C order over it is the order a serial kernel writes in."""
-    return out.transpose(iteration_axes(out))
-
-
 def write(out: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Put ``values`` (flat, in TensorIterator order) into ``out``."""
-    view = iteration_view(out)
+    view = out.transpose(iteration_axes(out))
     view[...] = values.reshape(view.shape)
     return out
 

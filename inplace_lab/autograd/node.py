@@ -422,14 +422,14 @@ def _node_attr(node, src):
     or what a callable makes of the node."""
     if callable(src):
         return src(node)
-    from ..ops.table import _numel
+    from ..layout import numel
 
     kind, arg = src[0], src[1]
     meta = node.output_meta[0] if arg == "result" else node.input_meta[node.spec.args.index(arg)]
     if meta is None:  # (an optional tensor left out: conv's bias)
         return None
     shape = tuple(meta[0])
-    return shape if kind == "sizes" else _numel(shape) if kind == "numel" else shape[src[2]]
+    return shape if kind == "sizes" else numel(shape) if kind == "numel" else shape[src[2]]
 
 
 _UNPACKED: dict = {}  # id(node) -> {name: unpacked value} while a hooked node's apply runs

@@ -868,11 +868,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 # ---- functional bernoulli, poisson, binomial --------------------------------------------------------
 
-def _gen(xp):
-    """numpy's Generator on PyTorch's CPU stream (no PyTorch kernel here), or cupy's."""
+def _gen(xp, generator=None):
+    """The generator of ops/random: PyTorch's on the CPU (``rng``), cupy's on a GPU."""
     from .random import _gen as g
 
-    return g(xp).np if xp.__name__ == "numpy" else g(xp)
+    return g(xp, generator)
 
 
 def _float_probs(name, t):
@@ -887,9 +887,7 @@ def _bern_fwd(xp, p, out=None, dt=None, generator=None):
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
     if xp.__name__ == "numpy":  # (PyTorch's draws: one uniform per element of p)
-        from .random import _gen as g
-
-        draws = g(xp, generator).bernoulli_tensor(p)
+        draws = _gen(xp, generator).bernoulli_tensor(p)
         return assign(xp, out, draws.reshape(p.shape).astype(dt.np))
     u = _gen(xp).random(size=p.shape)
     return assign(xp, out, (u < p).astype(dt.np))
@@ -913,9 +911,7 @@ def _poisson_fwd(xp, rate, out=None, dt=None, generator=None):
     if bool((rate < 0).any()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     if xp.__name__ == "numpy":  # (PyTorch's sample_poisson, element by element)
-        from .random import _gen as g
-
-        return assign(xp, out, g(xp, generator).poisson(rate).reshape(rate.shape).astype(dt.np))
+        return assign(xp, out, _gen(xp, generator).poisson(rate).reshape(rate.shape).astype(dt.np))
     return assign(xp, out, xp.asarray(_gen(xp).poisson(rate)).astype(dt.np))  # (0-d: a scalar)
 
 
@@ -928,10 +924,8 @@ POISSON = register(OpSpec(
 
 def _binom_fwd(xp, count, prob, out=None, dt=None, generator=None):
     if xp.__name__ == "numpy":  # (PyTorch's sample_binomial, element by element)
-        from .random import _gen as g
-
         count, prob = xp.broadcast_arrays(count, prob)
-        r = g(xp, generator).binomial(count, prob).reshape(count.shape)
+        r = _gen(xp, generator).binomial(count, prob).reshape(count.shape)
         return assign(xp, out, r.astype(dt.np))
     r = _gen(xp).binomial(count.astype("int64"), prob)
     return assign(xp, out, xp.asarray(r).astype(dt.np))  # (0-d: a Python int)

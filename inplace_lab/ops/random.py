@@ -45,6 +45,12 @@ def _put(out, draw):
     return rng.write(out, draw(out.size).astype(out.dtype, copy=False))
 
 
+def _cpu_fill(xp, out, generator, method, *args):
+    """The CPU path of a fill: ``generator.<method>(k, *args)``'s draws into ``out``."""
+    g = _gen(xp, generator)
+    return _put(out, lambda k: getattr(g, method)(k, *args))
+
+
 def _draw(xp, out, method, *args):
     """cupy: fill ``out`` from ``cupy.random.<method>``."""
     out[...] = getattr(xp.random, method)(*args, size=out.shape)
@@ -124,8 +130,7 @@ def rand_op(name, fwd, dtype_rule, params, args=("self",), **kw):
 
 def _uniform_fwd(xp, a, out=None, dt=None, from_=0.0, to=1.0, generator=None):
     if _cpu(xp):
-        g = _gen(xp, generator)
-        return _put(out, lambda k: g.uniform(k, out.dtype, from_, to))
+        return _cpu_fill(xp, out, generator, "uniform", out.dtype, from_, to)
     _draw(xp, out, "random")
     if (from_, to) != (0.0, 1.0):
         out *= (to - from_)
@@ -139,7 +144,7 @@ def _normal_fwd(xp, a, out=None, dt=None, mean=0.0, std=1.0, generator=None):
         if out.flags.c_contiguous:
             g.normal_into(out.reshape(-1), mean, std)
             return out
-        return _put(out, lambda k: g.normal(k, out.dtype, mean, std, contiguous=False))
+        return _put(out, lambda k: g.normal(k, out.dtype, mean, std, False))
     _draw(xp, out, "standard_normal")
     if std != 1.0:
         out *= std
@@ -150,8 +155,7 @@ def _normal_fwd(xp, a, out=None, dt=None, mean=0.0, std=1.0, generator=None):
 
 def _exponential_fwd(xp, a, out=None, dt=None, lambd=1.0, generator=None):
     if _cpu(xp):
-        g = _gen(xp, generator)
-        return _put(out, lambda k: g.exponential(k, lambd))
+        return _cpu_fill(xp, out, generator, "exponential", lambd)
     _draw(xp, out, "standard_exponential")
     if lambd != 1.0:
         out /= lambd
@@ -161,8 +165,7 @@ def _exponential_fwd(xp, a, out=None, dt=None, lambd=1.0, generator=None):
 def _cauchy_fwd(xp, a, out=None, dt=None, median=0.0, sigma=1.0, generator=None):
     """median + sigma * tan(pi * (u - 1/2)), transformed in place (PyTorch's formula)."""
     if _cpu(xp):
-        g = _gen(xp, generator)
-        return _put(out, lambda k: g.cauchy(k, median, sigma))
+        return _cpu_fill(xp, out, generator, "cauchy", median, sigma)
     _draw(xp, out, "random")
     out -= 0.5
     out *= math.pi
@@ -174,8 +177,7 @@ def _cauchy_fwd(xp, a, out=None, dt=None, median=0.0, sigma=1.0, generator=None)
 
 def _log_normal_fwd(xp, a, out=None, dt=None, mean=1.0, std=2.0, generator=None):
     if _cpu(xp):
-        g = _gen(xp, generator)
-        return _put(out, lambda k: g.log_normal(k, mean, std))
+        return _cpu_fill(xp, out, generator, "log_normal", mean, std)
     _normal_fwd(xp, a, out, dt, mean, std)
     return xp.exp(out, out=out)
 
@@ -192,8 +194,7 @@ rand_op("log_normal", _log_normal_fwd, _float_only("log_normal_cpu"), {"mean": 1
 def _geometric_fwd(xp, a, out=None, dt=None, p=0.5, generator=None):
     """Number of trials to the first success: ceil(log(u) / log(1 - p)), u in (0, 1]."""
     if _cpu(xp):
-        g = _gen(xp, generator)
-        return _put(out, lambda k: g.geometric(k, p))
+        return _cpu_fill(xp, out, generator, "geometric", p)
     if out.dtype.kind == "f":
         _draw(xp, out, "random")
         xp.subtract(1, out, out=out)  # (0, 1]: log(0) never happens
@@ -207,9 +208,9 @@ def _geometric_fwd(xp, a, out=None, dt=None, p=0.5, generator=None):
 def _bernoulli_fwd(xp, a, p=None, out=None, dt=None, generator=None):
     p = 0.5 if p is None else p
     if _cpu(xp):
-        g = _gen(xp, generator)
         if isinstance(p, (int, float)):
-            return _put(out, lambda k: g.bernoulli(k, p))
+            return _cpu_fill(xp, out, generator, "bernoulli", p)
+        g = _gen(xp, generator)
         axes = rng.iteration_axes(out)  # (p broadcast to the target, read in the same order)
         view, pv = out.transpose(axes), xp.broadcast_to(p, out.shape).transpose(axes)
         view[...] = g.bernoulli_tensor(xp.ascontiguousarray(pv)).reshape(view.shape)
@@ -239,11 +240,10 @@ def _bernoulli_shape(target, ins, params):
 
 def _random_fwd(xp, a, out=None, dt=None, from_=0, to=None, generator=None):
     if _cpu(xp):
-        g = _gen(xp, generator)
         if to is None and from_ == 0:
-            return _put(out, lambda k: g.random_full(k, out.dtype))
+            return _cpu_fill(xp, out, generator, "random_full", out.dtype)
         lo, span = _torch_range(out.dtype, from_, to)
-        return _put(out, lambda k: g.random_from_to(k, out.dtype, lo, span))
+        return _cpu_fill(xp, out, generator, "random_from_to", out.dtype, lo, span)
     if to is None:
         to = _default_to(out.dtype)
     out[...] = _gen(xp).integers(from_, to, size=out.shape)

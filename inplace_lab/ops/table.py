@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from .. import layout
+
 OPS: dict[str, "OpSpec"] = {}
 NONDIFF_ARGS = {"dim", "index", "indices", "mask", "condition"}  # integer/bool arguments
 
@@ -284,8 +286,7 @@ NODE_ATTRS = {
     "ProdBackward0": _FULL,
     "SumBackward1": {**_NO_DTYPE, **_SIZES, **_DIMS},
     "MeanBackward1": {**_NO_DTYPE, **_SIZES, **_DIMS, "self_sym_numel": ("numel", "self")},
-    **dict.fromkeys(("AmaxBackward0", "AminBackward0", "LogsumexpBackward0", "NansumBackward0"),
-                    _DIMS),
+    **dict.fromkeys(("AmaxBackward0", "AminBackward0", "LogsumexpBackward0"), _DIMS),
     **dict.fromkeys(("CumsumBackward0", "CumprodBackward0", "ProdBackward1", "SoftmaxBackward0",
                      "LogSoftmaxBackward0"), _NO_DTYPE),
     "NormBackward1": {**_NO_DTYPE, **_DIMS},
@@ -296,17 +297,15 @@ NODE_ATTRS = {
     "LinalgVectorNormBackward0": {"p": None, "dtype": None, **_DIMS, "ord": _param(
         "p", lambda p: 2 if p is None or p == "fro" else p)},
     **dict.fromkeys(("MaxBackward0", "MinBackward0", "NanmedianBackward1", "MedianBackward1",
-                     "ModeBackward0", "TraceBackward0", "UnsafeViewBackward0", "SqueezeBackward4"),
-                    _SIZES),
-    **dict.fromkeys(("SqueezeBackward1", "SqueezeBackward2", "SelectBackward0",
+                     "ModeBackward0", "TraceBackward0", "UnsafeViewBackward0", "SqueezeBackward4",
+                     "SqueezeBackward1", "SqueezeBackward2", "SelectBackward0",
                      "DiagonalBackward0", "UnfoldBackward0", "RepeatBackward0",
-                     "IndexSelectBackward0"), _SIZES),
+                     "IndexSelectBackward0", "IndexBackward0", "slice"), _SIZES),
     **dict.fromkeys(("SqueezeBackward0", "ExpandBackward0"), {"dim": None, "sizes": None,
                                                               **_SIZES}),
     "NansumBackward0": {**_NO_DTYPE, **_DIMS},
     **dict.fromkeys(("FlipBackward0", "RollBackward0"), {"dims": _param("dims", _unsigned)}),
     "permute": {"sizes": None, "dims": _param("sizes", _unsigned)},
-    "slice": _SIZES,
     "narrow": {"length": None, **_SIZES, "step": lambda node: 1, "start": _narrow_start,
                "end": lambda node: _narrow_start(node) + node.params["length"]},
     "split": {"split_size_or_sections": None, **_SIZES,
@@ -318,7 +317,6 @@ NODE_ATTRS = {
     "TopkBackward0": {"k": None, "largest": None, "sorted": None, **_SIZES},
     "ViewBackward0": {"sizes": None, "dim": None, **_SIZES},  # (unflatten's too)
     "MmBackward0": {"self_sym_sizes": ("sizes", "self"), "mat2_sym_sizes": ("sizes", "mat2")},
-    "IndexBackward0": _SIZES,
     "DiagonalBackward0_copy": {"diagonal": None, "offset": _param("diagonal", _unsigned),
                                "dim1": lambda node: 0,
                                "dim2": lambda node: 1, **_SIZES},  # (diag of a matrix)
@@ -372,15 +370,8 @@ NODE_ATTRS = {
         (0,) * len(node.params["stride"])},
     "NativeGroupNormBackward0": {"group": "num_groups", "N": ("argsize", "input", 0),
                                  "C": ("argsize", "input", 1),
-                                 "HxW": lambda node: _numel(node.input_meta[0][0][2:])},
+                                 "HxW": lambda node: layout.numel(node.input_meta[0][0][2:])},
 }
-
-
-def _numel(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def register(spec: OpSpec) -> OpSpec:

@@ -357,17 +357,13 @@ class GeneratorState:
 
 
 def get_rng_state(device=None):
-    """One state per device (the CPU's here): the bytes of inplace_lab's generator state."""
-    from inplace_lab import rng
-
-    return [GeneratorState(rng.paddle_generator.get_state())]
+    """One state per device (the CPU's here): a copy of Paddle's generator state (rng)."""
+    return [GeneratorState(_pc._gen.get_state())]
 
 
 def set_rng_state(state_list, device=None):
-    from inplace_lab import rng
-
     for s in state_list:
-        rng.paddle_generator.set_state(s._state)
+        _pc._gen.set_state(s._state)
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,
@@ -1309,13 +1305,11 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
 def bernoulli(x, p=None, name=None):
     """``paddle.bernoulli``: 0/1 draws with probabilities x, or ``p`` everywhere (a uniform
     of x's dtype per element from Paddle's generator, 1 where it falls below)."""
-    from inplace_lab import rng
-
     if p is None:
-        return _il.bernoulli(x, generator=rng.paddle_generator)
+        return _il.bernoulli(x, generator=_pc._gen)
     from inplace_lab.paddle import full_like
 
-    return _il.bernoulli(full_like(x, builtins.float(p)), generator=rng.paddle_generator)
+    return _il.bernoulli(full_like(x, builtins.float(p)), generator=_pc._gen)
 
 
 def frexp(x, name=None):

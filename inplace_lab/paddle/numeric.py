@@ -300,8 +300,10 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
     if x.device.type != "cpu":
         return _il.multinomial(x, num_samples, replacement=replacement)
     from inplace_lab import rng
+    from inplace_lab.ops.table import OPS
 
-    _il.multinomial(x, num_samples, replacement=replacement)  # (its argument checks, no draws)
+    spec = OPS["multinomial"]  # (the op's argument checks, without its draws)
+    spec.dtype_rule(spec, [x], {"num_samples": num_samples, "replacement": replacement})
     probs = x.numpy()
     rows = probs.reshape(-1, probs.shape[-1])
     ct = rows.dtype.type

@@ -78,20 +78,37 @@ def _flatten(tree):
 def _prepare(args, argnums):
     """The differentiated inputs (pytrees of tensors), made to require grad (a tensor an outer
     transform already tracks is used as it is, so its graph reaches the result). Returns the
-    arguments, the differentiated tensors per argnum and the rebuilders."""
+    arguments, the differentiated tensors (flat) and ``regroup``, which puts one value per
+    differentiated tensor back in the arguments' shape (a tuple of them for a tuple argnums)."""
     n = len(args)
     for a in _as_tuple(argnums):
         if not -n <= a < n:
             raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
     args = list(args)
-    groups, builds = [], []
+    groups, diff = [], []
     for a in _as_tuple(argnums):
         leaves, build = _flatten(args[a])
         leaves = [x if x.requires_grad else x.detach().requires_grad_(True) for x in leaves]
         args[a] = build(leaves)
-        groups.append(leaves)
-        builds.append(build)
-    return args, groups, builds
+        groups.append((len(leaves), build))
+        diff += leaves
+
+    def regroup(values):
+        per, i = [], 0
+        for count, build in groups:
+            per.append(build(values[i:i + count]))
+            i += count
+        return per[0] if isinstance(argnums, int) else tuple(per)
+
+    return args, diff, regroup
+
+
+def _grads(outputs, inputs, cotangents=None, **kw):
+    """``autograd.grad`` with zeros for the inputs the outputs do not reach (as torch.func)."""
+    import inplace_lab.torch as torch
+
+    grads = torch.autograd.grad(outputs, inputs, cotangents, allow_unused=True, **kw)
+    return [g if g is not None else torch.zeros_like(x) for g, x in zip(grads, inputs)]
 
 
 def _detached(tree):
@@ -107,8 +124,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         outer = torch.is_grad_enabled() and any(
             isinstance(a, _tensor_cls()) and a.requires_grad for a in args)
         with torch.enable_grad():
-            inputs, groups, builds = _prepare(args, argnums)
-            diff = [x for g in groups for x in g]
+            inputs, diff, regroup = _prepare(args, argnums)
             result = func(*inputs, **kwargs)
             aux = None
             if has_aux:
@@ -123,16 +139,11 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"scalar Tensor, got tensor with {result.dim()} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
-            grads = torch.autograd.grad(result, diff, create_graph=outer, allow_unused=True)
-        grads = [g if g is not None else torch.zeros_like(x) for g, x in zip(grads, diff)]
+            grads = _grads(result, diff, create_graph=outer)
         if not outer:
             grads = [g.detach() for g in grads]
             result, aux = result.detach(), _detached(aux)
-        per, i = [], 0
-        for leaves, build in zip(groups, builds):
-            per.append(build(grads[i:i + len(leaves)]))
-            i += len(leaves)
-        g = per[0] if isinstance(argnums, int) else tuple(per)
+        g = regroup(grads)
         return (g, (result, aux)) if has_aux else (g, result)
 
     return wrapper
@@ -155,8 +166,7 @@ def vjp(func, *primals, has_aux=False):
     import inplace_lab.torch as torch
 
     with torch.enable_grad():
-        inputs, groups, _ = _prepare(primals, tuple(range(len(primals))))
-        diff = [x for g in groups for x in g]
+        inputs, diff, regroup = _prepare(primals, tuple(range(len(primals))))
         out = func(*inputs)
     aux = None
     if has_aux:
@@ -165,8 +175,7 @@ def vjp(func, *primals, has_aux=False):
     def vjp_fn(*cotangents):
         outs = out if isinstance(out, (tuple, list)) else (out,)
         vs = cotangents if isinstance(out, (tuple, list)) else cotangents[:1]
-        g = torch.autograd.grad(outs, diff, vs, retain_graph=True, allow_unused=True)
-        return tuple(x if x is not None else torch.zeros_like(p) for x, p in zip(g, diff))
+        return regroup(_grads(outs, diff, vs, retain_graph=True))
 
     result = out.detach() if isinstance(out, _tensor_cls()) else out
     return (result, vjp_fn, aux) if has_aux else (result, vjp_fn)
@@ -179,21 +188,18 @@ def jacrev(func, argnums=0, has_aux=False):
 
     def wrapper(*args, **kwargs):
         with torch.enable_grad():
-            inputs, groups, _ = _prepare(args, argnums)
-            diff = [x for g in groups for x in g]
+            inputs, diff, regroup = _prepare(args, argnums)
             out = func(*inputs, **kwargs)
             aux = None
             if has_aux:
                 out, aux = out
             flat = out.reshape(-1)
-            rows = [torch.autograd.grad(flat[i], diff, retain_graph=True, allow_unused=True)
-                    for i in range(flat.numel())]
+            rows = [_grads(flat[i], diff, retain_graph=True) for i in range(flat.numel())]
         jacs = []
         for k, x in enumerate(diff):
-            cols = [r[k] if r[k] is not None else torch.zeros_like(x) for r in rows]
-            j = torch.stack(cols) if cols else torch.zeros(0, *x.shape)
+            j = torch.stack([r[k] for r in rows]) if rows else torch.zeros(0, *x.shape)
             jacs.append(j.reshape(tuple(out.shape) + tuple(x.shape)).detach())
-        j = jacs[0] if isinstance(argnums, int) else tuple(jacs)
+        j = regroup(jacs)
         return (j, aux) if has_aux else j
 
     return wrapper

@@ -29,7 +29,7 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
     if not enabled:
         yield
         return
-    state = default_generator.get_state()
+    state = default_generator.state_bytes()
     try:
         yield
     finally:

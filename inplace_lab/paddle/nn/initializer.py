@@ -22,6 +22,8 @@ import numpy as np
 from inplace_lab import rng as _rng
 from inplace_lab.nn import init as _init
 
+_GEN = _rng.paddle_generator  # Paddle's draws (paddle.seed)
+
 __all__ = ["Initializer", "Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal",
            "XavierUniform", "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal",
            "calculate_gain", "set_global_initializer", "ConstantInitializer",
@@ -107,7 +109,7 @@ class NormalInitializer(Initializer):
         self._mean, self._std_dev = loc, scale
 
     def _sample(self, t):
-        _init.normal_(t, self._mean, self._std_dev, generator=_rng.paddle_generator)
+        _init.normal_(t, self._mean, self._std_dev, generator=_GEN)
 
 
 class Normal(NormalInitializer):
@@ -129,7 +131,7 @@ class TruncatedNormalInitializer(Initializer):
             return _init.trunc_normal_(t, self._mean, self._std_dev, self._a, self._b)
         import inplace_lab as _il
 
-        draws = _rng.paddle_generator.truncated_normal(
+        draws = _GEN.truncated_normal(
             t.numel(), t.numpy().dtype, self._mean, self._std_dev, self._a, self._b)
         with _il.no_grad():
             t.copy_(_il.tensor(draws.reshape(tuple(t.shape))))
@@ -147,7 +149,7 @@ class UniformInitializer(Initializer):
         self._low, self._high = low, high
 
     def _sample(self, t):
-        _init.uniform_(t, self._low, self._high, generator=_rng.paddle_generator)
+        _init.uniform_(t, self._low, self._high, generator=_GEN)
 
 
 class Uniform(UniformInitializer):
@@ -175,10 +177,10 @@ class XavierInitializer(Initializer):
             return _init.constant_(t, 0.0)
         if self._uniform:
             limit = self._gain * math.sqrt(6.0 / float(fan_in + fan_out))
-            _init.uniform_(t, -limit, limit, generator=_rng.paddle_generator)
+            _init.uniform_(t, -limit, limit, generator=_GEN)
         else:
-            _init.normal_(t, 0.0, self._gain * math.sqrt(2.0 / float(fan_in + fan_out)),
-                          generator=_rng.paddle_generator)
+            std = self._gain * math.sqrt(2.0 / float(fan_in + fan_out))
+            _init.normal_(t, 0.0, std, generator=_GEN)
 
 
 class XavierNormal(XavierInitializer):
@@ -212,9 +214,9 @@ class MSRAInitializer(Initializer):
         gain = calculate_gain(self._nonlinearity, self._negative_slope)
         if self._uniform:
             limit = gain * math.sqrt(3.0 / float(fan))
-            _init.uniform_(t, -limit, limit, generator=_rng.paddle_generator)
+            _init.uniform_(t, -limit, limit, generator=_GEN)
         else:
-            _init.normal_(t, 0.0, gain / math.sqrt(float(fan)), generator=_rng.paddle_generator)
+            _init.normal_(t, 0.0, gain / math.sqrt(float(fan)), generator=_GEN)
 
 
 class KaimingNormal(MSRAInitializer):

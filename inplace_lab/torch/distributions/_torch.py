@@ -177,12 +177,6 @@ special = _Namespace("special", _facade_special, {
 
 # ---- gamma and Dirichlet draws (the library's seeded generator) -------------------------------
 
-def _generator():
-    from inplace_lab import creation
-
-    return creation.generator()
-
-
 def _np_of(t):
     return _np.asarray(_backend.to_numpy(t.detach()._a))
 
@@ -240,11 +234,9 @@ def _standard_gamma(alpha, generator=None):
 
 
 def _draw_gamma(a):
-    """torch's gamma draws (rng.standard_gamma) on the CPU; cupy's generator on a GPU."""
+    """torch's gamma draws (rng.standard_gamma) for the host array ``a`` (``_np_of``'s)."""
     from inplace_lab import creation
 
-    if not isinstance(a, _np.ndarray):
-        return _generator().standard_gamma(a.astype("float64"))
     return creation.cpu_generator().standard_gamma(a).reshape(a.shape)
 
 

@@ -26,9 +26,7 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 Generator = rng.Generator  # torch.Generator
 
 
-def _gen_of(generator):
-    """The ``rng.Generator`` a ``generator`` argument names (None: the default one)."""
-    return creation.cpu_generator(generator)
+_gen_of = creation.cpu_generator  # the rng.Generator a generator= names (None: the default)
 
 
 def _randperm(n, generator) -> list:
