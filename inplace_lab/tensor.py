@@ -420,6 +420,11 @@ class Tensor:
     def data(self, other):
         if not isinstance(other, Tensor):
             raise TypeError("data must be a Tensor")
+        if self._grad_acc is not None and (other._dtype is not self._dtype or
+                                           other._storage.device != self._storage.device) \
+                and not _paddle_rules(self):
+            self._grad_acc = None  # (PyTorch's set_data: an AccumulateGrad of another type or
+            #                        device is forgotten; graphs built before keep theirs)
         self._storage = other._storage
         self._dtype = other._dtype
         self._set_geometry(other._shape, other._strides, other._offset)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import layout
+from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import dispatch
 from .table import OpSpec, register
@@ -265,16 +266,29 @@ _REPEAT = OpSpec(name="repeat", forward=_repeat_fwd, backward=_repeat_bw, params
                  dtype_rule="self", node_name="RepeatBackward0")
 
 
+def _repeat(input, repeats):
+    out = dispatch.call(_REPEAT, (input,), {"repeats": repeats})
+    if input._vc.inference and not grad_mode.state.inference and out.numel():
+        # PyTorch's repeat writes its result through an alias of it; from an inference tensor
+        # outside inference_mode (no autograd kernel around the op) that alias is what comes
+        # back: a view (`_is_view()`, `_base` its hidden result) whose copy bumped the shared
+        # version to 1, as torch 2.13 returns
+        v = out.view(out.shape)
+        v._vc.bump()
+        return v
+    return out
+
+
 def repeat(input, *sizes):
     """Tile the data ``sizes`` times (a copy; ``expand`` is the no-copy view). RepeatBackward0."""
-    return dispatch.call(_REPEAT, (input,), {"repeats": layout.dims_arg(sizes, "repeat")})
+    return _repeat(input, layout.dims_arg(sizes, "repeat"))
 
 
 def tile(input, *dims):
     """``repeat`` with missing leading repeats filled by 1 (RepeatBackward0)."""
     ds = layout.dims_arg(dims)
     ds = (1,) * (input.ndim - len(ds)) + tuple(ds)
-    return dispatch.call(_REPEAT, (input,), {"repeats": ds})
+    return _repeat(input, ds)
 
 
 register(OpSpec(name="flip", forward=flip, kind="composite", doc=flip.__doc__))

@@ -276,9 +276,20 @@ def resize_(self, *sizes, memory_format=None):
             grow_storage(self._storage, need)
         self._set_geometry(shape, layout.contiguous_strides(shape))
         self._vc.bump()
+    _reset_grad_accumulator(self)
     if hooks.active:
         hooks.emit_op(_RESIZE, "inplace", [self], self)
     return self
+
+
+def _reset_grad_accumulator(self) -> None:
+    """PyTorch's autograd kernels of set_ and resize_ forget a leaf's AccumulateGrad (its
+    metadata may be stale): a graph built before still accumulates into ``.grad``, but
+    ``autograd.grad(old_out, leaf)`` no longer finds the leaf in it. Inference mode skips
+    those kernels; Paddle keeps its node."""
+    if self._grad_acc is not None and not grad_mode.state.inference and \
+            not policy.is_paddle(self._pol):
+        self._grad_acc = None
 
 
 _RESIZE = dispatch.Untabled("resize")
@@ -406,6 +417,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     self._set_geometry(shape, strides, offset)
     self._arr = None
     self._vc.bump()  # (an inference tensor's counter refuses here, after the change: PyTorch's)
+    _reset_grad_accumulator(self)
     if edges is not None:
         from ..autograd import views
 

@@ -1191,3 +1191,60 @@ def test_a_saved_tensor_is_checked_even_where_the_gradient_does_not_read_it():
         b = attempt(lambda: t4.sum().backward())
         return {"a": a, "b": b, "grad": t1.grad}
     compare_torch(prog, facade=True)
+
+
+def test_repeat_of_an_inference_tensor_outside_inference_mode_is_a_view():
+    """torch's repeat writes its result through an alias; with an inference tensor as input and
+    no inference_mode, no autograd kernel surrounds the op and the alias comes back: a view of
+    a hidden result, version 1 (wide seed 74462); inside the mode, or an empty result, a plain
+    tensor (version 0) as always."""
+    def prog(T):
+        t0 = T.tensor([[1.57, -1.81, -1.85]], dtype=T.float64)
+        with T.inference_mode():
+            t2 = t0 * 2
+            inside = t2.repeat(2, 1)
+            inside_view = inside._is_view()
+        out = {"inside": inside_view, "plain": [t0.tile((2,))._is_view(), t0.repeat(2, 1)._version]}
+        for name, r in [("tile", t2.tile((2,))), ("repeat", t2.repeat(2, 1)),
+                        ("empty", t2.repeat(0, 1))]:
+            view = r._is_view()
+            out[name] = [r, view, r._version, r.is_inference(), r.is_leaf, r.requires_grad,
+                         r._base._version if view else None, r._base.is_leaf if view else None]
+        r = t2.repeat(1, 2)
+        r.add_(1)
+        out["written"] = [r, r._version, r._base._version, r._base]
+        return out
+    compare_torch(prog, facade=True)
+
+
+@pytest.mark.parametrize("how", ["set_", "set_storage", "data_dtype", "data_same", "resize_inference"])
+def test_set_and_resize_forget_a_leafs_accumulator(how):
+    """torch's set_ and resize_ kernels reset a leaf's AccumulateGrad (``.data =`` does when the
+    dtype or device changes): the old graph still accumulates into ``.grad``, but
+    ``autograd.grad(old, leaf)`` no longer finds the leaf in it (wide seed 75478)."""
+    def prog(T):
+        t0 = T.ones(4, 2, dtype=T.float32, requires_grad=True)
+        seen = []
+        t0.register_hook(lambda g: seen.append(round(g.sum().item(), 3)))
+        t1 = t0 + 0
+        t3 = t1.reshape(2, 4).exp().sum()
+        if how == "set_":
+            with T.no_grad():
+                t0.set_(t1)
+        elif how == "set_storage":
+            with T.no_grad():
+                t0.set_(T.zeros(8).untyped_storage() if hasattr(T.zeros(1), "untyped_storage")
+                        else T.zeros(8), 0, (4, 2))
+        elif how == "data_dtype":
+            t0.data = T.zeros(4, 2, dtype=T.float64)
+        elif how == "data_same":
+            t0.data = T.zeros(4, 2)
+        else:
+            with T.inference_mode():
+                t0.resize_(4, 2)
+        g = probe(lambda: T.autograd.grad(t3, [t0], retain_graph=True))
+        u = probe(lambda: T.autograd.grad(t3, [t0], retain_graph=True, allow_unused=True))
+        b = attempt(lambda: t3.backward(retain_graph=True))
+        fresh = probe(lambda: T.autograd.grad((t0 * 2).sum(), [t0]))
+        return {"g": g, "u": u, "b": b, "grad": t0.grad, "seen": seen, "fresh": fresh}
+    compare_torch(prog, facade=True)
