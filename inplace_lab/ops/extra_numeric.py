@@ -19,6 +19,7 @@ import math
 from .. import backend, dtypes, hooks
 from ..tensor import Tensor
 from . import dispatch, gather_scatter, reduction
+from .cascade_sum import torch_nansum
 from .table import OPS, OpSpec, register
 
 
@@ -161,6 +162,10 @@ def _nansum_dtype(spec, ins, params):
 
 
 def _nansum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
+    if xp is backend.np:  # PyTorch's order of additions (see cascade_sum)
+        r = torch_nansum(a, reduction.dims_of(dim, a.ndim), keepdim, dt.np)
+        if r is not None:
+            return r
     with backend.np.errstate(all="ignore"):  # (numpy's Python wrapper would warn from its own frame)
         return xp.nansum(a, axis=reduction.dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
 

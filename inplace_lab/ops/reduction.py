@@ -21,6 +21,7 @@ from collections import namedtuple
 import numpy as _np
 
 from .. import dtypes, layout, policy
+from .cascade_sum import torch_sum
 from .elementwise import assign, masked_grad, overload, refuse_complex
 from .table import OPS, OpSpec, register
 
@@ -103,8 +104,12 @@ def _ufunc_method(xp, ufunc, method, fallback):
 
 
 def _sum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=dims_of(dim, a.ndim), keepdims=keepdim,
-                                                     dtype=dt.np)
+    axes = dims_of(dim, a.ndim)
+    if xp is _np:  # PyTorch's own order of additions (the last bits of a float sum)
+        r = torch_sum(a, axes, keepdim, dt.np)
+        if r is not None:
+            return r
+    return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=axes, keepdims=keepdim, dtype=dt.np)
 
 
 def _sum_bw(c, g):
@@ -131,8 +136,13 @@ def _mean_dtype(spec, ins, params):
 
 
 def _mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
+    axes = dims_of(dim, a.ndim)
+    if xp is _np:  # PyTorch's CPU mean: its sum, divided by the count
+        r = torch_sum(a, axes, keepdim, dt.np)
+        if r is not None:
+            return r / _count(a.shape, axes)
     with _quiet(xp, not a.size):  # NaN over an empty slice, as torch, silently
-        return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+        return xp.mean(a, axis=axes, keepdims=keepdim, dtype=dt.np)
 
 
 @contextlib.contextmanager
@@ -727,7 +737,12 @@ def _sum_to_fwd(xp, a, out=None, dt=None, size=()):
     lead = a.ndim - len(size)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(size) if n == 1 and a.shape[lead + i] != 1)
-    r = xp.sum(a, axis=axes, keepdims=True, dtype=dt.np) if axes else a
+    if not axes:
+        r = a
+    elif xp is _np and (r := torch_sum(a, axes, True, dt.np)) is not None:
+        pass  # (PyTorch's order of additions, as _sum_fwd)
+    else:
+        r = xp.sum(a, axis=axes, keepdims=True, dtype=dt.np)
     return r.reshape(size) if r.shape != size else r
 
 

@@ -381,7 +381,10 @@ def test_op_on_cuda_matches_the_cpu(name):
     np.testing.assert_allclose(y1.detach().cpu().numpy(), y0.detach().numpy(), rtol=1e-5, atol=1e-5)
     for a, b in zip(g1, g0):
         assert a.stride() == b.stride()
-        np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+        # (the CPU adds in PyTorch's order, the simulated GPU pairwise: a gradient that cancels
+        # to 0 keeps a few ulps of its terms, which reach 168 here)
+        atol = 1e-5 * max(1.0, float(np.abs(b.numpy()).max(initial=0.0)))
+        np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-5, atol=atol)
 
 
 # ---- lazy convolutions ----------------------------------------------------------------------------

@@ -317,8 +317,9 @@ def test_new_ops_on_the_simulated_gpu_match_the_cpu(src):
         with simulated_cupy():
             gpu, kind = run("cuda")
     assert kind == "cuda"
-    for a, b in zip(gpu, cpu):
-        np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-5, atol=1e-6)
+    for a, b in zip(gpu, cpu):  # (sums in two orders: a gradient that cancels to 0, as
+        # rms_norm's of its own squares, keeps a few ulps of terms near 10)
+        np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("shape,pad", [((1, 3, 4), (1, 2)), ((1, 3, 4), (1, 1, 1, 1)),
