@@ -252,8 +252,10 @@ def accumulator_of(leaf) -> AccumulateGrad:
     if acc is None:
         acc = AccumulateGrad(leaf)
         leaf._grad_acc = weakref.ref(acc)
-    elif acc.output_meta[0][0] != leaf._shape and _is_paddle(leaf._pol):
-        # (reshaped in place since: Paddle's next graph sends the gradient of the new shape)
+    elif (acc.output_meta[0][0] != leaf._shape or acc.output_meta[0][1] is not leaf._dtype) \
+            and _is_paddle(leaf._pol):
+        # (reshaped in place since, or promoted by an in-place op (float32 -= float64 gives
+        # float64): Paddle's next graph sends the gradient of the new shape and dtype)
         acc.output_meta[0] = (leaf._shape, leaf._dtype, leaf._storage.device)
     return acc
 

@@ -1135,3 +1135,17 @@ def test_promoting_in_place_arithmetic_on_a_strided_tensor_refuses_after_retypin
                 r = attempt(lambda: getattr(x, op)(P.to_tensor([1., 2.], dtype='float64')))
                 see(op, r, str(x.dtype), x.inplace_version, list(x.shape))
     """)
+
+
+def test_a_leaf_promoted_in_place_sends_gradients_of_its_new_dtype():
+    """Seed 64444: a float32 leaf that ``subtract_`` (under no_grad) of a float64 turned into
+    float64 gets a float64 gradient from the next graph, though a graph built before made
+    its GradNodeAccumulation."""
+    same("""
+        t0 = P.to_tensor([[0.54, -1.46], [-1.49, 1.43]], dtype='float32', stop_gradient=False)
+        t1 = t0 + 0
+        with P.no_grad():
+            t0.subtract_(P.to_tensor(2.0, dtype='float64'))
+        t0.exp().sum().backward()
+        see(t0, t0.grad, t0.is_leaf)
+    """)
