@@ -648,7 +648,10 @@ def _c_strides(shape: tuple) -> tuple:
     if st is None:
         if len(_C_STRIDES) > 4096:
             _C_STRIDES.clear()
-        st = _C_STRIDES[shape] = layout.contiguous_strides(shape)
+        st = layout.contiguous_strides(shape)
+        if 0 not in shape:  # (an empty shape's tuple is never shared, so the lanes' identity
+            _C_STRIDES[shape] = st  # test sends its results to TensorIterator's strides, which
+            #                          an empty result's 0 size can make non-contiguous)
     return st
 
 

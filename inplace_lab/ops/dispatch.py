@@ -669,8 +669,8 @@ def iterator_layout(rule, ins, shape):
             operands.append((x._shape, x._strides))
         elif numbers and x is not None and not isinstance(x, (list, tuple, str)):
             operands.append(((), ()))  # a wrapped Python number: a 0-dim operand
-    if plain:
-        return None
+    if plain and 0 not in shape:  # (an empty result: TensorIterator's strides multiply by its
+        return None  #              0 size, so a size-1 dim after it in its order gets stride 0)
     if rule == "ti_rev":
         operands[:2] = operands[1::-1]
     return layout.iterator_strides(shape, operands)

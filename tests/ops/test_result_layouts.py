@@ -259,3 +259,19 @@ def test_batch_norm_output_follows_suggest_memory_format_on_every_permutation():
             if got[0] != got[1]:
                 bad.append((shape, perm, got))
     assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("src", [
+    "T.empty(0, 3) * 2", "T.ones(0, 1) * T.ones(1, 3)", "T.ones(2, 0, 1) + 1",
+    "T.ones(1, 0) + T.ones(3, 1)", "T.ones(0, 1, 3)[:, :, :] * 2", "T.ones(3, 1, 0) * 2",
+    "T.ones(0, 1, 1, 2) * 3", "T.ones(0, 3).t() * 2", "T.ones(2, 0, 1).exp()",
+    "T.ones(0, 1, 3) + T.ones(0, 1, 3)", "T.ones(0, 1, 3).add(T.ones(3))",
+    "T.ones(4, 1, 0).mul(T.ones(1, 2, 1))", "T.ones(2, 3)[1:-1, None, ...] * -0.25",
+])
+def test_an_empty_results_strides_multiply_by_its_zero_size(src):
+    """TensorIterator lays an empty result out like any other, and its strides multiply by
+    the 0 size: a size-1 dim after it in the iterator's order gets stride 0 (wide seed
+    83829), while an op of same-shape inputs keeps their (contiguous) strides."""
+    got, ref = eval(src, {"T": ilt}), eval(src, {"T": torch})
+    assert (tuple(got.shape), got.stride(), got.is_contiguous()) == \
+        (tuple(ref.shape), ref.stride(), ref.is_contiguous())
