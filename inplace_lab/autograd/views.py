@@ -288,6 +288,14 @@ class CopySlices(Node):
         g = grads[0]
         result, lo = _strided_zeros(self.base_geo, g._dtype, g.device)
         shape, strides, offset = self.view_geo
+        need = layout.storage_size_needed(shape, strides, offset - lo)
+        if need > result._storage.size():  # (the base shrank since, under an out= resize:
+            # torch's as_strided of the view on the base-sized gradient refuses)
+            item = g._dtype.itemsize
+            raise RuntimeError(
+                f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage offset "
+                f"{offset - lo}, and itemsize {item} requiring a storage size of {need * item} "
+                f"are out of bounds for storage of size {result._storage.size() * item}")
         region = Tensor._make(result._storage, shape, strides, offset - lo, result._vc)
         if g._pol is not None:  # a facade's gradient stays the facade's (torch.float64 ...)
             result._policy = region._policy = g._pol

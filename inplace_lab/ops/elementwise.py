@@ -1002,11 +1002,23 @@ register(OpSpec(
 def _clamp_fwd(xp, a, lo=None, hi=None, out=None, dt=None):
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if lo is not None and hi is not None:
-        return backend.clip(xp, a, lo, hi, out, dt.np)
+    if isinstance(lo, xp.ndarray) or isinstance(hi, xp.ndarray):  # a tensor bound: ATen's
+        # maximum/minimum (numpy's picks the bound where it equals x: -0.0 against 0.0)
+        if lo is not None and hi is not None:
+            return backend.clip(xp, a, lo, hi, out, dt.np)
+        if lo is not None:
+            return xp.maximum(a, lo, out=out, dtype=dt.np, casting="unsafe")
+        return xp.minimum(a, hi, out=out, dtype=dt.np, casting="unsafe")
+    # number bounds: ATen's clamp_scalar kernels keep x where it equals a bound (clamp(min=0)
+    # of -0.0 is -0.0); numpy's maximum/minimum return their second operand on a tie, and
+    # NaN from either, as ATen's
     if lo is not None:
-        return xp.maximum(a, lo, out=out, dtype=dt.np, casting="unsafe")
-    return xp.minimum(a, hi, out=out, dtype=dt.np, casting="unsafe")
+        a = xp.maximum(lo, a, out=out, dtype=dt.np, casting="unsafe")
+        if out is None:
+            out = a  # (a fresh array: the second bound writes into it, no second temporary)
+    if hi is not None:
+        a = xp.minimum(hi, a, out=out, dtype=dt.np, casting="unsafe")
+    return a
 
 
 def _clamp_check(spec, ins, params):

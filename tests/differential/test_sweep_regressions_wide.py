@@ -3,6 +3,8 @@ and paddle 3.3.1: special values, integer and bool kernels, 0-d operands, hooks'
 clamp's tensor bounds, out= aliasing, resize_, and the Paddle/torch name splits (equal, sign)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -1247,4 +1249,37 @@ def test_set_and_resize_forget_a_leafs_accumulator(how):
         b = attempt(lambda: t3.backward(retain_graph=True))
         fresh = probe(lambda: T.autograd.grad((t0 * 2).sum(), [t0]))
         return {"g": g, "u": u, "b": b, "grad": t0.grad, "seen": seen, "fresh": fresh}
+    compare_torch(prog, facade=True)
+
+
+def test_number_bounds_keep_x_where_it_equals_the_bound():
+    """ATen's clamp_scalar kernels keep x on a tie: clamp(min=0) of -0.0 is -0.0, so its
+    reciprocal is -inf (wide seed 91460); NaN stays NaN, a NaN bound makes every value NaN.
+    Tensor bounds are maximum/minimum, whose tie depends on ATen's vector loop (not here)."""
+    def prog(T):
+        x = T.tensor([-0.0, 0.0, float("nan"), 1.0, -2.0] * 4, dtype=T.float64)
+        y = x.clone()
+        y.clamp_(min=0)
+        return {"min": x.clamp(min=0.0).reciprocal(), "max": x.clamp(max=0.0).reciprocal(),
+                "max-0": x.clamp(max=-0.0).reciprocal(), "both": x.clamp(-0.0, 0.0).reciprocal(),
+                "clamp_min": x.clamp_min(0).reciprocal(), "clamp_max": T.clamp_max(x, 0).reciprocal(),
+                "inplace": y.reciprocal(), "nan": x.clamp(min=float("nan")),
+                "f32": T.tensor([-0.0, 3.0]).clamp(0, 1).reciprocal()}
+    compare_torch(prog, facade=True)
+
+
+def test_copy_slices_onto_a_base_that_shrank_refuses_as_torch():
+    """Wide seed 93237: ``out=`` resized a base to fewer elements after a view of it was
+    written; backward's CopySlices lays the view on a base-sized gradient, which torch's
+    as_strided refuses (setStorage), a RuntimeError, not numpy's ValueError."""
+    def prog(T):
+        t0 = T.tensor([[-1.98, 1.89, -1.65], [0.14, -0.06, -1.68]], requires_grad=True)
+        t1 = t0.clone()
+        t3 = t1.transpose(1, 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with T.no_grad():
+                T.mul(T.arange(3.0), 2, out=t1)
+        t3.copy_(t1.exp().sum())
+        return {"r": attempt(lambda: t3.sum().backward()), "shape": list(t1.shape)}
     compare_torch(prog, facade=True)
