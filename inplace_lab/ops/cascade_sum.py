@@ -1,4 +1,5 @@
-"""PyTorch's CPU ``sum`` in its own order of additions (ATen's SumKernel ``cascade_sum``).
+"""PyTorch's and Paddle's CPU ``sum`` in their own orders of additions (ATen's SumKernel
+``cascade_sum``; Eigen's reducers behind Paddle's, at the end of this module).
 
 Floating-point addition is not associative, so a sum's last bits depend on the order it
 adds in. numpy adds pairwise; PyTorch's CPU kernel walks the TensorIterator's loops with
@@ -42,16 +43,23 @@ def _seq(m):
     n = m.shape[0]
     if n == 0:
         return np.zeros(m.shape[1:], m.dtype)
-    if n == 1:
-        return m[0] + 0.0
-    return _accumulate(m, axis=0)[-1] + 0.0
+    if n > 32 or m.ndim == 1:
+        return _accumulate(m, axis=0)[-1] + 0.0
+    s = m[0] + 0.0  # (a short axis: one add per row over the other axes at once)
+    for i in range(1, n):
+        s += m[i]
+    return s
 
 
 def _seq1(b):
-    """``_seq`` over axis 1 (each of axis 0's rows its own sum)."""
+    """``_seq`` over axis 1 (each of axis 0's rows its own sum): one add per step of a short
+    axis over everything else at once (numpy's accumulate makes one short call per row)."""
     if b.shape[1] == 0:
         return np.zeros(b.shape[:1] + b.shape[2:], b.dtype)
-    return _accumulate(b, axis=1)[:, -1] + 0.0
+    s = b[:, 0] + 0.0
+    for i in range(1, b.shape[1]):
+        s += b[:, i]
+    return s
 
 
 def _multi_row_sum(m):
@@ -91,7 +99,7 @@ def _row_sum(x):
     p = _multi_row_sum(x[:q * _ILP].reshape((q, _ILP) + x.shape[1:]))
     if q * _ILP < n:
         p = np.concatenate([p[:1], x[q * _ILP:], p[1:]])
-    return _accumulate(p, axis=0)[-1]
+    return _seq(p)  # (p[0] is a sum from +0 already: 0 + p[0] is p[0])
 
 
 def _inner(v, lanes):
@@ -246,3 +254,84 @@ def torch_nansum(a, axes, keepdim: bool, out_dtype):
         b[nan] = 0
         a = b
     return torch_sum(a, axes, keepdim, out_dtype)
+
+
+# ---- Paddle's order (Eigen's reducers, Paddle 3.3.1's CPU kernels) ---------------------------
+# A reduction over every axis is Eigen's full reduction of the values in row-major order:
+# ``sum`` its tree reducer (halves while longer than 1024 packets; a leaf adds packets into two
+# interleaved accumulators), ``mean`` its MeanReducer (one packet accumulator, then / n). A
+# reduction over some axes adds each output's values one by one from 0, the first reduced axis
+# fastest; ``mean`` divides that by their count. Packets are 8 floats or 4 doubles (AVX).
+
+_EIGEN_LEAF = 1024  # Eigen's LeafSize: packets per tree leaf
+
+
+def _predux(p):
+    """Eigen's ``predux`` of a packet: its halves added until one lane is left."""
+    while p.shape[0] > 1:
+        h = p.shape[0] // 2
+        p = p[:h] + p[h:]
+    return p[0]
+
+
+def _eigen_leaf(a, lanes):
+    """InnerMostDimReducer's leaf: packets into two interleaved accumulators, a last odd packet
+    into the first, the second added to it; the leftover values from 0 one by one; then
+    ``leftover + predux(packets)``."""
+    n = a.shape[0]
+    pairs = n // (2 * lanes)
+    whole = n // lanes
+    p = a[:pairs * 2 * lanes].reshape(pairs, 2, lanes)
+    p0, p1 = _seq(p[:, 0]), _seq(p[:, 1])
+    if whole > 2 * pairs:
+        p0 = p0 + a[2 * pairs * lanes:whole * lanes]
+    p0 = p0 + p1
+    return _seq(a[whole * lanes:]) + _predux(p0)
+
+
+def _eigen_tree(a, lanes, first=0):
+    """Eigen's tree reducer over ``a`` (starting at element ``first`` of the whole: a split
+    falls on a packet boundary of the whole), from 0."""
+    n = a.shape[0]
+    if n <= lanes * _EIGEN_LEAF:
+        return _eigen_leaf(a, lanes)
+    split = lanes * -(-(first + -(-n // 2)) // lanes)
+    left = min(split - first, n)
+    acc = a.dtype.type(0) + _eigen_tree(a[:left], lanes, first)
+    if left < n:
+        acc = acc + _eigen_tree(a[left:], lanes, split)
+    return acc
+
+
+def _eigen_mean(a, lanes):
+    """Eigen's MeanReducer over ``a``: one packet accumulator, the leftover values one by one,
+    ``(leftover + predux(packets)) / n``."""
+    n = a.shape[0]
+    whole = n // lanes
+    p = _seq(a[:whole * lanes].reshape(whole, lanes))
+    return (_seq(a[whole * lanes:]) + _predux(p)) / a.dtype.type(n)
+
+
+def paddle_sum(a, axes, keepdim: bool, out_dtype, mean: bool = False):
+    """``a.sum(axes)`` (``mean``: ``a.mean(axes)``) in Paddle's CPU order, or None where this
+    does not model it: float32/float64 summed in their own dtype, not empty."""
+    dt = a.dtype
+    if type(a) is not np.ndarray or a.size == 0 or np.dtype(out_dtype) != dt or \
+            dt.kind != "f" or dt.itemsize not in (4, 8):
+        return None
+    nd = a.ndim
+    reduced = sorted(set(axes)) if axes else list(range(nd))
+    out_shape = tuple(1 if d in reduced else a.shape[d] for d in range(nd))
+    lanes = VECTOR_BYTES // dt.itemsize
+    if len(reduced) == nd:
+        flat = np.ascontiguousarray(a).reshape(-1)
+        r = _eigen_mean(flat, lanes) if mean else _eigen_tree(flat, lanes)
+        r = np.asarray(r, dt)
+        return r.reshape(out_shape) if keepdim else r.reshape(())
+    kept = [d for d in range(nd) if d not in reduced]
+    b = a.transpose(kept + reduced[::-1])  # (the first reduced axis last: fastest)
+    b = b.reshape(tuple(a.shape[d] for d in kept) + (-1,))
+    r = _accumulate(b, axis=-1)[..., -1] + 0.0
+    if mean:
+        r = r / dt.type(b.shape[-1])
+    return r.reshape(out_shape) if keepdim else r

@@ -1014,8 +1014,9 @@ def _clamp_fwd(xp, a, lo=None, hi=None, out=None, dt=None):
     # NaN from either, as ATen's
     if lo is not None:
         a = xp.maximum(lo, a, out=out, dtype=dt.np, casting="unsafe")
-        if out is None:
-            out = a  # (a fresh array: the second bound writes into it, no second temporary)
+        if out is None and isinstance(a, xp.ndarray):
+            out = a  # (a fresh array: the second bound writes into it, no second temporary;
+            #          a 0-dim input gives a scalar)
     if hi is not None:
         a = xp.minimum(hi, a, out=out, dtype=dt.np, casting="unsafe")
     return a

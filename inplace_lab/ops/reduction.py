@@ -14,6 +14,7 @@ cumprod save input and result. Every backward is written with tensor ops, so
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import warnings
 from collections import namedtuple
@@ -21,7 +22,7 @@ from collections import namedtuple
 import numpy as _np
 
 from .. import dtypes, layout, policy
-from .cascade_sum import torch_sum
+from .cascade_sum import paddle_sum, torch_sum
 from .elementwise import assign, masked_grad, overload, refuse_complex
 from .table import OPS, OpSpec, register
 
@@ -64,12 +65,24 @@ def _count(shape, dim):
     return n
 
 
-def _sel(name, full, with_dim, dim_pos=1):
-    """``select`` for overloads: ``full`` when no dim is given, ``with_dim`` otherwise."""
+def _sel(name, full, with_dim, dim_pos=1, paddle=None):
+    """``select`` for overloads: ``full`` when no dim is given, ``with_dim`` otherwise;
+    ``paddle`` (a forward): for a Paddle tensor, the same spec with Paddle's kernel."""
+    variants = {}
 
     def select(args, kwargs):
         dim = args[dim_pos] if len(args) > dim_pos else kwargs.get("dim")
-        return OPS[with_dim] if dim is not None else OPS[full]
+        spec = OPS[with_dim] if dim is not None else OPS[full]
+        if paddle is not None:  # (the Paddle facade passes every argument by name)
+            pol = getattr(args[0] if args else kwargs.get("self", kwargs.get("input")), "_pol",
+                          None)
+            if pol is not None and policy.is_paddle(pol):
+                v = variants.get(spec.name)
+                if v is None:
+                    v = variants[spec.name] = dataclasses.replace(spec, forward=paddle,
+                                                                  select=None)
+                return v
+        return spec
 
     select.__name__ = f"select_{name}"
     return select
@@ -117,9 +130,18 @@ def _sum_bw(c, g):
 
 
 _DIM_PARAMS = {"dim": None, "keepdim": False, "dtype": None}
+def _paddle_sum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
+    if xp is _np:  # Paddle's own order of additions (Eigen's, see cascade_sum)
+        r = paddle_sum(a, dims_of(dim, a.ndim), keepdim, dt.np)
+        if r is not None:
+            return r
+    return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=dims_of(dim, a.ndim),
+                                                     keepdims=keepdim, dtype=dt.np)
+
+
 register(OpSpec(name="sum", forward=_sum_fwd, backward=_sum_bw, dtype_rule=_sum_dtype,
                 params=dict(_DIM_PARAMS), node_name="SumBackward0",
-                select=_sel("sum", "sum", "_sum_dim"), doc="sum(input, dim=None, keepdim=False, *, dtype=None)"))
+                select=_sel("sum", "sum", "_sum_dim", paddle=_paddle_sum_fwd), doc="sum(input, dim=None, keepdim=False, *, dtype=None)"))
 register(OpSpec(name="_sum_dim", forward=_sum_fwd, backward=_sum_bw, dtype_rule=_sum_dtype,
                 params=dict(_DIM_PARAMS), node_name="SumBackward1", method=False, function=False))
 
@@ -157,6 +179,15 @@ def _quiet(xp, when=True):
         yield
 
 
+def _paddle_mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
+    if xp is _np:  # Paddle's own order (Eigen's MeanReducer, see cascade_sum)
+        r = paddle_sum(a, dims_of(dim, a.ndim), keepdim, dt.np, mean=True)
+        if r is not None:
+            return r
+    with _quiet(xp, not a.size):
+        return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+
+
 def _mean_bw(c, g):
     shape = c.input_meta[0][0]
     # torch's order (grad.expand(sizes) / numel): a dense gradient, stolen by a leaf as made
@@ -165,7 +196,7 @@ def _mean_bw(c, g):
 
 register(OpSpec(name="mean", forward=_mean_fwd, backward=_mean_bw, dtype_rule=_mean_dtype,
                 params=dict(_DIM_PARAMS), node_name="MeanBackward0",
-                select=_sel("mean", "mean", "_mean_dim")))
+                select=_sel("mean", "mean", "_mean_dim", paddle=_paddle_mean_fwd)))
 register(OpSpec(name="_mean_dim", forward=_mean_fwd, backward=_mean_bw, dtype_rule=_mean_dtype,
                 params=dict(_DIM_PARAMS), node_name="MeanBackward1", method=False, function=False))
 

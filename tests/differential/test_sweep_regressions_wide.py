@@ -1264,7 +1264,8 @@ def test_number_bounds_keep_x_where_it_equals_the_bound():
                 "max-0": x.clamp(max=-0.0).reciprocal(), "both": x.clamp(-0.0, 0.0).reciprocal(),
                 "clamp_min": x.clamp_min(0).reciprocal(), "clamp_max": T.clamp_max(x, 0).reciprocal(),
                 "inplace": y.reciprocal(), "nan": x.clamp(min=float("nan")),
-                "f32": T.tensor([-0.0, 3.0]).clamp(0, 1).reciprocal()}
+                "f32": T.tensor([-0.0, 3.0]).clamp(0, 1).reciprocal(),
+                "0d": T.tensor(-0.0).clamp(-0.5, 0.5).reciprocal(), "0d_min": T.tensor(2.0).clamp(0)}
     compare_torch(prog, facade=True)
 
 
