@@ -192,10 +192,15 @@ def torch_sum(a, axes, keepdim: bool, out_dtype):
     caller then sums with numpy): ``a`` a numpy array of float32/float64 summed in its own
     dtype, fewer than ``GRAIN_SIZE`` elements, not empty; ``axes`` a tuple of non-negative
     dims (all when empty)."""
-    dt = a.dtype
-    if a.size >= GRAIN_SIZE or a.size == 0 or np.dtype(out_dtype) != dt or dt.kind != "f" or \
-            dt.itemsize not in (4, 8) or type(a) is not np.ndarray:
+    out_dtype = np.dtype(out_dtype)
+    if a.size >= GRAIN_SIZE or a.size == 0 or type(a) is not np.ndarray or \
+            out_dtype.kind != "f" or out_dtype.itemsize not in (4, 8):
         return None
+    if a.dtype != out_dtype:  # (``sum(dtype=)``: torch casts first, keeping the layout)
+        if a.dtype.kind not in "biuf" or a.dtype.itemsize < 4 and a.dtype.kind == "f":
+            return None
+        a = a.astype(out_dtype, order="K")
+    dt = a.dtype
     item = dt.itemsize
     if not axes or len(axes) == a.ndim:
         if a.flags.c_contiguous:  # one run of memory: the 1-D loop

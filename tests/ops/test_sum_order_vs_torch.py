@@ -113,7 +113,7 @@ def test_what_the_order_does_not_cover_falls_back_to_numpy():
     a = np.ones(GRAIN_SIZE, np.float32)
     assert torch_sum(a, (), False, a.dtype) is None  # (torch splits it over threads)
     assert torch_sum(a.astype(np.float16), (), False, np.float16) is None
-    assert torch_sum(a[:10], (), False, np.float64) is None  # (a sum into another dtype)
+    assert torch_sum(a[:10].astype(np.complex64), (), False, np.complex64) is None
     assert torch_sum(np.ones(0, np.float32), (), False, np.float32) is None
     assert float(il.ones(GRAIN_SIZE).sum()) == GRAIN_SIZE
 
@@ -131,3 +131,21 @@ def test_nansum_reads_nan_as_zero_in_the_same_order(seed):
         else:
             _same_bits(got.nansum(dims, keepdim=keepdim).numpy(),
                        ref.nansum(dims, keepdim=keepdim).numpy())
+
+
+def test_a_sum_into_another_dtype_casts_first():
+    """``sum(dtype=torch.float64)`` casts (keeping the layout), then sums in float64."""
+    values = (np.random.default_rng(3).standard_normal((40, 30)) * 100).astype(np.float32)
+    for make in (lambda T: T.tensor(values), lambda T: T.tensor(values).t(),
+                 lambda T: T.tensor(values)[::2]):
+        for lib in (il, torch):
+            t = make(lib)
+            r = [t.sum(dtype=lib.float64).numpy(), t.mean(dtype=lib.float64).numpy(),
+                 t.sum(0, dtype=lib.float64).numpy(),
+                 lib.arange(100, dtype=lib.int32).reshape(10, 10).sum(1, dtype=lib.float32).numpy()]
+            if lib is il:
+                got = r
+            else:
+                ref = r
+        for g, r in zip(got, ref):
+            _same_bits(g, r)
