@@ -314,7 +314,17 @@ def _abs_cast(ins, dt, target, inplace):
     return None
 
 
-unary("abs", _abs_fwd, lambda c, g: g * c["self"].sign(), saves=("self",),
+def _abs_bw(c, g):
+    """PyTorch: ``g * sgn(x)`` (an inf gradient at x = 0 gives nan). Paddle's AbsGrad picks
+    ``g``, ``-g`` or 0 by x's sign: 0 at x = 0 whatever the gradient (paddle seed 65224)."""
+    x = c["self"]
+    r = g * x.sign()
+    if x._pol is not None and _policy.is_paddle(x._pol) and x._dtype.category == 2:
+        r = r.masked_fill(x == 0, 0)
+    return r
+
+
+unary("abs", _abs_fwd, _abs_bw, saves=("self",),
       dtype_rule=_abs_rule, p=True, aliases=("absolute",), cast_error=_abs_cast, out_direct=True)
 
 

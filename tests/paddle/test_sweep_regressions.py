@@ -1149,3 +1149,16 @@ def test_a_leaf_promoted_in_place_sends_gradients_of_its_new_dtype():
         t0.exp().sum().backward()
         see(t0, t0.grad, t0.is_leaf)
     """)
+
+
+def test_abs_gradient_is_zero_at_zero_whatever_flows_in():
+    """Seed 65224: Paddle's AbsGrad picks g, -g or 0 by x's sign, so sqrt(abs(x)) at 0 has
+    gradient 0 (PyTorch's g * sgn(x) gives inf * 0 = nan), even for an inf gradient."""
+    same("""
+        for dt in ("float32", "float64"):
+            t0 = P.to_tensor([0.0, 1.0, -2.0], dtype=dt, stop_gradient=False)
+            P.sqrt(P.abs(t0)).sum().backward()
+            t1 = P.to_tensor([0.0, 1.0, -2.0], dtype=dt, stop_gradient=False)
+            t1.abs().backward(P.to_tensor([float('inf'), 5.0, float('inf')], dtype=dt))
+            see(t0.grad, t1.grad)
+    """)
