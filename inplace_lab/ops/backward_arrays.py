@@ -21,9 +21,11 @@ tensors are unpacked through ``node[name]`` as before (version check, saved-tens
 from __future__ import annotations
 
 from .. import backend, dtypes, hooks
+from ..policy import is_paddle
 from ..autograd import grad_mode
 from ..tensor import Tensor, fresh
 from .elementwise import gpu_out, ufunc
+from . import reduction
 from .table import OPS
 
 _gm = grad_mode.state
@@ -161,6 +163,7 @@ def runner(formula, index_args=()):
                 arrays.append(a if a is not None else g._a)
         if dt is None or dt.category != _FLOAT:
             return None
+        _PADDLE[0] = pol is not None and is_paddle(pol)
         for i, meta in enumerate(node.input_meta):  # (devices: one object each, see Storage)
             if meta is not None and (meta[1] is not dt and i not in index_args
                                      or meta[2] is not dev):
@@ -201,6 +204,9 @@ def runner(formula, index_args=()):
 
 
 _SUM_TO = None  # set below, once the table is complete
+# whether the gradients being run are a Paddle tensor's: sums then add in Paddle's order, as
+# the tensor formulas' (the sum ops' select picks Paddle's kernel for a Paddle tensor)
+_PADDLE = [False]
 _MUL = _k("mul")
 
 
@@ -336,11 +342,12 @@ def _nll_loss(node, xp, dt, g):
 
 def _install():
     global _SUM_TO, _DIV, _NEG, _POW, _MM, _SUB, _EXP, _SUM
-    _SUM_TO = (lambda f: lambda xp, dt, a, shape: f(xp, a, out=None, dt=dt, size=shape))(
-        OPS["sum_to_size"].forward)
+    _SUM_TO = (lambda f: lambda xp, dt, a, shape: f(xp, a, out=None, dt=dt, size=shape,
+                                                    paddle=_PADDLE[0]))(OPS["sum_to_size"].forward)
     _DIV, _NEG, _POW, _MM = _k("div"), _k("neg"), _k("pow"), _k("mm")
     _SUB, _EXP = _k("sub"), _k("exp")
-    _SUM = (lambda f: lambda xp, dt, a, **p: f(xp, a, out=None, dt=dt, **p))(OPS["sum"].forward)
+    _SUM = (lambda f, pf: lambda xp, dt, a, **p: (pf if _PADDLE[0] else f)(
+        xp, a, out=None, dt=dt, **p))(OPS["sum"].forward, reduction._paddle_sum_fwd)
     mul, sub, le = _MUL, _SUB, _k("le")  # (1 - y: sub(1, y), the ufunc call rsub(y, 1) makes)
     sin, cos = _k("sin"), _k("cos")
     r = _saved

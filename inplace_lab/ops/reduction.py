@@ -763,15 +763,17 @@ for _n, _bw, _saves in (("cumsum", _cumsum_bw, ()), ("cumprod", _cumprod_bw, ("s
 
 # ---- sum_to_size (the engine's reduce-to-shape) --------------------------------------------------
 
-def _sum_to_fwd(xp, a, out=None, dt=None, size=()):
+def _sum_to_fwd(xp, a, out=None, dt=None, size=(), paddle=False):
+    """``paddle``: in Paddle's order (a Paddle gradient's reduction, backward_arrays)."""
     size = tuple(size)
     lead = a.ndim - len(size)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(size) if n == 1 and a.shape[lead + i] != 1)
     if not axes:
         r = a
-    elif xp is _np and (r := torch_sum(a, axes, True, dt.np)) is not None:
-        pass  # (PyTorch's order of additions, as _sum_fwd)
+    elif xp is _np and (r := (paddle_sum if paddle else torch_sum)(a, axes, True, dt.np)) \
+            is not None:
+        pass  # (the framework's order of additions, as _sum_fwd / _paddle_sum_fwd)
     else:
         r = xp.sum(a, axis=axes, keepdims=True, dtype=dt.np)
     return r.reshape(size) if r.shape != size else r

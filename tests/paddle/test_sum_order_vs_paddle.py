@@ -75,3 +75,21 @@ def test_torch_tensors_keep_torchs_order():
     ref = torch.tensor([[1.95, -0.38], [1.16, -0.28], [-1.41, -0.32], [-1.34, 0.62]])
     assert x.sum().item() == ref.sum().item()
     assert x.mean().item() == ref.mean().item()
+
+
+def test_broadcast_gradients_reduce_in_paddles_order():
+    """A bias broadcast over a batch: Paddle adds its gradient row by row (PyTorch in its
+    cascade), through the engine's array formulas and through the tensor ones."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((300, 40)) * 100).astype("float32")
+    w = (rng.standard_normal((300, 40)) * 10).astype("float32")
+    b = rng.standard_normal(40).astype("float32")
+
+    def grads(P):
+        bt = P.to_tensor(b, stop_gradient=False)
+        b2 = P.to_tensor(b.reshape(1, 40), stop_gradient=False)
+        ((P.to_tensor(x) + bt) * P.to_tensor(w)).sum().backward()
+        (P.to_tensor(x) * b2).sum().backward()
+        return bt.grad.numpy(), b2.grad.numpy()
+    for g, r in zip(grads(ilp), grads(paddle)):
+        _same_bits(g, r)
