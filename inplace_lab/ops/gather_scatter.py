@@ -303,6 +303,8 @@ def _index_select_fwd(xp, a, dim, index, out=None, dt=None):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     idx = index.reshape(-1)
     n = a.shape[d] if a.ndim else 1
+    if a.ndim > 1 and idx.size and n == 0:  # (ATen's check for a matrix, before the range)
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):
         raise IndexError("index out of range in self")
     return xp.take(a, idx, axis=d) if a.ndim else a.reshape(1)[idx].reshape(())

@@ -282,7 +282,9 @@ def _even_bw(c, g):
     # max()/min(): evenly_distribute_backward; a NaN result goes to the NaN elements
     mask = mask.logical_or(x.isnan().logical_and(rk.isnan()))
     n = mask.sum(dims_of(dim, len(shape)), keepdim=True) if len(shape) else mask.sum()
-    return masked_grad(keep(g, shape, dim, kd) / n, mask)  # max(): zeros().masked_fill_()
+    if dim is None:  # max(): grad.new_zeros(sizes).masked_fill_(mask, g / n), contiguous
+        mask = mask.contiguous()  # whatever x's layout (grad_writes bumps it to version 1)
+    return masked_grad(keep(g, shape, dim, kd) / n, mask)
 
 
 def _arg_rule(which):

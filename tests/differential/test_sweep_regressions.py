@@ -157,3 +157,35 @@ def test_a_view_made_under_no_grad_has_no_edge_so_nothing_is_saved_for_it():
         out["saved number"] = attempt(lambda: z.sum().backward())
         return out
     compare_torch(prog, facade=True)
+
+
+def test_max_of_a_transposed_tensor_sends_a_contiguous_gradient():
+    """Seed 89550: max()'s backward is ``grad.new_zeros(sizes).masked_fill_(...)``, contiguous
+    whatever the input's layout; a transposed view's gradient then reaches a contiguous leaf
+    transposed through a mul, so AccumulateGrad copies it into the leaf's layout (version 1)."""
+    def prog(T):
+        t1 = T.tensor([[1.25, 1.54, 1.38, -1.03], [-0.55, 1.22, 0.05, 0.08],
+                       [0.17, 0.85, -1.2, 0.37]], dtype=T.float64, requires_grad=True)
+        seen = []
+        t4 = (t1 * 1).mT
+        t4.register_hook(lambda g: seen.append((g.stride(), g._version)))
+        t4.max().backward()
+        out = {"grad": t1.grad, "version": t1.grad._version, "stride": t1.grad.stride(),
+               "seen": seen}
+        t1.grad = None
+        (t1 + 0).t().min().backward()
+        out["min"] = [t1.grad, t1.grad._version]
+        return out
+    compare_torch(prog, facade=True)
+
+
+def test_index_select_on_an_empty_dim_of_a_matrix():
+    """Seed 84665: ATen refuses a non-empty index into a size-0 dim of a matrix first (a
+    RuntimeError), and calls any other bad index out of range (an IndexError)."""
+    def prog(T):
+        x = T.ones(3, 4)[:, 2:3][2:2]
+        return {"empty": attempt(lambda: x.index_select(0, T.tensor([0]))),
+                "none": x.index_select(0, T.tensor([], dtype=T.long)).shape,
+                "vector": attempt(lambda: T.ones(0).index_select(0, T.tensor([0]))),
+                "range": attempt(lambda: T.ones(3, 1).index_select(0, T.tensor([3])))}
+    compare_torch(prog, facade=True)
