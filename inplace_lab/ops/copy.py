@@ -4,9 +4,10 @@ from __future__ import annotations
 import dataclasses
 
 from .. import dtypes, layout
+from ..scalars import as_value, check_value
+from ..tensor import Tensor
 from .elementwise import zeros_grad
 from .table import OpSpec, register
-from ..scalars import as_value, check_value
 
 
 def _clone_fwd(xp, a, out=None, dt=None, memory_format=None):
@@ -55,10 +56,21 @@ def _copy_bw(c, g):
     return (zeros_grad(g) if c.needs_input_grad[0] else None, gs)
 
 
+def _src_may_overlap(target, ins, params) -> bool:
+    """A source that is one cell broadcast (``x[:] = x[1:2]``: expanded, so not dense, which
+    PyTorch calls too hard to check) copies the same value into every cell whatever the
+    order: allowed, as in PyTorch. Any other overlap is looked for."""
+    src = ins[1] if len(ins) > 1 else None
+    if not isinstance(src, Tensor) or src.numel() <= 1:
+        return True
+    return any(n > 1 and s != 0 for n, s in zip(src._shape, src._strides))
+
+
 register(OpSpec(name="copy", forward=_copy_fwd, backward=_copy_bw, args=("self", "src"),
                 params={"non_blocking": False}, dtype_rule=_target_dtype, inplace=True,
                 torch_inplace=True, paddle_inplace=True, method=False, function=False,
-                out=False, node_name="torch::autograd::CopyBackwards"))
+                out=False, node_name="torch::autograd::CopyBackwards",
+                overlap_inputs=_src_may_overlap))
 
 
 def _fill_fwd(xp, a, value, out=None, dt=None):
@@ -88,7 +100,8 @@ _FILL = register(OpSpec(name="fill", forward=_fill_fwd, internal_overlap_ok=True
                         out=False, node_name="FillBackward2", select=_fill_select))
 # (and unlike fill_(Scalar), torch's fill_(Tensor) refuses an expanded target)
 _FILL_TENSOR = dataclasses.replace(_FILL, node_name="FillBackward3", select=None,
-                                   internal_overlap_ok=False)
+                                   internal_overlap_ok=False, overlap_inputs=False)
+# (fill_(Tensor) reads value.item() before writing: ``x.fill_(x[1])``, ``x[:] = x[1]`` are fine)
 
 
 def _zero_fwd(xp, a, out=None, dt=None):

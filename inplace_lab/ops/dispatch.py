@@ -276,7 +276,9 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
         raise policy.legacy_error(spec, target)
     shape = target._shape
     others = [x for x in ins[1:] if isinstance(x, Tensor)]
-    checked = others if spec.overlap_inputs else []
+    ov = spec.overlap_inputs
+    checked = others if ov is True or ov and ov(target, ins, params if params is not None else
+                                                 spec.params) else []
     # A C-contiguous target shares no cell with itself; with no input on its storage there is
     # no overlap to look for (the common write: both checks below, skipped in one test)
     st = target._storage

@@ -550,7 +550,8 @@ _MF = register(OpSpec(name="masked_fill", forward=_masked_fill_fwd, internal_ove
                       args=("self", "mask", "value"), saves=("mask",), dtype_rule="self",
                       inplace=True, paddle_inplace=True,
                       select=_value_select("masked_fill", 2)))
-_VALUE_TENSOR["masked_fill"] = dataclasses.replace(_MF, node_name="MaskedFillBackward1", select=None)
+_VALUE_TENSOR["masked_fill"] = dataclasses.replace(_MF, node_name="MaskedFillBackward1", select=None,
+                                                   overlap_inputs=False)  # (reads value.item())
 
 
 def _masked_select_fwd(xp, a, mask, out=None, dt=None):

@@ -374,8 +374,27 @@ def _zero_like_scalar(g):
     return Tensor._wrap(backend.xp_of(g.device).zeros((), dtype=g._dtype.np), g.device)
 
 
+def _reads_a_scalar(target, ins, params) -> bool:
+    """ATen's canDispatchToMaskedFill: one bool (or uint8) index and a one-element value on
+    the CPU, not accumulated: index_put_ is ``masked_fill_(mask, value.item())``, which reads
+    the value before writing (``x[x > 1] = x[0]`` is allowed)."""
+    v = ins[2] if len(ins) > 2 else None
+    if params.get("accumulate") or not isinstance(v, Tensor) or v.numel() != 1 or \
+            v._storage.device.type != "cpu" or not isinstance(ins[1], (list, tuple)):
+        return False  # (not index_put_'s (self, indices, values): the scatter family's)
+    idx = [i for i in ins[1] if i is not None]
+    return len(idx) == 1 and isinstance(idx[0], Tensor) and idx[0]._dtype in (dtypes.bool_,
+                                                                              dtypes.uint8)
+
+
+def _value_may_overlap(target, ins, params) -> bool:
+    return not _reads_a_scalar(target, ins, params)
+
+
 def _no_overlap(target, ins, params):
     """``index_put_`` and the scatter family refuse any overlap of the written tensor and a source."""
+    if _reads_a_scalar(target, ins, params):
+        return
     geo = (target._shape, target._strides, target._offset)
     for x in ins[1:]:
         if isinstance(x, Tensor) and x._storage is target._storage and \
@@ -390,7 +409,8 @@ register(OpSpec(name="index_put", forward=_index_put_fwd, internal_overlap_ok=Tr
                 expanded_warning="tensor[indices] = tensor", backward=_index_put_bw,
                 args=("self", "indices", "values"), params={"accumulate": False},
                 saves=("indices",), dtype_rule="self", inplace=True, paddle_inplace=True, out=False,
-                inplace_check=_no_overlap, layout="preserve"))  # (a clone(Preserve) written)
+                inplace_check=_no_overlap, layout="preserve",  # (a clone(Preserve) written)
+                overlap_inputs=_value_may_overlap))
 
 
 # ---- x[idx] -------------------------------------------------------------------------------------
@@ -466,7 +486,8 @@ def _fill_tensor_bw(c, g):
 # setitem turns a scalar into such a tensor first, as PyTorch's valueToTensor does.
 # Unlike fill_(Scalar), fill_(Tensor) refuses an expanded target: ``x.expand(2, 3)[:] = 1.`` raises.
 _FILL_TENSOR = dataclasses.replace(OPS["fill"], node_name="FillBackward3", backward=_fill_tensor_bw,
-                                   select=None, internal_overlap_ok=False)
+                                   select=None, internal_overlap_ok=False,
+                                   overlap_inputs=False)  # (fill_ reads value.item() first)
 
 
 def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:

@@ -223,7 +223,10 @@ def _prod_bw(c, g):
         if n_zero > 1:
             return x.new_zeros(shape)
         return g * _exclusive_products(x.reshape(-1), 0).reshape(shape)
-    return g * _exclusive_products(x, dims_of(dim, len(shape))[0])
+    d = dims_of(dim, len(shape))[0]
+    if shape[d] == 1:  # (prod_safe_zeros_backward returns the gradient itself: a view, which
+        return g       #  AccumulateGrad copies into a leaf's layout, version 1; wide seed 110805)
+    return g * _exclusive_products(x, d)
 
 
 def _exclusive_products(x, d):

@@ -13,7 +13,7 @@ the coverage table in the docs and the renderers' labels all read this table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from .. import layout
 
@@ -50,8 +50,9 @@ class OpSpec:
     perm_of: Optional[Callable] = None  # permutation views: (t, *args) -> the permutation
     internal_overlap_ok: bool = False  # in-place on an expanded target allowed (fill_, zero_ ...)
     # In place: the written tensor may not share cells with an input (False: masked_scatter_,
-    # whose TensorIterator skips that check and whose source is read as a contiguous copy)
-    overlap_inputs: bool = True
+    # whose TensorIterator skips that check and whose source is read as a contiguous copy; a
+    # callable (target, ins, params) -> bool decides per call: fill_(Tensor) reads its value)
+    overlap_inputs: Any = True
     # PyTorch's deprecation warning for an expanded target: "Use of <name>_ on expanded tensors
     # is deprecated ... e.g. <this example>" (masked_fill_, index_fill_, index_put_)
     expanded_warning: str = ""

@@ -1284,3 +1284,48 @@ def test_copy_slices_onto_a_base_that_shrank_refuses_as_torch():
         t3.copy_(t1.exp().sum())
         return {"r": attempt(lambda: t3.sum().backward()), "shape": list(t1.shape)}
     compare_torch(prog, facade=True)
+
+
+def test_a_one_element_value_is_read_before_it_is_written():
+    """torch's setitem fills with a 0-dim CPU value (``fill_(value.item())``), index_put_ with
+    one bool mask and a one-element value is ``masked_fill_(mask, value.item())``, and a
+    broadcast one-element copy source is too hard for its overlap check: all allowed, though
+    the value lives in the written tensor (wide seed 111886); ``copy_`` of a 0-dim alias and
+    an integer-indexed put still refuse, as torch's."""
+    def prog(T):
+        out = {}
+        for name, f in [("slice", lambda x: x.__setitem__(slice(None), x[1])),
+                        ("part", lambda x: x.__setitem__(slice(0, 2), x[1])),
+                        ("mask", lambda x: x.__setitem__(x > 1, x[0])),
+                        ("one", lambda x: x.__setitem__(slice(None), x[1:2])),
+                        ("fill", lambda x: x.fill_(x[1])),
+                        ("copy", lambda x: x.copy_(x[1])),
+                        ("index", lambda x: x.__setitem__(T.tensor([0, 2]), x[1]))]:
+            x = T.arange(4.0)
+            out[name] = [attempt(lambda: f(x)), x, x._version]
+        t0 = T.tensor([-0.75, -0.65, -1.96, 1.73], dtype=T.float64)
+        with T.inference_mode():
+            t1 = t0 * 2
+        with T.no_grad():
+            out["inference"] = [attempt(lambda: t1.__setitem__(slice(None), t1.unbind(0)[1])), t1]
+        x = T.arange(4.0, requires_grad=True).clone()
+        x[:] = x[1]
+        x.sum().backward()
+        out["graph"] = [x.grad_fn.name(), x]
+        return out
+    compare_torch(prog, facade=True)
+
+
+def test_prod_over_a_size_one_dim_with_zeros_passes_the_gradient_on():
+    """Wide seed 110805: prod_safe_zeros_backward returns the (unsqueezed) gradient itself for
+    a size-1 dim, a view that AccumulateGrad copies into the leaf's layout (version 1)."""
+    def prog(T):
+        t0 = T.arange(2.0, dtype=T.float64).reshape([2, 1]).requires_grad_()
+        t0.prod(1).sum().backward()
+        a = [t0.grad, t0.grad._version]
+        t0.grad = None
+        t0.prod(1, keepdim=True).sum().backward()
+        t1 = T.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+        t1.prod(1).sum().backward()
+        return {"a": a, "b": [t0.grad, t0.grad._version], "c": [t1.grad, t1.grad._version]}
+    compare_torch(prog, facade=True)
