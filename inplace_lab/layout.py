@@ -113,17 +113,21 @@ def suggests_channels_last(shape: Sequence[int], strides: Sequence[int]) -> bool
     return True
 
 
-def _perm(shape: Sequence[int], operands: Sequence[Sequence[int]]) -> list:
+def _perm(shape: Sequence[int], operands: Sequence[Sequence[int]], reduction=False) -> list:
     """TensorIterator's ``reorder_dimensions``: the dims from fastest to slowest, by an
     insertion sort that asks each operand's strides in turn (a 0 stride, a broadcast dim, has
     no say; equal strides put the smaller dim first; the first operand with an opinion wins).
-    ``empty_like``'s ``infer_dense_strides`` is the same sort with one operand."""
+    ``empty_like``'s ``infer_dense_strides`` is the same sort with one operand.
+    ``reduction``: ``operands[0]`` is a reduction's output, whose reduced dims (stride 0) go
+    first, before any other operand is asked."""
     nd = len(shape)
     perm = list(range(nd - 1, -1, -1))
 
     def should_swap(d0, d1):
-        for st in operands:
+        for k, st in enumerate(operands):
             s0, s1 = st[d0], st[d1]
+            if reduction and k == 0 and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
             if s0 == 0 or s1 == 0:
                 continue
             if s0 < s1:

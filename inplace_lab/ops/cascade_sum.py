@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..layout import _perm
+
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE: more input elements and the reduction splits
 _ILP = 4  # row_sum's interleaved accumulators; also scalar/vectorized_outer_sum's rows
 # numpy's in-order running sum, called as the ufunc method (np.cumsum's Python wrapper would
@@ -146,34 +148,7 @@ def _loop_dims(shape, strides, out_strides):
     having no say, a tie putting the smaller dim first) and ``coalesce_dimensions`` (a dim
     of size 1, or one that continues the previous in every operand, merges into it).
     Returns ``[size, input stride, output stride]`` lists."""
-    nd = len(shape)
-    ops = (out_strides, strides)
-
-    def should_swap(d0, d1):
-        for k, st in enumerate(ops):
-            s0, s1 = st[d0], st[d1]
-            if k == 0 and (s0 == 0) != (s1 == 0):
-                return 1 if s1 == 0 else -1
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = _perm(shape, (out_strides, strides), reduction=True)
     dims = [[shape[d], strides[d], out_strides[d]] for d in perm]
     merged = [dims[0]]
     for size, ist, ost in dims[1:]:
