@@ -21,11 +21,11 @@ tensors are unpacked through ``node[name]`` as before (version check, saved-tens
 from __future__ import annotations
 
 from .. import backend, dtypes, hooks
-from ..policy import is_paddle
 from ..autograd import grad_mode
+from ..policy import is_paddle
 from ..tensor import Tensor, fresh
-from .elementwise import gpu_out, ufunc
 from . import reduction
+from .elementwise import gpu_out, ufunc
 from .table import OPS
 
 _gm = grad_mode.state

@@ -162,11 +162,22 @@ def _loop_dims(shape, strides, out_strides):
     return merged
 
 
-def torch_sum(a, axes, keepdim: bool, out_dtype):
-    """``a.sum(axes)`` in PyTorch's CPU order, or None where this does not model it (the
-    caller then sums with numpy): ``a`` a numpy array of float32/float64 summed in its own
-    dtype, fewer than ``GRAIN_SIZE`` elements, not empty; ``axes`` a tuple of non-negative
-    dims (all when empty)."""
+def torch_sum(a, axes, keepdim: bool, out_dtype, mean: bool = False):
+    """``a.sum(axes)`` (``mean``: ``a.mean(axes)``, PyTorch's CPU mean being that sum divided
+    by the count) in PyTorch's CPU order, or None where this does not model it (the caller
+    then sums with numpy): ``a`` a numpy array of float32/float64 summed in its own dtype
+    (or cast to ``out_dtype`` first), fewer than ``GRAIN_SIZE`` elements, not empty; ``axes``
+    a tuple of non-negative dims (all when empty)."""
+    r = _torch_sum(a, axes, keepdim, out_dtype)
+    if r is None or not mean:
+        return r
+    n = 1
+    for d in axes or range(a.ndim):
+        n *= a.shape[d]
+    return r / n
+
+
+def _torch_sum(a, axes, keepdim, out_dtype):
     out_dtype = np.dtype(out_dtype)
     if a.size >= GRAIN_SIZE or a.size == 0 or type(a) is not np.ndarray or \
             out_dtype.kind != "f" or out_dtype.itemsize not in (4, 8):
@@ -179,9 +190,8 @@ def torch_sum(a, axes, keepdim: bool, out_dtype):
     item = dt.itemsize
     if not axes or len(axes) == a.ndim:
         if a.flags.c_contiguous:  # one run of memory: the 1-D loop
-            flat = a.reshape(-1)
-            r = _inner(flat, VECTOR_BYTES // item) if flat.size >= VECTOR_BYTES // item else _row_sum(flat)
-            r = r + 0.0  # (the output starts at +0)
+            r = _line_sums(a.reshape(-1, 1), 1, 0, VECTOR_BYTES // item)[0] + 0.0
+            #   (the output starts at +0)
             return r.reshape((1,) * a.ndim) if keepdim else r.reshape(())
     strides = [s // item for s in a.strides]
     if any(s < 0 for s in strides):
@@ -209,12 +219,9 @@ def torch_sum(a, axes, keepdim: bool, out_dtype):
         nred += 1  # dims 1.. that are reduced too: their passes add into the same outputs
     if nred > 1:  # in the iterator's order (dim 1 fastest)
         lines = r.transpose(tuple(range(nred - 2, -1, -1)) + tuple(range(nred - 1, r.ndim)))
-        lines = lines.reshape((-1,) + lines.shape[nred - 1:])
-        out = np.zeros(lines.shape[1:], dt)
-        for line in lines:
-            out += line
+        out = _seq(lines.reshape((-1,) + lines.shape[nred - 1:]))
     else:
-        out = np.zeros(r.shape, dt) + r
+        out = r + 0.0  # (each output: 0 + its one pass)
     out = out.transpose(tuple(range(out.ndim - 1, -1, -1)))  # the kept dims, outermost first
     res = np.ascontiguousarray(out).reshape(kept_shape)
     return res.reshape(out_shape) if keepdim else res

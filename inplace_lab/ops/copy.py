@@ -85,7 +85,8 @@ def _fill_fwd(xp, a, value, out=None, dt=None):
 
 def _fill_bw(c, g):
     """The target's old values are gone; a 0-dim tensor value gets every cell's grad (torch)."""
-    return zeros_grad(g), (g.sum() if c.needs_input_grad[1] else None)
+    return (zeros_grad(g) if c.needs_input_grad[0] else None,
+            g.sum() if c.needs_input_grad[1] else None)
 
 
 def _fill_select(args, kwargs):
@@ -98,10 +99,12 @@ _FILL = register(OpSpec(name="fill", forward=_fill_fwd, internal_overlap_ok=True
                         args=("self", "value"), backward=_fill_bw, dtype_rule=_target_dtype,
                         inplace=True, paddle_inplace=True, method=False, function=False,
                         out=False, node_name="FillBackward2", select=_fill_select))
-# (and unlike fill_(Scalar), torch's fill_(Tensor) refuses an expanded target)
+# fill_ with a 0-dim *tensor* value: PyTorch's FillBackward3 (also setitem's, which turns a
+# number into such a tensor first, as PyTorch's valueToTensor does). Unlike fill_(Scalar) it
+# refuses an expanded target (``x.expand(2, 3)[:] = 1.`` raises); it reads value.item() before
+# writing, so the value may live in the target (``x.fill_(x[1])``, ``x[:] = x[1]``)
 _FILL_TENSOR = dataclasses.replace(_FILL, node_name="FillBackward3", select=None,
                                    internal_overlap_ok=False, overlap_inputs=False)
-# (fill_(Tensor) reads value.item() before writing: ``x.fill_(x[1])``, ``x[:] = x[1]`` are fine)
 
 
 def _zero_fwd(xp, a, out=None, dt=None):

@@ -17,7 +17,6 @@ has shape ``[4, 2]`` here (and in PyTorch) but ``[2, 4]`` in numpy.
 """
 from __future__ import annotations
 
-import dataclasses
 import numbers
 import warnings
 
@@ -27,7 +26,7 @@ from .. import backend, dtypes, errors, layout, policy
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import dispatch
-from .elementwise import zeros_grad
+from .copy import _FILL_TENSOR
 from .table import OPS, OpSpec, register
 from ..scalars import as_value, check_value
 
@@ -387,10 +386,6 @@ def _reads_a_scalar(target, ins, params) -> bool:
                                                                               dtypes.uint8)
 
 
-def _value_may_overlap(target, ins, params) -> bool:
-    return not _reads_a_scalar(target, ins, params)
-
-
 def _no_overlap(target, ins, params):
     """``index_put_`` and the scatter family refuse any overlap of the written tensor and a source."""
     if _reads_a_scalar(target, ins, params):
@@ -410,7 +405,7 @@ register(OpSpec(name="index_put", forward=_index_put_fwd, internal_overlap_ok=Tr
                 args=("self", "indices", "values"), params={"accumulate": False},
                 saves=("indices",), dtype_rule="self", inplace=True, paddle_inplace=True, out=False,
                 inplace_check=_no_overlap, layout="preserve",  # (a clone(Preserve) written)
-                overlap_inputs=_value_may_overlap))
+                overlap_inputs=False))  # (_no_overlap looks at the values, next)
 
 
 # ---- x[idx] -------------------------------------------------------------------------------------
@@ -475,19 +470,6 @@ def _strip_leading_ones(v: Tensor) -> Tensor:
     while k < len(shape) and shape[k] == 1:
         k += 1
     return v if k == 0 else dispatch.call_view(OPS["view"], (v, shape[k:]), {})
-
-
-def _fill_tensor_bw(c, g):
-    return (zeros_grad(g) if c.needs_input_grad[0] else None,
-            g.sum() if c.needs_input_grad[1] else None)
-
-
-# fill_ with a 0-dim *tensor* value: PyTorch's FillBackward3 (a scalar fill_ is FillBackward2).
-# setitem turns a scalar into such a tensor first, as PyTorch's valueToTensor does.
-# Unlike fill_(Scalar), fill_(Tensor) refuses an expanded target: ``x.expand(2, 3)[:] = 1.`` raises.
-_FILL_TENSOR = dataclasses.replace(OPS["fill"], node_name="FillBackward3", backward=_fill_tensor_bw,
-                                   select=None, internal_overlap_ok=False,
-                                   overlap_inputs=False)  # (fill_ reads value.item() first)
 
 
 def _copy_to(dst: Tensor, value: Tensor, setitem=True) -> None:

@@ -116,13 +116,27 @@ def _ufunc_method(xp, ufunc, method, fallback):
     return getattr(xp, fallback)
 
 
-def _sum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    axes = dims_of(dim, a.ndim)
-    if xp is _np:  # PyTorch's own order of additions (the last bits of a float sum)
-        r = torch_sum(a, axes, keepdim, dt.np)
-        if r is not None:
-            return r
-    return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=axes, keepdims=keepdim, dtype=dt.np)
+def _summing(order, mean=False):
+    """A sum (``mean``: mean) forward that adds in ``order`` (cascade_sum's torch_sum or
+    paddle_sum: the framework's own order of additions, the last bits of a float sum) where
+    that models the call, else numpy's."""
+
+    def fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
+        axes = dims_of(dim, a.ndim)
+        if xp is _np:
+            r = order(a, axes, keepdim, dt.np, mean=mean)
+            if r is not None:
+                return r
+        if not mean:
+            return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=axes, keepdims=keepdim,
+                                                             dtype=dt.np)
+        with _quiet(xp, not a.size):  # NaN over an empty slice, as torch, silently
+            return xp.mean(a, axis=axes, keepdims=keepdim, dtype=dt.np)
+
+    return fwd
+
+
+_sum_fwd, _paddle_sum_fwd = _summing(torch_sum), _summing(paddle_sum)
 
 
 def _sum_bw(c, g):
@@ -130,15 +144,6 @@ def _sum_bw(c, g):
 
 
 _DIM_PARAMS = {"dim": None, "keepdim": False, "dtype": None}
-def _paddle_sum_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    if xp is _np:  # Paddle's own order of additions (Eigen's, see cascade_sum)
-        r = paddle_sum(a, dims_of(dim, a.ndim), keepdim, dt.np)
-        if r is not None:
-            return r
-    return _ufunc_method(xp, "add", "reduce", "sum")(a, axis=dims_of(dim, a.ndim),
-                                                     keepdims=keepdim, dtype=dt.np)
-
-
 register(OpSpec(name="sum", forward=_sum_fwd, backward=_sum_bw, dtype_rule=_sum_dtype,
                 params=dict(_DIM_PARAMS), node_name="SumBackward0",
                 select=_sel("sum", "sum", "_sum_dim", paddle=_paddle_sum_fwd), doc="sum(input, dim=None, keepdim=False, *, dtype=None)"))
@@ -157,16 +162,6 @@ def _mean_dtype(spec, ins, params):
     return dt
 
 
-def _mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    axes = dims_of(dim, a.ndim)
-    if xp is _np:  # PyTorch's CPU mean: its sum, divided by the count
-        r = torch_sum(a, axes, keepdim, dt.np)
-        if r is not None:
-            return r / _count(a.shape, axes)
-    with _quiet(xp, not a.size):  # NaN over an empty slice, as torch, silently
-        return xp.mean(a, axis=axes, keepdims=keepdim, dtype=dt.np)
-
-
 @contextlib.contextmanager
 def _quiet(xp, when=True):
     """numpy's warnings off (``when``) for a kernel whose NaN/inf PyTorch returns silently
@@ -179,13 +174,8 @@ def _quiet(xp, when=True):
         yield
 
 
-def _paddle_mean_fwd(xp, a, out=None, dt=None, dim=None, keepdim=False, dtype=None):
-    if xp is _np:  # Paddle's own order (Eigen's MeanReducer, see cascade_sum)
-        r = paddle_sum(a, dims_of(dim, a.ndim), keepdim, dt.np, mean=True)
-        if r is not None:
-            return r
-    with _quiet(xp, not a.size):
-        return xp.mean(a, axis=dims_of(dim, a.ndim), keepdims=keepdim, dtype=dt.np)
+_mean_fwd = _summing(torch_sum, mean=True)  # (PyTorch's CPU mean: its sum / the count)
+_paddle_mean_fwd = _summing(paddle_sum, mean=True)  # (Eigen's MeanReducer)
 
 
 def _mean_bw(c, g):
