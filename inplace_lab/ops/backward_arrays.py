@@ -25,6 +25,7 @@ from ..autograd import grad_mode
 from ..policy import is_paddle
 from ..tensor import Tensor, fresh
 from . import reduction
+from . import elementwise
 from .elementwise import gpu_out, ufunc
 from .table import OPS
 
@@ -39,8 +40,8 @@ class _Fallback(Exception):
     """Raised by a formula before it unpacks anything: use the tensor formula instead."""
 
 
-def _k(name):
-    spec = OPS[name]
+def _k(name, spec=None):
+    spec = OPS[name] if spec is None else spec
     fwd = spec.forward
     if spec.ufunc:  # (OpSpec.ufunc: the forward with its default params is this ufunc call)
         fname, npf = spec.ufunc, getattr(backend.np, spec.ufunc)
@@ -344,7 +345,9 @@ def _install():
     global _SUM_TO, _DIV, _NEG, _POW, _MM, _SUB, _EXP, _SUM
     _SUM_TO = (lambda f: lambda xp, dt, a, shape: f(xp, a, out=None, dt=dt, size=shape,
                                                     paddle=_PADDLE[0]))(OPS["sum_to_size"].forward)
-    _DIV, _NEG, _POW, _MM = _k("div"), _k("neg"), _k("pow"), _k("mm")
+    _DIV, _NEG, _MM = _k("div"), _k("neg"), _k("mm")
+    _POW = (lambda f, pf: lambda xp, dt, *a: (pf if _PADDLE[0] else f)(xp, dt, *a))(
+        _k("pow"), _k("pow", elementwise._POW_PADDLE))  # (Paddle's pow is pow: no sqrt, x*x*x)
     _SUB, _EXP = _k("sub"), _k("exp")
     _SUM = (lambda f, pf: lambda xp, dt, a, **p: (pf if _PADDLE[0] else f)(
         xp, a, out=None, dt=dt, **p))(OPS["sum"].forward, reduction._paddle_sum_fwd)

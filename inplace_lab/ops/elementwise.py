@@ -459,7 +459,7 @@ SCALAR = {_n: overload(OPS[_n], _n.capitalize() + "Backward1", scalar_edges=Fals
 
 # ---- pow, float_power ---------------------------------------------------------------------------
 
-def _pow_fwd(xp, a, b, out=None, dt=None):
+def _paddle_pow_fwd(xp, a, b, out=None, dt=None):
     if dt is dtypes.bool_:  # (only x.pow(True) / x.pow(False) get here: _pow_dtype)
         return assign(xp, out, xp.array(a, dtype=bool) if b else xp.ones(xp.shape(a), bool))
     if dt.category < 2:
@@ -467,6 +467,33 @@ def _pow_fwd(xp, a, b, out=None, dt=None):
         if neg:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     return xp.power(a, b, out=out, dtype=dt.np, casting="unsafe")
+
+
+_REAL_FLOATS = (dtypes.float32, dtypes.float64)
+_SPECIAL = (0.5, -0.5, -1, 2, 3, -2)
+
+
+def _pow_fwd(xp, a, b, out=None, dt=None):
+    """PyTorch's pow kernel: for a float32/float64 tensor and a number exponent, ATen's
+    pow_tensor_scalar_kernel computes 0.5, -0.5 and -1 as sqrt, 1/sqrt and 1/x, and 2, 3 and
+    -2 as x*x, x*x*x and 1/(x*x) (PowKernel.cpp), each rounded as those operations round,
+    not as a correctly rounded pow: ``x ** 3`` differs from numpy's power in the last bit for
+    about a third of the values, and ``(-0.0) ** -0.5`` is -inf. Anything else is pow."""
+    if dt in _REAL_FLOATS and (b.__class__ is float or b.__class__ is int) and b in _SPECIAL:
+        npd = dt.np
+        if a.dtype != npd:  # (an integer base: the iterator casts it first)
+            a = a.astype(npd)
+        if b == 0.5:
+            return xp.sqrt(a, out=out)
+        if b == 2:
+            return xp.multiply(a, a, out=out)
+        if b == -1:
+            return xp.divide(1, a, out=out, dtype=npd)
+        t = xp.sqrt(a) if b == -0.5 else xp.multiply(a, a)  # (a temporary: ``out`` may be
+        if b == 3:                                          # ``a`` itself, in pow_)
+            return xp.multiply(t, a, out=out)
+        return xp.divide(1, t, out=out, dtype=npd)  # -0.5, -2
+    return _paddle_pow_fwd(xp, a, b, out, dt)
 
 
 def _pow_scalar_bw(c, g):  # x ** 2: PowBackward0 saves self (and the number)
@@ -520,10 +547,15 @@ _POW1 = overload(POW, "PowBackward1", backward=_pow_tensor_bw, saves=("self", "e
 _POW2 = overload(POW, "PowBackward2", backward=_pow_number_bw, saves=("exponent", "result"))
 
 
+_POW_PADDLE = dataclasses.replace(POW, forward=_paddle_pow_fwd, select=None)
+
+
 def _pow_select(args, kw):
     if args and not is_tensor(args[0]):
         return _POW2
-    return _POW1 if is_tensor(arg(args, kw, 1, "exponent")) else None
+    if is_tensor(arg(args, kw, 1, "exponent")):
+        return _POW1
+    return None if under_torch(args[:1]) else _POW_PADDLE  # (Paddle's kernel is pow itself)
 
 
 POW.select = _pow_select

@@ -1329,3 +1329,19 @@ def test_prod_over_a_size_one_dim_with_zeros_passes_the_gradient_on():
         t1.prod(1).sum().backward()
         return {"a": a, "b": [t0.grad, t0.grad._version], "c": [t1.grad, t1.grad._version]}
     compare_torch(prog, facade=True)
+
+
+def test_pow_of_signed_zero_and_its_gradient():
+    """Wide seed 114843: ``t1`` is -0.0 (0 * a negative sum); torch's ``** 0.5`` is sqrt
+    (-0.0 stays -0.0) and the gradient's ``pow(-0.5)`` is 1/sqrt: -inf, not pow's +inf."""
+    def prog(T):
+        t0 = T.tensor([[-1.5, -0.45], [0.61, -1.6]], dtype=T.float64, requires_grad=True)
+        t1 = T.zeros(2, 1, dtype=T.float64, requires_grad=True)
+        t3 = t0.sum()
+        with T.no_grad():
+            t1.mul_(t3)
+        t5 = t1 ** 0.5
+        t5.exp().sum().backward()
+        t6 = T.tensor([-0.0, 0.0, 2.0]) ** -0.5
+        return {"t5": t5, "grad": t1.grad, "t6": t6, "cube": T.tensor([1.1, -2.3]) ** 3}
+    compare_torch(prog, facade=True)
