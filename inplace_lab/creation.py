@@ -72,9 +72,33 @@ def _finish(t, requires_grad):
     return t
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, **_):
+def _sized(name, size, kw):
+    """``size`` given as positional ints, one sequence, or ``size=`` (PyTorch's parser; a
+    factory called with no size is refused as PyTorch refuses it)."""
+    if "size" in kw:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = kw["size"]
+        if not isinstance(size, (list, tuple)):
+            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                            f"{type(size).__name__}")
+        return (size,)
+    if not size:
+        if name in ("rand", "randn"):
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (), but expected "
+                "one of:\n" + "".join(
+                    f" * (tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, "
+                    "torch.layout layout = None, torch.device device = None, bool pin_memory = "
+                    "False, bool requires_grad = False)\n"
+                    for gen in ("torch.Generator generator, ", "")))
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return size
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, **kw):
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
-    return _new(_shape_arg(size), dt, _device(device), requires_grad)
+    return _new(_shape_arg(_sized("empty", size, kw)), dt, _device(device), requires_grad)
 
 
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, **_):
@@ -109,9 +133,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, **_):
     return _finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, **_):
+def zeros(*size, dtype=None, device=None, requires_grad=False, **kw):
     try:
-        t = empty(*size, dtype=dtype, device=device)
+        t = empty(*_sized("zeros", size, kw), dtype=dtype, device=device)
     except RuntimeError as e:
         if "negative dimension" in str(e):  # torch.zeros words it its own way
             raise RuntimeError("zeros: Dimension size must be non-negative.") from None
@@ -120,8 +144,8 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, **_):
     return _finish(t, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, **_):
-    t = empty(*size, dtype=dtype, device=device)
+def ones(*size, dtype=None, device=None, requires_grad=False, **kw):
+    t = empty(*_sized("ones", size, kw), dtype=dtype, device=device)
     t._storage.data[...] = 1
     return _finish(t, requires_grad)
 
@@ -368,13 +392,15 @@ def _float_only(dtype, kernel):
             f'"{kernel}" not implemented for \'{dtypes.from_any(dtype).torch_name}\'')
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+    size = _sized("rand", size, kw)
     _float_only(dtype, "check_uniform_bounds")
     return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "uniform", generator),
                    requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **_):
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+    size = _sized("randn", size, kw)
     _float_only(dtype, "normal_kernel_cpu")
     return _finish(_random_fill(empty(*size, dtype=dtype, device=device), "normal", generator),
                    requires_grad)
@@ -404,7 +430,7 @@ def randint(*args, low=None, high=None, size=None, dtype=None, device=None,
             raise ValueError("Overflow when unpacking long long")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    t = empty(*(size if isinstance(size, (list, tuple)) else (size,)),
+    t = empty(tuple(size) if isinstance(size, (list, tuple)) else (size,),
               dtype=dtype or dtypes.int64, device=device)
     return _finish(_random_fill(t, "integers", generator, low=low, high=high), requires_grad)
 

@@ -62,7 +62,7 @@ def activate_one_buffer(activate, shape=(8, 64, 64)) -> CheckResult:
     import inplace_lab as il
 
     il.manual_seed(0)
-    x = il.randn(*shape)
+    x = il.randn(tuple(shape))
     before, v0 = x.clone(), x._version
     _, _, ref_tr, ref_peak = _traced(_activate_reference, x)
     out, err, tr, peak = _traced(activate, x)

@@ -41,7 +41,7 @@ def conv_parameters(m, weight_shape, bias_size, bias, device, dtype) -> None:
     if bad is not None:
         raise _unpack_error("empty", "size", bad)
     fk = {"device": device, "dtype": dtype}
-    m.weight = Parameter(creation.empty(*weight_shape, **fk))
+    m.weight = Parameter(creation.empty(tuple(weight_shape), **fk))
     if bias:
         m.bias = Parameter(creation.empty(bias_size, **fk))
     else:

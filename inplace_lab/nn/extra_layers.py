@@ -155,10 +155,10 @@ class _LazyMixin:
         fk = self.__dict__.get("_lazy_factory", {})
         for name, t in list(self._parameters.items()):
             if _is_lazy(t) and name in state_dict:
-                setattr(self, name, Parameter(creation.empty(*state_dict[name].shape, **fk)))
+                setattr(self, name, Parameter(creation.empty(tuple(state_dict[name].shape), **fk)))
         for name, t in list(self._buffers.items()):
             if _is_lazy(t) and name in state_dict:
-                setattr(self, name, creation.empty(*state_dict[name].shape, **fk))
+                setattr(self, name, creation.empty(tuple(state_dict[name].shape), **fk))
         return Module.load_state_dict(self, state_dict, strict, assign)
 
     def __call__(self, *args, **kwargs):

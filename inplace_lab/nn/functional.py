@@ -21,6 +21,7 @@ from ..autograd import no_grad
 from ..ops import dispatch as _dispatch
 from ..ops.elementwise import SCALAR as _SCALAR
 from ..ops.table import OPS as _OPS
+from ..ops.nn_norm_ops import check_mixed_dtypes
 from .arg_parse import parsed as _parsed
 from .arg_parse import pool_params as _pool_params
 
@@ -116,17 +117,19 @@ def _default_dim(input, dim):
 # ---- linear, convolution, pooling, normalization ---------------------------------------------------
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``: ``addmm`` on 2-D input (AddmmBackward0), else a view around it."""
-    if weight.ndim != 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
-    x2 = input if input.ndim == 2 else input.reshape(-1, input.shape[-1])
-    if x2.shape[1] != weight.shape[1]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x2.shape[0]}x{x2.shape[1]} "
-                           f"and {weight.shape[1]}x{weight.shape[0]})")
-    y = _il.addmm(bias, x2, weight.t()) if bias is not None else x2.mm(weight.t())
-    if input.ndim == 2:
-        return y
-    return y.view(*input.shape[:-1], weight.shape[0])
+    """ATen's ``linear``: ``addmm`` for a 2-D input with a bias (AddmmBackward0); a contiguous
+    input with a bias flattened to 2-D, through addmm, and viewed back; anything else is
+    ``matmul(input, weight.t())`` (its folds: UnsafeViewBackward0, SqueezeBackward4 for a
+    1-D input) and the bias added in place (AddBackward0)."""
+    nd = input.ndim
+    if nd == 2 and bias is not None:
+        return _il.addmm(bias, input, weight.t())
+    if bias is not None and input.is_contiguous() and (nd == 3 or bias.ndim == 1):
+        shape = tuple(input.shape)
+        y = _il.addmm(bias, input.reshape(math.prod(shape[:-1]), shape[-1]), weight.t())
+        return y.view(*shape[:-1], y.shape[1])
+    y = _il.matmul(input, weight.t())
+    return y if bias is None else y.add_(bias)
 
 
 def _same_padding(input, weight, dilation, nd):
@@ -190,11 +193,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training and size <= 1:
         raise ValueError("Expected more than 1 value per channel when training, got input size "
                          f"{input.shape}")
-    if training or running_mean is None:
-        y = _op("_batch_norm", input, weight, bias, None, None, training=True, eps=eps)
-    else:
-        y = _op("_batch_norm", input, weight, bias, running_mean, running_var, training=False,
-                eps=eps)
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    check_mixed_dtypes(input, weight, bias, running_mean, running_var)  # (batch_norm_cpu's order)
+    # (the node saves the running statistics in training too, as torch's does: an in-place
+    # write to them before backward is refused there as well)
+    y = _op("_batch_norm", input, weight, bias, running_mean, running_var, training=training,
+            eps=eps)
     if training and running_mean is not None:
         axes = (0,) + tuple(range(2, input.ndim))
         with no_grad():
@@ -397,18 +404,19 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0.0:
         return nll
-    keep = target != ignore_index
-    lp = logp if weight is None else logp * weight.reshape(wshape)
-    smooth = -lp.sum(dim) * keep
+    # ATen's cross_entropy_loss_label_smoothing, op for op (its graph: MaskedFillBackward0 on
+    # the smoothing term, C++ Scalar products MulBackward1, one AddBackward0)
+    ignore = target == ignore_index
+    smooth = -(logp if weight is None else logp * weight.view(wshape)).sum(dim)
+    smooth.masked_fill_(ignore, 0.0)
     if reduction == "mean":
         if weight is None:
-            smooth = smooth.sum() / keep.sum()
+            smooth = smooth.sum() / (~ignore).sum()
         else:
-            smooth = smooth.sum() / weight.index_select(0, target.where(keep, 0).reshape(-1))\
-                .reshape(target.shape).mul(keep).sum()
+            smooth = smooth.sum() / weight.gather(0, target.masked_select(~ignore).flatten()).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+    return _scalar("mul", nll, 1 - label_smoothing) + _scalar("mul", smooth, label_smoothing / c)
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, dim):

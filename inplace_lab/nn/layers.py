@@ -158,9 +158,9 @@ def _affine_parameters(module, shape, affine, bias, fk) -> None:
     """A norm layer's weight and bias of ``shape`` (None when not affine, bias None when
     ``bias=False``), then ``reset_parameters`` (ones_/zeros_: version 1, as in torch)."""
     if affine:
-        module.weight = Parameter(creation.empty(*shape, **fk))
+        module.weight = Parameter(creation.empty(tuple(shape), **fk))
         if bias:
-            module.bias = Parameter(creation.empty(*shape, **fk))
+            module.bias = Parameter(creation.empty(tuple(shape), **fk))
         else:
             module.register_parameter("bias", None)
     else:

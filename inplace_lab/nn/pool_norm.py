@@ -182,7 +182,7 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(creation.empty(*self.normalized_shape,
+            self.weight = Parameter(creation.empty(tuple(self.normalized_shape),
                                                    **_factory(device, dtype)))
         else:
             self.register_parameter("weight", None)

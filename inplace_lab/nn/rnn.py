@@ -98,7 +98,7 @@ class RNNBase(Module):
                     shapes += [("bias_ih", (gate,)), ("bias_hh", (gate,))]
                 for kind, shape in shapes:
                     name = f"{kind}_l{layer}{sfx}"
-                    setattr(self, name, Parameter(creation.empty(*shape, **fac)))
+                    setattr(self, name, Parameter(creation.empty(tuple(shape), **fac)))
                     self._flat_weights_names.append(name)
         self.reset_parameters()
 
@@ -165,7 +165,7 @@ class RNNBase(Module):
         ndir = 2 if self.bidirectional else 1
         expected = (self.num_layers * ndir, input.shape[1], self.hidden_size)
         if hx is None:
-            zeros = creation.zeros(*expected, dtype=input.dtype, device=input.device)
+            zeros = creation.zeros(tuple(expected), dtype=input.dtype, device=input.device)
             hs = (zeros, zeros) if lstm else (zeros,)
         elif lstm:
             self._check_hidden(hs[0], expected, "Expected hidden[0] size {}, got {}")
@@ -192,7 +192,7 @@ class RNNBase(Module):
         ndir = 2 if self.bidirectional else 1
         expected = (self.num_layers * ndir, bs[0], self.hidden_size)
         if hx is None:
-            zeros = creation.zeros(*expected, dtype=data.dtype, device=data.device)
+            zeros = creation.zeros(tuple(expected), dtype=data.dtype, device=data.device)
             zeros._policy = data._policy
             hs = (zeros, zeros) if lstm else (zeros,)
         else:

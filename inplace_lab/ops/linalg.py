@@ -153,10 +153,13 @@ def _same_shape(shape_of, expand_first=False):
 
 
 def _addmm_rule(spec, ins, params):
+    """ATen's ADDMM_META order: the dtypes (self's, then mat1's, against mat2's), then the
+    matrices' dims and shapes."""
+    for name, t in (("self", ins[0]), ("mat1", ins[1])):
+        if t._dtype is not ins[2]._dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{t._dtype.torch_name} and {ins[2]._dtype.torch_name}")
     _addmm_shape(ins)
-    if ins[0]._dtype is not ins[2]._dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{ins[0]._dtype.torch_name} and {ins[2]._dtype.torch_name}")
     return _no_bool(ins[0]._dtype, "addmm_impl_cpu_")
 
 

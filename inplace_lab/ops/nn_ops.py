@@ -365,6 +365,7 @@ register(OpSpec(name="_batch_norm", forward=_bn_fwd, backward=_bn_bw,
                 params={"training": True, "eps": 1e-5},
                 saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
                 saved_results=("result1", "result2"), dtype_rule="self",
+                nondiff=("running_mean", "running_var"),  # (three edges, as torch's node)
                 method=False, function=False, out=False, node_name="NativeBatchNormBackward0",
                 doc="batch norm over dim 1; training uses batch statistics, kept per channel for "
                     "backward (running stats are updated by the caller, in place, under "
@@ -536,6 +537,7 @@ register(OpSpec(name="_nll_loss", forward=_nll_fwd, backward=_nll_bw,
                 params={"ignore_index": -100, "reduction": "mean"},
                 saves=("self", "target", "weight", "total_weight"),
                 saved_results=("total_weight",), dtype_rule=_nll_dtype, method=False,
+                nondiff=("target", "weight"),  # (derivatives.yaml: self alone has a formula)
                 function=False, out=False, node_name="NllLossBackward0",
                 doc="nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')."))
 # nll_loss2d: the same kernels over (N, C, H, W) (they gather and scatter along dim 1), the

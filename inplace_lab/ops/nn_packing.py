@@ -36,7 +36,7 @@ def _pack_bw(c, g):
     size = list(shape)
     if first:
         size[0], size[1] = size[1], size[0]
-    gi = creation.zeros(*size, dtype=g.dtype, device=g.device)
+    gi = creation.zeros(tuple(size), dtype=g.dtype, device=g.device)
     gi._policy = g._policy
     off = 0
     for t, b in enumerate(bs):

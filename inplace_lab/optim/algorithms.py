@@ -43,9 +43,20 @@ def _check(name, value, cond=lambda v: v >= 0.0):
         raise ValueError(f"Invalid {name}: {value}")
 
 
+def _check_fused(fused, foreach, differentiable):
+    """torch's refusals of ``fused=True`` (the options are kept in the param groups, as
+    torch's; the update is the single-tensor one whichever is asked, as torch's default on
+    the CPU)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 *, maximize=False):
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
         _check("learning rate", lr)
         _check("momentum value", momentum)
         _check("weight_decay value", weight_decay)
@@ -53,7 +64,9 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
+        _check_fused(fused, foreach, differentiable)
 
     def _update(self, p, grad, group, state):
         if group["maximize"]:
@@ -90,7 +103,8 @@ class Adam(Optimizer):
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
         _check("learning rate", lr)
         _check("epsilon value", eps)
         _check("beta parameter at index 0", betas[0], lambda v: 0.0 <= v < 1.0)
@@ -98,7 +112,10 @@ class Adam(Optimizer):
         _check("weight_decay value", weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable, fused=fused,
+                                      decoupled_weight_decay=decoupled_weight_decay))
+        _check_fused(fused, foreach, differentiable)
 
     def _update(self, p, grad, group, state):
         if group["maximize"]:
@@ -113,7 +130,7 @@ class Adam(Optimizer):
         lr, wd = group["lr"], group["weight_decay"]
         state["step"].add_(1)
         if wd != 0:
-            if self._decoupled:
+            if group.get("decoupled_weight_decay", self._decoupled):
                 p.mul_(1 - lr * wd)
             else:
                 grad = grad.add(p, alpha=wd)
@@ -175,21 +192,27 @@ class AdamW(Adam):
     _decoupled = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused, decoupled_weight_decay=True)
 
 
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
-                 eps=1e-10, *, maximize=False):
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         _check("learning rate", lr)
         _check("lr_decay value", lr_decay)
         _check("weight_decay value", weight_decay)
         _check("initial_accumulator_value value", initial_accumulator_value)
         _check("epsilon value", eps)
-        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
+                                      weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
-                                      eps=eps, maximize=maximize))
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, fused=fused))
+        _check_fused(fused, foreach, differentiable)
         for g in self.param_groups:  # torch creates Adagrad's state eagerly
             for p in g["params"]:
                 self.state[p]["step"] = _step_tensor(p)
@@ -210,14 +233,17 @@ class Adagrad(Optimizer):
 
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, *, maximize=False):
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
         _check("learning rate", lr)
         _check("epsilon value", eps)
         _check("momentum value", momentum)
         _check("weight_decay value", weight_decay)
         _check("alpha value", alpha)
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, maximize=maximize))
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=capturable, foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable))
 
     def _update(self, p, grad, group, state):
         if group["maximize"]:

@@ -82,6 +82,10 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient to ``[-clip_value, clip_value]`` in place."""
     clip_value = float(clip_value)
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:  # (torch 2.13 groups the gradients by device first, and that refuses none)
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
     with no_grad():
         for g in grads:
             if foreach is False:

@@ -34,5 +34,5 @@ def skip_init(module_cls, *args, **kwargs):
     module = module_cls(*args, **kwargs)
     with no_grad():
         for t in list(module.parameters()) + list(module.buffers()):
-            t.data = creation.empty(*t.shape, dtype=t.dtype, device=t.device)
+            t.data = creation.empty(tuple(t.shape), dtype=t.dtype, device=t.device)
     return module

@@ -177,7 +177,7 @@ class _Orthogonal(Module):
         if n == k:
             Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
         else:
-            N = il.randn(*(tuple(Q.size()[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            N = il.randn(tuple(Q.size()[:-2]) + (n, n - k), dtype=Q.dtype, device=Q.device)
             Q = _make_orthogonal(il.cat([Q, N], dim=-1))
         self.base = Q
         neg_Id = il.zeros_like(Q_init)
