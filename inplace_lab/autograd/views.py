@@ -300,7 +300,11 @@ class CopySlices(Node):
         if g._pol is not None:  # a facade's gradient stays the facade's (torch.float64 ...)
             result._policy = region._policy = g._pol
         result.copy_(g)
-        res = self.fn.apply((region.clone(),))
+        # (torch: grad_slice.clone(at::MemoryFormat::Contiguous), so the view's node gets a
+        # C-ordered gradient whatever the view's strides)
+        from ..ops.linalg_more import _clone_contiguous
+
+        res = self.fn.apply((_clone_contiguous(region),))
         if res[0] is None:
             region.zero_()
         else:

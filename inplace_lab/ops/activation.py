@@ -50,9 +50,17 @@ def _hardtanh_fwd(xp, a, out=None, dt=None, min_val=-1.0, max_val=1.0):
     return backend.clip(xp, a, min_val, max_val, out, dt.np)
 
 
-def _hardtanh_bw(c, g):
+def _clip_grad(c, g, lo, hi):
+    """hardtanh_backward: torch zeroes the gradient where x <= lo or x >= hi, so a NaN passes
+    it on; Paddle's kernel passes it where lo < x < hi (a NaN gets 0)."""
     x = c["self"]
-    return masked_grad(g, (x > c["min_val"]).logical_and(x < c["max_val"]))
+    if c.policy is not None and is_paddle(c.policy):
+        return masked_grad(g, (x > lo).logical_and(x < hi))
+    return masked_grad(g, (x <= lo).logical_or(x >= hi).logical_not())
+
+
+def _hardtanh_bw(c, g):
+    return _clip_grad(c, g, c["min_val"], c["max_val"])
 
 
 def _hardtanh_rule(spec, ins, params):
@@ -68,7 +76,7 @@ def _hardtanh_rule(spec, ins, params):
 act("hardtanh", _hardtanh_fwd, _hardtanh_bw, params={"min_val": -1.0, "max_val": 1.0}, t=True, p=True,
     dtype_rule=_hardtanh_rule)
 act("relu6", lambda xp, a, out=None, dt=None: _hardtanh_fwd(xp, a, out, dt, 0.0, 6.0),
-    lambda c, g: masked_grad(g, (c["self"] > 0).logical_and(c["self"] < 6)),
+    lambda c, g: _clip_grad(c, g, 0, 6),
     node_name="HardtanhBackward0", dtype_rule=_hardtanh_rule)
 
 

@@ -272,6 +272,8 @@ def check_inplace(spec, target, ins, dt, *, setitem=False, params=None, autograd
     if not autograd_checked:
         _check_autograd_inplace(spec, target, ins, pol, setitem)
     _op_cast_error(spec, ins, dt, target, True)  # (the op's own words, before the shapes)
+    if spec.cpp_cast_error and not dtypes.can_cast(dt, target._dtype):
+        raise _cast_refusal(spec, dt, target, cpp=True)  # (clamp's meta: before the iterator)
     if pol == "paddle-legacy" and policy.legacy_refuses(spec, ins):
         raise policy.legacy_error(spec, target)
     shape = target._shape
@@ -381,12 +383,15 @@ def check_overlap(target, others, internal_ok=False, *, as_torch=False):
 
 # ---- 5. record ----------------------------------------------------------------------------
 
-def refuse_inference_saves(spec, ins) -> None:
+def refuse_inference_saves(spec, ins, inplace=False) -> None:
     """PyTorch's autograd kernel saves the inputs its node needs before the op's kernel runs,
     so an inference tensor among them is refused before any shape error of the op. Called
-    where a check of ours fails first; on success the save itself refuses."""
+    where a check of ours fails first; on success the save itself refuses. (An in-place op
+    saves a clone of its target, ``original_self``: a normal tensor, never refused.)"""
     if not policy.is_paddle(device_of(spec, ins)[1]) and _needs_grad(spec, ins):
         for _, i, cond in spec.input_saves:
+            if inplace and i == 0:
+                continue
             x = ins[i] if i < len(ins) else None
             if isinstance(x, Tensor) and x._vc.inference and (
                     cond < 0 or isinstance(ins[cond], Tensor) and ins[cond]._requires_grad):
@@ -1259,7 +1264,7 @@ def call_inplace(spec, args, kwargs, *, setitem=False):
                       autograd_checked=torch_order)
     except RuntimeError:
         if torch_order:
-            refuse_inference_saves(spec, ins)
+            refuse_inference_saves(spec, ins, inplace=True)
         raise
     record = not plain and _needs_grad(spec, ins)
     node = None

@@ -189,3 +189,37 @@ def test_index_select_on_an_empty_dim_of_a_matrix():
                 "vector": attempt(lambda: T.ones(0).index_select(0, T.tensor([0]))),
                 "range": attempt(lambda: T.ones(3, 1).index_select(0, T.tensor([3])))}
     compare_torch(prog, facade=True)
+
+
+def test_inplace_op_on_an_inference_view_reports_the_broadcast_first():
+    """Seed 104708: an in-place op saves a clone of its target (original_self), never the
+    inference tensor itself, so ``t4 *= t6`` with shapes that do not broadcast is the kernel's
+    broadcast error; with shapes that do, the version bump's inference refusal."""
+    def prog(T):
+        out = {}
+        for op in ("mul_", "div_", "add_"):
+            for shape in ((3,), (4, 2)):
+                t0 = T.zeros(1, 3, dtype=T.float64, requires_grad=True)
+                with T.inference_mode():
+                    t2 = t0 * 2
+                with T.no_grad():
+                    t4 = t2.view(-1)
+                t6 = T.ones(*shape, dtype=T.float64, requires_grad=True).clone()
+                out[f"{op}{shape}"] = attempt(lambda: getattr(t4, op)(t6))
+        return out
+    compare_torch(prog, facade=True)
+
+
+def test_gradient_through_copyslices_reaches_the_view_node_c_ordered():
+    """Seed 123413: CopySlices hands the view's node ``grad_slice.clone(Contiguous)``, so the
+    gradients an in-place op on a permuted view sends its other input are C-ordered, and the
+    engine sums them in place into one buffer (the leaf's .grad at version 2)."""
+    def prog(T):
+        t0 = T.arange(12.0, dtype=T.float64).reshape(2, 3, 2).requires_grad_()
+        t1 = t0 + 0
+        t3 = t1.permute(2, 1, 0)
+        t3.sub_(t0, alpha=0.5)
+        t3.add_(t0, alpha=2)
+        (t3 * t3).sum().backward()
+        return {"grad": t0.grad, "version": t0.grad._version, "stride": t0.grad.stride()}
+    compare_torch(prog, facade=True)

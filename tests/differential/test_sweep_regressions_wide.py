@@ -1345,3 +1345,16 @@ def test_pow_of_signed_zero_and_its_gradient():
         t6 = T.tensor([-0.0, 0.0, 2.0]) ** -0.5
         return {"t5": t5, "grad": t1.grad, "t6": t6, "cube": T.tensor([1.1, -2.3]) ** 3}
     compare_torch(prog, facade=True)
+
+
+def test_clamp_scalar_cast_refusal_comes_before_the_overlap_check():
+    """Wide seed 125129: clamp_'s meta refuses a float bound on an integer tensor before the
+    TensorIterator looks at the (expanded) target; a tensor bound goes through the iterator,
+    whose overlap check comes first."""
+    def prog(T):
+        t7 = T.tensor([[1], [0]]).expand(2, 3)
+        return {k: attempt(f) for k, f in {
+            "both": lambda: t7.clamp_(-0.5, 0.5), "min": lambda: t7.clamp_(min=0.5),
+            "clamp_min_": lambda: t7.clamp_min_(0.5), "tensor": lambda: t7.clamp_(T.tensor(0.5)),
+            "ints": lambda: t7.clamp_(1, 2)}.items()}
+    compare_torch(prog, facade=True)
