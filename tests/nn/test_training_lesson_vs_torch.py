@@ -273,3 +273,26 @@ def test_layer_norm_input_gradient_uses_atens_formula():
         (y.relu() ** 2).sum().backward()
         return [], [y.tolist(), x.grad.tolist(), w.grad.tolist()]
     _close(prog)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 4, 5), (7, 3)])
+def test_batch_norm_output_bit_for_bit(shape):
+    """ATen's CPU kernel: alpha = invstd * weight, beta = bias - mean * alpha, y = x * alpha +
+    beta (fused), 1/std in double: eval outputs are torch's to the bit, and so are training
+    outputs of a two-sample batch (sweep seed 2727; larger batches sum in another order)."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    for train in (False, True):
+        out = []
+        for L in LIBS:
+            bn = L.nn.BatchNorm1d(shape[1]).train(train)
+            with L.no_grad():
+                bn.weight.copy_(L.tensor(np.linspace(0.5, 1.5, shape[1]), dtype=L.float32))
+                bn.bias.fill_(-0.25)
+                bn.running_mean.fill_(0.1)
+                bn.running_var.fill_(0.7)
+            out.append(bn(L.from_numpy(x.copy())).detach().numpy())
+        if train and shape[0] * (shape[2] if len(shape) > 2 else 1) > 2:
+            np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(out[1], out[0])
