@@ -26,7 +26,8 @@ from ..autograd.node import edge_of, node_class
 from ..autograd.saved import SavedTensor
 from ..scalars import I64_MIN as _I64_MIN, U64_END as _U64_END, int_overflow
 from ..version import InferenceCounter, alias_counter
-from .table import OPS
+from .table import OPS, RESIZED_LOSSES
+from ..storage import Storage
 from ..tensor import Tensor, _c_strides, blank, fresh
 
 _gm = grad_mode.state
@@ -596,6 +597,16 @@ def _result_tensor(spec, xp, res, ins, params, dev, pol):
     strides = None
     if spec.layout and res.ndim:
         res, strides = result_layout(spec, xp, res, ins, params)
+    elif spec.name in RESIZED_LOSSES and params.get("reduction") in ("mean", "sum") and \
+            not policy.is_paddle(pol):
+        n = layout.numel(layout.broadcast_shapes(*[x._shape for x in ins
+                                                   if isinstance(x, Tensor)]))
+        buf = xp.empty(max(n, 1), dtype=res.dtype)  # (torch's output, resized to 0-dim)
+        buf[0] = res
+        result = Tensor._make(Storage(buf, dtypes.from_numpy_dtype(res.dtype), dev), (), (), 0)
+        if pol is not None:
+            result._policy = pol
+        return result
     result = Tensor._wrap(res, dev, pol)
     if strides is not None:
         _restride(result, strides)

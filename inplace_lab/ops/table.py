@@ -208,6 +208,13 @@ RESULT_LAYOUTS = {
 }
 
 
+# Losses whose structured meta allocates the elementwise output (input-sized) and, for a
+# "mean"/"sum" reduction, resizes it to 0-dim: the 0-dim loss keeps that storage (torch 2.13's
+# mse_loss(x, t).untyped_storage().nbytes() is x's), which memory figures count.
+RESIZED_LOSSES = frozenset(("_mse_loss", "_smooth_l1_loss", "_binary_cross_entropy",
+                            "_soft_margin_loss"))
+
+
 # OpSpec.grad_layout by op name, measured against torch 2.13 with a transposed input.
 GRAD_LAYOUTS = {
     **dict.fromkeys(("elu", "celu", "selu", "hardshrink", "softshrink", "hardsigmoid",

@@ -232,6 +232,8 @@ def minimise(lines, ref_lib, got_lib, kind=None, known=None, **kw):
     while changed:
         changed = False
         for i in range(len(lines) - 1, -1, -1):
+            if lines[i].startswith("T.manual_seed("):  # (the training programs' weights)
+                continue
             trial = lines[:i] + lines[i + 1:]
             td = first_difference(trial, ref_lib, got_lib, known, **kw)
             if td is not None and kind_of(td) == kind:
@@ -368,8 +370,9 @@ def same_on_both(src, names, libs):
 
 
 def main(argv):
-    """``python -m tests.differential.program_sweep [--wide] N [START]``: run N seeds from
-    START (``--wide``: program_builder_wide's programs) and print each differing program,
+    """``python -m tests.differential.program_sweep [--wide|--train] N [START]``: run N seeds
+    from START (``--wide``: program_builder_wide's programs, ``--train``:
+    program_builder_train's) and print each differing program,
     minimised, then the seeds by kind of difference."""
     import sys
 
@@ -380,8 +383,12 @@ def main(argv):
     from .program_builder import build
     from .program_builder_wide import build as build_wide
 
+    from .program_builder_train import build as build_train
+
     if "--wide" in argv:
         argv, build = [a for a in argv if a != "--wide"], build_wide
+    if "--train" in argv:
+        argv, build = [a for a in argv if a != "--train"], build_train
     n = int(argv[1]) if len(argv) > 1 else 300
     start = int(argv[2]) if len(argv) > 2 else 0
     kinds: dict = {}
@@ -390,6 +397,8 @@ def main(argv):
         if first_difference(lines, torch, lab, KNOWN) is None:
             continue
         small, d = minimise(lines, torch, lab, known=KNOWN)
+        if d is None:  # (gone once minimised: the whole program, as it differed)
+            small, d = lines, first_difference(lines, torch, lab, KNOWN)
         kinds.setdefault(d[1].split(".")[-1], []).append(seed)
         print(f"--- seed {seed}: line {d[0]} {d[1]}\n" + "\n".join(small) +
               f"\ntorch: {d[2]!r}\ninplace_lab: {d[3]!r}", flush=True, file=sys.stdout)

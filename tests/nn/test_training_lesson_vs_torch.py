@@ -296,3 +296,42 @@ def test_batch_norm_output_bit_for_bit(shape):
             np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_array_equal(out[1], out[0])
+
+
+def test_reduced_losses_keep_the_input_sized_storage():
+    """mse_loss, smooth_l1_loss, binary_cross_entropy and soft_margin_loss allocate their
+    elementwise output and resize it to 0-dim for "mean"/"sum": the loss holds input-sized
+    bytes (what a memory lesson counts); the composite losses hold one element."""
+    def prog(L):
+        F = L.nn.functional
+        x, t = L.ones(5, 3, requires_grad=True), L.zeros(5, 3)
+        p = L.full((5, 3), 0.5, requires_grad=True)
+        out = []
+        for f in (lambda r: F.mse_loss(x, t, reduction=r),
+                  lambda r: F.smooth_l1_loss(x, t, reduction=r),
+                  lambda r: F.binary_cross_entropy(p, t, reduction=r),
+                  lambda r: F.soft_margin_loss(x, t, reduction=r),
+                  lambda r: F.l1_loss(x, t, reduction=r), lambda r: F.huber_loss(x, t, reduction=r),
+                  lambda r: F.mse_loss(x[0], t, reduction=r)):
+            for r in ("mean", "sum"):
+                y = f(r)
+                out.append((y.untyped_storage().nbytes(), round(y.item(), 5), y.shape, y._version))
+        F.mse_loss(x, t).backward()
+        return out + [x.grad.tolist()]
+    _same(prog)
+
+
+def test_batch_norm_refuses_running_stats_that_require_grad():
+    """Sweep seed 5159: native_batch_norm is not differentiable in its running statistics;
+    its autograd kernel refuses them (grad mode on) before any kernel check."""
+    def prog(L):
+        F, x = L.nn.functional, L.ones(2, 3, requires_grad=True)
+        rm, rv = L.zeros(3, requires_grad=True), L.ones(3, requires_grad=True)
+        out = [_err(lambda: F.batch_norm(x, rm, L.ones(3), training=True)),
+               _err(lambda: F.batch_norm(x, L.zeros(3), rv, training=False)),
+               _err(lambda: F.batch_norm(x.double(), rm, L.ones(3), training=True)),
+               _err(lambda: F.batch_norm(x, None, rv, training=False))]
+        with L.no_grad():
+            out.append(_err(lambda: F.batch_norm(x, rm * 1, L.ones(3), training=True)))
+        return out
+    _same(prog)
