@@ -21,6 +21,7 @@ class Builder:
              "inplace", "inplace", "context_block", "backward")
 
     tensor_type = torch.Tensor  # (what ``tensors`` lists; the Paddle builder's is paddle.Tensor)
+    AS_STRIDED = 0.05  # how often a view is as_strided (it reads whatever the storage holds)
 
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
@@ -104,7 +105,7 @@ class Builder:
             opts += ["unbind", "split", "chunk"]
         if nd == 1:
             opts += ["t"]
-        if r.random() < 0.05:
+        if r.random() < self.AS_STRIDED:
             opts = ["as_strided"]
         kind = r.choice(opts)
         if kind in ("unbind", "split", "chunk"):
