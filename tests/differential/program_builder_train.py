@@ -2,7 +2,7 @@
 
 ``program_builder.Builder`` writes tensor-level lessons. This builder writes the lesson that
 follows them: small ``nn`` modules (``Linear``, ``Sequential`` with ``ReLU(inplace=True)``,
-norms, dropout), forward passes, losses and ``backward``, optimizers' ``step`` and
+norms, dropout, a small convolution and pooling over 5x5 images), forward passes, losses and ``backward``, optimizers' ``step`` and
 ``zero_grad``, and the writes a student makes between them (to a parameter under
 ``no_grad`` or without it, through ``.data``, to ``.grad``, ``clip_grad_norm_``,
 ``train``/``eval``), mixed with the core steps on the same tensors (parameters are bound to
@@ -59,6 +59,19 @@ class TrainBuilder(Builder):
             (f"T.nn.Sequential(T.nn.Linear({f}, 3), T.nn.SiLU(inplace={ip}), T.nn.Linear(3, 2))",
              ["0.weight"]),
         ]
+        if r.random() < 0.25:  # an image lesson: (N, 1, 5, 5) inputs
+            f, ip = "img", r.choice(["True", "False"])
+            kinds = [
+                (f"T.nn.Sequential(T.nn.Conv2d(1, 2, 2), T.nn.ReLU(inplace={ip}), "
+                 "T.nn.MaxPool2d(2), T.nn.Flatten(), T.nn.Linear(8, 2))", ["0.weight", "4.bias"]),
+                # (no BatchNorm2d: its CPU kernel's float32 sums are not replayed, and a channel
+                # made constant, conv weights zeroed, amplifies their last bits by 1/sqrt(eps))
+                ("T.nn.Sequential(T.nn.Conv2d(1, 2, 3, padding=1), "
+                 f"T.nn.ReLU(inplace={ip}), T.nn.AvgPool2d(5), T.nn.Flatten())",
+                 ["0.weight", "0.bias"]),
+                ("T.nn.Sequential(T.nn.Conv2d(1, 3, 2, stride=2, bias=False), T.nn.Tanh(), "
+                 "T.nn.Flatten(), T.nn.Dropout(0.25), T.nn.Linear(12, 2))", ["0.weight"]),
+            ]
         expr, params = r.choice(kinds)
         if r.random() < 0.3:
             expr += ".double()"
@@ -80,8 +93,19 @@ class TrainBuilder(Builder):
         return self.rng.choice(sorted(self.modules))
 
     def _input(self, f):
-        """A batch (or one sample) of ``f`` features, new or one that exists."""
+        """A batch (or one sample) of ``f`` features, new or one that exists ("img": a batch
+        of one-channel 5x5 images)."""
         r = self.rng
+        if f == "img":
+            fits = self.tensors(lambda t: tuple(t.shape[1:]) == (1, 5, 5))
+            if fits and r.random() < 0.4:
+                return r.choice(fits)
+            name = self.new()
+            n = r.choice([2, 3])
+            rg = ".requires_grad_()" if r.random() < 0.3 else ""
+            self.emit(f"{name} = (T.arange({25.0 * n}).reshape({n}, 1, 5, 5) / 25 - "
+                      f"{round(r.uniform(0, 2), 2)}){rg}")
+            return name
         fits = self.tensors(lambda t: t.dim() in (1, 2) and t.shape[-1] == f and
                             t.is_floating_point())
         if fits and r.random() < 0.4:
