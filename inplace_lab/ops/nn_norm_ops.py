@@ -38,7 +38,7 @@ def _normalise(xp, x, axes, eps):
 # rows shorter than one vector are moments of the scalar loop alone, checked against torch)
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _CHUNK = 16  # kChunkSize: vectors per Welford chunk, chunks merged by a cascade
-_WELFORD_MAX = 1 << 16  # longer rows: numpy's two-pass statistics (a Python loop per vector)
+_WELFORD_MAX = 1024  # longer rows: numpy's two-pass statistics (the replay loops per vector)
 
 
 def fma(a, b, c):

@@ -249,7 +249,7 @@ def test_layer_norm_moments_and_forward_bit_for_bit(dt):
     tail, fused multiply-adds where ATen's code (and its compiler) fuses: mean, 1/std and the
     normalised values are torch's to the bit (sweep seed 595: a 3-feature LayerNorm)."""
     rng = np.random.default_rng(5)
-    for n in list(range(1, 40)) + [127, 128, 129, 513, 1000, 4097]:
+    for n in list(range(1, 40)) + [127, 128, 129, 513, 1000, 1024]:
         x = (rng.standard_normal((7, n)) * rng.choice([1, 100]) + rng.choice([0, 5])).astype(dt)
         w = rng.standard_normal(n).astype(dt)
         ref = [t.detach().numpy() for t in torch.native_layer_norm(
