@@ -122,6 +122,9 @@ def linear(input, weight, bias=None):
     ``matmul(input, weight.t())`` (its folds: UnsafeViewBackward0, SqueezeBackward4 for a
     1-D input) and the bias added in place (AddBackward0)."""
     nd = input.ndim
+    if nd == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{nd}D and {weight.ndim}D")
     if nd == 2 and bias is not None:
         return _il.addmm(bias, input, weight.t())
     if bias is not None and input.is_contiguous() and (nd == 3 or bias.ndim == 1):

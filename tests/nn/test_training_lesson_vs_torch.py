@@ -87,6 +87,8 @@ def test_linear_dtype_and_shape_errors_in_atens_order():
             out.append(_err(lambda: L.addmm(L.ones(3, dtype=sd), L.ones(2, 4, dtype=ad),
                                             L.ones(5, 3, dtype=bd))))
         out.append(_err(lambda: F.linear(L.ones(2, 4), L.ones(4))))  # (a 1-D weight: mv)
+        out += [_err(lambda: F.linear(L.ones(2, 3), L.tensor(2.0))),  # (train seed 8788)
+                _err(lambda: F.linear(L.tensor(2.0), L.ones(3, 1), L.ones(3)))]
         return out
     _same(prog)
 
