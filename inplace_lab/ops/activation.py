@@ -113,19 +113,22 @@ def _leaky_fwd(xp, a, out=None, dt=None, negative_slope=0.01):
     return assign(xp, out, xp.where(neg, xp.multiply(a, negative_slope, dtype=dt.np), a))
 
 
-def _leaky_grad(g, x, slope):
+def _leaky_grad(g, x, slope, c=None):
     """ATen's leaky_relu_backward, a select: ``x > 0 ? g : g * slope`` (a NaN input takes the
-    slope, an infinite gradient stays infinite)."""
+    slope, an infinite gradient stays infinite). Paddle's LeakyReluGradFunctor multiplies by
+    ``slope * (x < 0) + (x >= 0)``: 1 at x = 0, 0 at a NaN."""
+    if c is not None and c.policy is not None and is_paddle(c.policy):
+        return g * ((x < 0).to(g.dtype) * slope + (x >= 0).to(g.dtype))
     return g.where(x > 0, g * slope)
 
 
 LEAKY = act("leaky_relu", _leaky_fwd,
-            lambda c, g: _leaky_grad(g, c["self"], c["negative_slope"]),
+            lambda c, g: _leaky_grad(g, c["self"], c["negative_slope"], c),
             params={"negative_slope": 0.01}, t=True, p=True,
             dtype_rule=not_implemented_for("leaky_relu_cpu", ("bool", "int")))
 LEAKY.inplace_spec = overload(
     LEAKY, "LeakyReluBackward1", saves=("result",),
-    backward=lambda c, g: _leaky_grad(g, c["result"], c["negative_slope"]))
+    backward=lambda c, g: _leaky_grad(g, c["result"], c["negative_slope"], c))
 
 
 def _elu_fwd(xp, a, out=None, dt=None, alpha=1.0, scale=1.0, input_scale=1.0):

@@ -347,9 +347,13 @@ def _bn_aten(x, w, b, rm, rv, dt, training, eps):
     return y, mean.astype(dt.np, copy=False), invstd.astype(dt.np, copy=False)
 
 
-def _bn_fwd(xp, x, w, b, rm, rv, out=None, dt=None, training=True, eps=1e-5):
+def _bn_fwd(xp, x, w, b, rm, rv, out=None, dt=None, training=True, eps=1e-5, copy_one=False):
     """(y, save_mean, save_invstd): ATen's native_batch_norm keeps the batch statistics per
-    channel for backward in training, two empty tensors in eval."""
+    channel for backward in training, two empty tensors in eval. ``copy_one`` (Paddle's
+    kernel): one value per channel in training is copied through, not normalised."""
+    if copy_one and training and x.size == x.shape[1]:
+        return (x.astype(dt.np, copy=True), xp.zeros(x.shape[1], dt.np),
+                xp.zeros(x.shape[1], dt.np))
     axes, shp = _bn_axes(x.ndim), _bn_shape(x.ndim, x.shape[1])
     if xp is np and x.dtype in _BN_FLOATS and 0 < x.size <= _BN_EXACT:
         return _bn_aten(x, w, b, rm, rv, dt, training, eps)
@@ -373,6 +377,9 @@ def _bn_bw(c, g):
     """Training: the classic formula from the saved input and batch statistics; eval: a
     per-channel scale from the running variance."""
     x, eps = c["input"], c["eps"]
+    if c["copy_one"] and c["training"] and x.numel() == x.shape[1]:  # (Paddle: dx = dy)
+        z = [None if not c.needs_input_grad[i] else g.new_zeros(x.shape[1]) for i in (1, 2)]
+        return (g if c.needs_input_grad[0] else None, z[0], z[1], None, None)
     axes, shp = _bn_axes(x.ndim), _bn_shape(x.ndim, x.shape[1])
     w = c["weight"] if "weight" in c.saved else None
     if c["training"]:
@@ -398,7 +405,7 @@ def _bn_bw(c, g):
 register(OpSpec(name="_batch_norm", forward=_bn_fwd, backward=_bn_bw,
                 args=("input", "weight", "bias", "running_mean", "running_var"),
                 optional_args=("weight", "bias", "running_mean", "running_var"),
-                params={"training": True, "eps": 1e-5},
+                params={"training": True, "eps": 1e-5, "copy_one": False},
                 saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
                 saved_results=("result1", "result2"), dtype_rule="self",
                 nondiff=("running_mean", "running_var"),  # (three edges, as torch's node)

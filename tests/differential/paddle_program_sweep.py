@@ -87,7 +87,7 @@ def observe(lines, P):
     return obs
 
 
-_GENERATED = re.compile(r"(generated_tensor|eager_in_tmp)_\d+")
+_GENERATED = re.compile(r"(generated_tensor|eager_in_tmp)_\d+|[a-z_]+_\d+\.[wb]_\d+")
 
 
 def _leaf_error(v) -> bool:
@@ -105,8 +105,8 @@ def _field(path):
 
 # Known differences (see tests/differential/test_paddle_program_sweep.py); each says why.
 KNOWN = {
-    # Paddle names an unnamed tensor generated_tensor_<N> from a process-wide counter
-    # (the leaf error quotes it); the facade's counter cannot follow Paddle's.
+    # Paddle names an unnamed tensor generated_tensor_<N> (a layer's parameter linear_<N>.w_0)
+    # from a process-wide counter (the leaf error quotes it); the facade's cannot follow it.
     "generated_name": lambda line, path, a, b: path.endswith("line:error_text") and
     isinstance(a, str) and isinstance(b, str) and _GENERATED.sub("G", a) == _GENERATED.sub("G", b),
     # The strides Paddle shows for size-1 dims and for empty tensors (never used to address
@@ -204,6 +204,8 @@ def shrink(lines, paddle, lab):
     while changed:
         changed = False
         for i in range(len(lines) - 1, -1, -1):
+            if lines[i].startswith("P.seed("):  # (the training programs' weights)
+                continue
             trial = lines[:i] + lines[i + 1:]
             td = difference(trial, paddle, lab)
             if td is not None and kind_of(td) == kind:
@@ -218,7 +220,10 @@ def main(argv):
     import inplace_lab.paddle as lab
 
     from .paddle_program_builder import build
+    from .paddle_program_builder_train import build as build_train
 
+    if "--train" in argv:
+        argv, build = [a for a in argv if a != "--train"], build_train
     n = int(argv[1]) if len(argv) > 1 else 200
     start = int(argv[2]) if len(argv) > 2 else 0
     kinds = {}

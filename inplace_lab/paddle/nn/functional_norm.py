@@ -63,7 +63,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         y = _op("_batch_norm", xc, weight, bias, running_mean, running_var, training=False,
                 eps=epsilon)
         return _back(y, back)
-    y = _op("_batch_norm", xc, weight, bias, None, None, training=True, eps=epsilon)
+    y = _op("_batch_norm", xc, weight, bias, None, None, training=True, eps=epsilon,
+            copy_one=True)
+    if xc.numel() == channels:  # one value per channel: Paddle's kernel copies x through
+        return _back(y, back)    # and leaves the running statistics as they were
     from inplace_lab.autograd import no_grad
 
     axes = [0] + list(range(2, xc.ndim))
