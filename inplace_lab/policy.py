@@ -275,7 +275,7 @@ _PADDLE_NODE_BASE = {
     "amin": "Min", "mm": "Matmul", "mv": "Matmul", "neg": "Scale", "split_with_sizes": "Split",
     "fill": "Fill", "zero": "Fill", "index": "IndexElementwiseGet", "mean_all": "MeanAll",
     "squeeze_dim": "Squeeze", "squeeze_dims": "Squeeze"}
-_PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal", "norm": "PNormGradNode", "sum_dim": "SumGradNode",
+_PADDLE_NODE_FULL = {"add_n": "AddNGradNodeFinal", "paddle_huber_loss": "HuberLossGradNode", "norm": "PNormGradNode", "sum_dim": "SumGradNode",
                      "mean_dim": "MeanGradNode", "prod_dim": "ProdGradNode",
                      "nansum": "SumGradNode", "mT": "TransposeGradNode", "repeat": "TileGradNode",
                      "sort_stable": "ArgsortGradNode", "unfold": "TensorUnfoldGradNode",

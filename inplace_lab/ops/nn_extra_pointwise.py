@@ -103,6 +103,28 @@ _op("_huber_loss", _huber_fwd, _clipped_bw("delta", False), "HuberLossBackward0"
     args=("self", "target"), params={"reduction": "mean", "delta": 1.0}, dtype_rule="promote")
 
 
+def _paddle_huber_fwd(xp, x, y, out=None, dt=None, reduction="none", delta=1.0):
+    """Paddle's huber_loss kernel: (loss, residual = label - input), unreduced; its grad node
+    keeps the residual alone, so writing to the input or label after the forward changes
+    neither the gradient nor raises (PADDLE_HUBER)."""
+    r = xp.asarray(y - x, dtype=dt.np)
+    ar = xp.abs(r)
+    loss = xp.where(ar <= delta, 0.5 * r * r, delta * (ar - 0.5 * delta))
+    return xp.asarray(loss, dtype=dt.np), r
+
+
+def _paddle_huber_bw(c, g):
+    """HuberLossGradKernel: the residual clipped to [-delta, delta]; -it for the input."""
+    d = c["residual"].clamp(-c["delta"], c["delta"]) * g
+    return (-d if c.needs_input_grad[0] else None, d if c.needs_input_grad[1] else None)
+
+
+PADDLE_HUBER = _op("_paddle_huber_loss", _paddle_huber_fwd, _paddle_huber_bw,
+                   "HuberLossBackward0", "Paddle's huber_loss: keeps the residual.",
+                   args=("self", "target"), params={"reduction": "none", "delta": 1.0},
+                   saves=("residual",), saved_results=("residual",), dtype_rule="promote")
+
+
 def _soft_margin_fwd(xp, x, y, out=None, dt=None, reduction="mean"):
     loss = xp.log(xp.exp(-x * y) + 1)  # ATen: neg(x).mul_(y).exp_().add_(1).log_()
     return xp.asarray(_reduce(xp, loss, reduction), dtype=dt.np)

@@ -33,3 +33,28 @@ def test_leaky_relu_gradient_at_zero_and_nan():
     a, b = (fn(__import__("paddle")), fn(__import__("inplace_lab.paddle", fromlist=["x"])))
     np.testing.assert_array_equal(a[0], b[0])
     same(lambda pd: fn(pd)[1])
+
+
+def test_smooth_l1_keeps_its_residual():
+    """Paddle's smooth_l1_loss is huber_loss, whose grad node keeps the residual (label -
+    input) it computed: a later in-place write to the input, or an optimizer step on a
+    parameter, changes neither a retained second backward nor raises (train sweep seed 837)."""
+    def fn(pd):
+        x = pd.to_tensor([0.5, -2.0, 3.0], stop_gradient=False)
+        z = x * 1
+        loss = pd.nn.functional.smooth_l1_loss(z, pd.zeros([3]), reduction="sum")
+        with pd.no_grad():
+            z.scale_(10.0)
+        loss.backward()
+        pd.seed(3)
+        lin = pd.nn.Linear(3, 2)
+        w = lin.weight
+        loss2 = pd.nn.functional.smooth_l1_loss(w, pd.ones_like(w))
+        loss2.backward(retain_graph=True)
+        pd.optimizer.SGD(learning_rate=0.1, parameters=lin.parameters(), weight_decay=0.01).step()
+        loss2.backward()
+        y = pd.to_tensor([0.0, 0.0, 1.0], stop_gradient=False)
+        loss3 = pd.nn.functional.smooth_l1_loss(x, y, is_huber=False, delta=0.5)
+        loss3.backward()
+        return [loss, x.grad, w.grad, loss3, y.grad]
+    same(fn)

@@ -76,7 +76,10 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
     PyTorch's smooth L1 with ``beta=delta``."""
     _reduction("smooth_l1_loss", reduction)
     _shape_check("huber", input, label)
-    out = _core().huber_loss(input, label, reduction="none", delta=delta)  # (Paddle's kernel,
+    from ...ops import dispatch
+    from ...ops.nn_extra_pointwise import PADDLE_HUBER
+
+    out = dispatch.call(PADDLE_HUBER, (input, label), {"delta": delta})  # (Paddle's kernel,
     if not is_huber:  # then its composite: HuberLossGradNode, ScaleGradNode, MeanGradNode)
         out = out / delta
     if reduction == "mean":
