@@ -446,10 +446,10 @@ def _emb_bw(c, g):
         counts = creation.zeros(shape[0], dtype=dt, device=dev).index_add(
             0, flat_idx, creation.ones(flat_idx.shape[0], dtype=dt, device=dev))
         gflat = gflat / counts.index_select(0, flat_idx).unsqueeze(1)
-    gw = creation.zeros(shape, dtype=g._dtype, device=dev).index_add(0, flat_idx, gflat)
     pad = c["padding_idx"]
-    if pad is not None:
-        gw[pad] = 0.0
+    if pad is not None:  # (ATen's kernel skips the padding rows: no write after the sum, the
+        gflat = gflat.where((flat_idx != pad).unsqueeze(1), 0.0)  # gradient at version 0)
+    gw = creation.zeros(shape, dtype=g._dtype, device=dev).index_add(0, flat_idx, gflat)
     return (None, gw)
 
 
@@ -457,6 +457,7 @@ register(OpSpec(name="_embedding", forward=_emb_fwd, backward=_emb_bw, args=("se
                 params={"padding_idx": None, "max_norm": None, "norm_type": 2.0,
                         "scale_grad_by_freq": False, "sparse": False},
                 saves=("self",), dtype_rule=_emb_dtype, method=False, function=False, out=False,
+                nondiff=("self",),  # (the indices: EmbeddingBackward0's one edge is weight's)
                 node_name="EmbeddingBackward0", doc="embedding(input, weight): rows of weight."))
 
 

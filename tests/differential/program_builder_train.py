@@ -2,8 +2,9 @@
 
 ``program_builder.Builder`` writes tensor-level lessons. This builder writes the lesson that
 follows them: small ``nn`` modules (``Linear``, ``Sequential`` with ``ReLU(inplace=True)``,
-norms, dropout, a small convolution and pooling over 5x5 images), forward passes, losses and ``backward``, optimizers' ``step`` and
-``zero_grad``, and the writes a student makes between them (to a parameter under
+norms, dropout, a small convolution and pooling over 5x5 images, embeddings of token ids),
+forward passes, losses and ``backward``, optimizers' ``step`` and
+``zero_grad`` (now and then with a learning-rate schedule), and the writes a student makes between them (to a parameter under
 ``no_grad`` or without it, through ``.data``, to ``.grad``, ``clip_grad_norm_``,
 ``train``/``eval``), mixed with the core steps on the same tensors (parameters are bound to
 ``t`` names, so the core's views and in-place ops reach them). ``T.manual_seed(seed)`` comes
@@ -59,7 +60,14 @@ class TrainBuilder(Builder):
             (f"T.nn.Sequential(T.nn.Linear({f}, 3), T.nn.SiLU(inplace={ip}), T.nn.Linear(3, 2))",
              ["0.weight"]),
         ]
-        if r.random() < 0.25:  # an image lesson: (N, 1, 5, 5) inputs
+        if r.random() < 0.1:  # an embedding lesson: integer token ids
+            f = "ids"
+            kinds = [("T.nn.Sequential(T.nn.Embedding(6, 3), T.nn.Flatten(), T.nn.Linear(6, 2))",
+                      ["0.weight"]),
+                     ("T.nn.Embedding(6, 2, padding_idx=0)", ["weight"]),
+                     ("T.nn.Sequential(T.nn.Embedding(6, 4, max_norm=1.0), T.nn.Flatten(), "
+                      "T.nn.Linear(8, 2))", ["0.weight"])]
+        elif r.random() < 0.25:  # an image lesson: (N, 1, 5, 5) inputs
             f, ip = "img", r.choice(["True", "False"])
             kinds = [
                 (f"T.nn.Sequential(T.nn.Conv2d(1, 2, 2), T.nn.ReLU(inplace={ip}), "
@@ -96,6 +104,11 @@ class TrainBuilder(Builder):
         """A batch (or one sample) of ``f`` features, new or one that exists ("img": a batch
         of one-channel 5x5 images)."""
         r = self.rng
+        if f == "ids":
+            name = self.new()
+            ids = [[r.randrange(6) for _ in range(2)] for _ in range(r.choice([2, 3]))]
+            self.emit(f"{name} = T.tensor({ids})")
+            return name
         if f == "img":
             fits = self.tensors(lambda t: tuple(t.shape[1:]) == (1, 5, 5))
             if fits and r.random() < 0.4:
@@ -186,7 +199,14 @@ class TrainBuilder(Builder):
             self.optims[name] = m
         o = r.choice(sorted(self.optims))
         what = r.random()
-        if what < 0.6:
+        if what < 0.08:  # a schedule on the optimizer, stepped after it
+            s = f"s{o[1:]}"
+            self.emit(f"{s} = " + r.choice([
+                f"T.optim.lr_scheduler.StepLR({o}, step_size=1, gamma=0.5)",
+                f"T.optim.lr_scheduler.ExponentialLR({o}, gamma=0.9)",
+                f"T.optim.lr_scheduler.LambdaLR({o}, lambda e: 1.0 / (e + 1))"]))
+            self.emit(f"{o}.step(); {s}.step()")
+        elif what < 0.6:
             self.emit(f"{o}.step()")
         elif what < 0.8:
             self.emit(f"{o}.zero_grad()")

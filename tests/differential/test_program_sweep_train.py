@@ -36,6 +36,7 @@ def test_train_builder_reaches_its_vocabulary():
     text = "\n".join(line for s in range(300) for line in build(s))
     for needle in ("T.nn.Linear(", "inplace=True", "T.nn.BatchNorm1d(", "T.nn.LayerNorm(",
                    "T.nn.Conv2d(", "T.nn.MaxPool2d(", ".reshape(2, 1, 5, 5)",
+                   "T.nn.Embedding(", "padding_idx=0", "lr_scheduler.StepLR(",
                    "T.optim.Adam(", "momentum=0.9", ".step()", ".zero_grad(", "cross_entropy(",
                    "label_smoothing", "clip_grad_norm_(", ".running_mean", ".data.add_(",
                    "with T.no_grad():", ".backward(retain_graph=True)", "T.autograd.grad(",

@@ -337,3 +337,19 @@ def test_batch_norm_refuses_running_stats_that_require_grad():
             out.append(_err(lambda: F.batch_norm(x, rm * 1, L.ones(3), training=True)))
         return out
     _same(prog)
+
+
+@pytest.mark.parametrize("kw", [{}, {"padding_idx": 0}, {"max_norm": 1.0},
+                                {"padding_idx": 2, "scale_grad_by_freq": True}])
+def test_embedding_edge_and_gradient_version(kw):
+    """EmbeddingBackward0 has one edge (the weight's: indices get none), and the padding rows
+    are skipped while the gradient is summed, not zeroed after it: the weight's .grad is at
+    version 0 (train sweep seeds 28, 350)."""
+    def prog(L):
+        L.manual_seed(0)
+        m = L.nn.Embedding(6, 2, **kw)
+        y = m(L.tensor([[1, 2], [0, 2], [2, 5]]))
+        (y * y).sum().backward()
+        return ([(type(f).__name__ if f else None, i) for f, i in y.grad_fn.next_functions],
+                m.weight.grad._version), [m.weight.grad.tolist(), y.tolist()]
+    _close(prog)
