@@ -3,9 +3,9 @@
 ``program_builder.Builder`` writes tensor-level lessons. This builder writes the lesson that
 follows them: small ``nn`` modules (``Linear``, ``Sequential`` with ``ReLU(inplace=True)``,
 norms, dropout, a small convolution and pooling over 5x5 images, embeddings of token ids),
-forward passes, losses and ``backward``, optimizers' ``step`` and
-``zero_grad`` (now and then with a learning-rate schedule), and the writes a student makes between them (to a parameter under
-``no_grad`` or without it, through ``.data``, to ``.grad``, ``clip_grad_norm_``,
+forward passes, losses and ``backward``, optimizers' ``step`` and ``zero_grad`` (now and then
+with a learning-rate schedule), and the writes a student makes between them (to a parameter
+under ``no_grad`` or without it, through ``.data``, to ``.grad``, ``clip_grad_norm_``,
 ``train``/``eval``), mixed with the core steps on the same tensors (parameters are bound to
 ``t`` names, so the core's views and in-place ops reach them). ``T.manual_seed(seed)`` comes
 first: inplace_lab's generator is torch's, so the modules start from the same weights.
