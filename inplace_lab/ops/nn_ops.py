@@ -418,6 +418,8 @@ register(OpSpec(name="_batch_norm", forward=_bn_fwd, backward=_bn_bw,
 # ---- embedding ------------------------------------------------------------------------------
 
 def _emb_dtype(spec, ins, params):
+    if ins[1].ndim != 2:  # (ATen's embedding checks the weight first)
+        raise RuntimeError("'weight' must be 2-D")
     idx = ins[0]._dtype
     if idx.category != 1:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "

@@ -353,3 +353,15 @@ def test_embedding_edge_and_gradient_version(kw):
         return ([(type(f).__name__ if f else None, i) for f, i in y.grad_fn.next_functions],
                 m.weight.grad._version), [m.weight.grad.tolist(), y.tolist()]
     _close(prog)
+
+
+def test_embedding_weight_must_be_a_matrix():
+    """Train sweep seed 6986: a weight unsqueezed in place is refused ("'weight' must be 2-D",
+    a RuntimeError) before the indices are looked at."""
+    def prog(L):
+        F = L.nn.functional
+        return [_err(lambda: F.embedding(L.tensor([[4, 2]]), L.ones(1, 6, 2))),
+                _err(lambda: F.embedding(L.tensor([[4, 2]]), L.ones(6))),
+                _err(lambda: F.embedding(L.tensor([[4.0]]), L.ones(6))),
+                _err(lambda: F.embedding(L.tensor([[7]]), L.ones(6, 2)))]
+    _same(prog)
