@@ -304,6 +304,7 @@ CASES = {
     "_binary_cross_entropy": lambda r: C([r(2, 3), r(2, 3), None]),
     "_smooth_l1_loss": lambda r: C([r(2, 3, lo=-2, hi=2), r(2, 3)], {"beta": 0.5}),
     "_huber_loss": lambda r: C([r(2, 3, lo=-2, hi=2), r(2, 3)], {"delta": 0.5}),
+    "_paddle_huber_loss": lambda r: C([r(2, 3, lo=-2, hi=2), r(2, 3)], {"delta": 0.5}),
     "_soft_margin_loss": lambda r: C([r(2, 3, lo=-2, hi=2),
                                       il.tensor([[1.0, -1, 1], [-1, 1, 1]], dtype=il.float64)]),
     "_log_sigmoid": lambda r: C([r(2, 3, lo=-3, hi=3)]),
