@@ -72,6 +72,16 @@ def _finish(t, requires_grad):
     return t
 
 
+def _size_forms(*leads) -> str:
+    """The signatures PyTorch's parser lists for a random factory (each lead with and
+    without a generator), as its "invalid combination of arguments" error shows them."""
+    return "".join(
+        f" * ({lead}tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, "
+        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+        "bool requires_grad = False)\n"
+        for lead in leads for gen in ("torch.Generator generator, ", ""))
+
+
 def _sized(name, size, kw):
     """``size`` given as positional ints, one sequence, or ``size=`` (PyTorch's parser; a
     factory called with no size is refused as PyTorch refuses it)."""
@@ -85,13 +95,8 @@ def _sized(name, size, kw):
         return (size,)
     if not size:
         if name in ("rand", "randn"):
-            raise TypeError(
-                f"{name}() received an invalid combination of arguments - got (), but expected "
-                "one of:\n" + "".join(
-                    f" * (tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, "
-                    "torch.layout layout = None, torch.device device = None, bool pin_memory = "
-                    "False, bool requires_grad = False)\n"
-                    for gen in ("torch.Generator generator, ", "")))
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (), "
+                            f"but expected one of:\n{_size_forms('')}")
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     return size
 
@@ -406,11 +411,7 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, *
                    requires_grad)
 
 
-_RANDINT_FORMS = "".join(
-    f" * ({ints}, tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, "
-    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
-    "bool requires_grad = False)\n"
-    for ints in ("int high", "int low, int high") for gen in ("torch.Generator generator, ", ""))
+_RANDINT_FORMS = _size_forms("int high, ", "int low, int high, ")
 
 
 def randint(*args, low=None, high=None, size=None, dtype=None, device=None,

@@ -196,11 +196,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training and size <= 1:
         raise ValueError("Expected more than 1 value per channel when training, got input size "
                          f"{input.shape}")
+    stats = (("running_mean", running_mean), ("running_var", running_var))
     if not training:  # (the batch_norm composite's check, before autograd's)
-        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        for name, t in stats:
             if t is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
-    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+    for name, t in stats:
         if t is not None and t.requires_grad and _il.is_grad_enabled():  # (its autograd kernel)
             raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with "
                                f"respect to argument '{name}'. This input cannot have "

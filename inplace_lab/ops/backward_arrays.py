@@ -25,8 +25,7 @@ from ..autograd import grad_mode
 from ..policy import is_paddle
 from ..tensor import Tensor, fresh
 from . import reduction
-from . import elementwise
-from .elementwise import gpu_out, ufunc
+from .elementwise import _POW_PADDLE, gpu_out, ufunc
 from .table import OPS
 
 _gm = grad_mode.state
@@ -347,7 +346,7 @@ def _install():
                                                     paddle=_PADDLE[0]))(OPS["sum_to_size"].forward)
     _DIV, _NEG, _MM = _k("div"), _k("neg"), _k("mm")
     _POW = (lambda f, pf: lambda xp, dt, *a: (pf if _PADDLE[0] else f)(xp, dt, *a))(
-        _k("pow"), _k("pow", elementwise._POW_PADDLE))  # (Paddle's pow is pow: no sqrt, x*x*x)
+        _k("pow"), _k("pow", _POW_PADDLE))  # (Paddle's pow is pow: no sqrt, x*x*x)
     _SUB, _EXP = _k("sub"), _k("exp")
     _SUM = (lambda f, pf: lambda xp, dt, a, **p: (pf if _PADDLE[0] else f)(
         xp, a, out=None, dt=dt, **p))(OPS["sum"].forward, reduction._paddle_sum_fwd)

@@ -597,8 +597,8 @@ def _result_tensor(spec, xp, res, ins, params, dev, pol):
     strides = None
     if spec.layout and res.ndim:
         res, strides = result_layout(spec, xp, res, ins, params)
-    elif spec.name in RESIZED_LOSSES and params.get("reduction") in ("mean", "sum") and \
-            not policy.is_paddle(pol):
+    elif not res.ndim and spec.name in RESIZED_LOSSES and \
+            params.get("reduction") in ("mean", "sum") and not policy.is_paddle(pol):
         n = layout.numel(layout.broadcast_shapes(*[x._shape for x in ins
                                                    if isinstance(x, Tensor)]))
         buf = xp.empty(max(n, 1), dtype=res.dtype)  # (torch's output, resized to 0-dim)

@@ -459,7 +459,8 @@ SCALAR = {_n: overload(OPS[_n], _n.capitalize() + "Backward1", scalar_edges=Fals
 
 # ---- pow, float_power ---------------------------------------------------------------------------
 
-def _paddle_pow_fwd(xp, a, b, out=None, dt=None):
+def _plain_pow_fwd(xp, a, b, out=None, dt=None):
+    """pow itself (Paddle's kernel; PyTorch's for any other exponent)."""
     if dt is dtypes.bool_:  # (only x.pow(True) / x.pow(False) get here: _pow_dtype)
         return assign(xp, out, xp.array(a, dtype=bool) if b else xp.ones(xp.shape(a), bool))
     if dt.category < 2:
@@ -493,7 +494,7 @@ def _pow_fwd(xp, a, b, out=None, dt=None):
         if b == 3:                                          # ``a`` itself, in pow_)
             return xp.multiply(t, a, out=out)
         return xp.divide(1, t, out=out, dtype=npd)  # -0.5, -2
-    return _paddle_pow_fwd(xp, a, b, out, dt)
+    return _plain_pow_fwd(xp, a, b, out, dt)
 
 
 def _pow_scalar_bw(c, g):  # x ** 2: PowBackward0 saves self (and the number)
@@ -547,7 +548,7 @@ _POW1 = overload(POW, "PowBackward1", backward=_pow_tensor_bw, saves=("self", "e
 _POW2 = overload(POW, "PowBackward2", backward=_pow_number_bw, saves=("exponent", "result"))
 
 
-_POW_PADDLE = dataclasses.replace(POW, forward=_paddle_pow_fwd, select=None)
+_POW_PADDLE = dataclasses.replace(POW, forward=_plain_pow_fwd, select=None)
 
 
 def _pow_select(args, kw):

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import dtypes
 from .table import OpSpec, register
 
 
@@ -130,7 +131,6 @@ def check_mixed_dtypes(x, *params):
     allowed only as float32 parameters of a float16/bfloat16 input; else "mixed dtype" errors,
     the parameters' first. Parameters that disagree among themselves, the first matching the
     input, fail in the kernel ("expected scalar type ..."). PyTorch's facade on the CPU only."""
-    from .. import dtypes
     from .elementwise import under_torch
 
     given = [p for p in params if p is not None]

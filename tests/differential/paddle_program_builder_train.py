@@ -11,17 +11,23 @@ Layers are ``m0, m1, ...``, optimizers ``o0, o1, ...``.
 from __future__ import annotations
 
 from . import paddle_program_builder
+from .program_builder import build as _build
+from .program_builder_train import ModuleLessons
 
 
-class TrainBuilder(paddle_program_builder.Builder):
+class TrainBuilder(ModuleLessons, paddle_program_builder.Builder):
+    STEPS = ("module", "forward", "forward", "forward", "loss_backward", "loss_backward",
+             "optim_step", "optim_step", "param_write", "param_write", "view", "inplace",
+             "out_of_place")
+
     def __init__(self, seed: int):
         super().__init__(seed)
-        self.layers: dict = {}  # name -> (in features, its parameters' t names)
-        self.optims: dict = {}
-        self.m = 0
-        self.emit(f"P.seed({seed % 1000})")
+        self._start(f"P.seed({seed % 1000})")
 
-    def layer(self):
+    def backward(self):  # (the step ``build`` ends on, most of the time)
+        self.loss_backward()
+
+    def module(self):
         r = self.rng
         f = r.choice([3, 4])
         kinds = [
@@ -40,22 +46,7 @@ class TrainBuilder(paddle_program_builder.Builder):
             # pinned in tests/paddle/test_training_vs_paddle.py)
         ]
         expr, params = r.choice(kinds)
-        name = f"m{self.m}"
-        self.m += 1
-        self.emit(f"{name} = {expr}")
-        bound = []
-        for p in params:
-            if r.random() < 0.7:
-                t = self.new()
-                path = "".join(f"[{k}]" if k.isdigit() else f".{k}" for k in p.split("."))
-                self.emit(f"{t} = {name}{path}")
-                bound.append(t)
-        self.layers[name] = (f, bound)
-
-    def _layer(self):
-        if not self.layers or self.off(0.15):
-            self.layer()
-        return self.rng.choice(sorted(self.layers))
+        self._add_module(expr, params, f)
 
     def _input(self, f):
         r = self.rng
@@ -71,8 +62,8 @@ class TrainBuilder(paddle_program_builder.Builder):
         return name
 
     def forward(self):
-        m = self._layer()
-        x = self._input(self.layers[m][0])
+        m = self._module()
+        x = self._input(self.modules[m][0])
         y = self.new()
         self.emit(f"{y} = {m}({x})")
         if self.rng.random() < 0.2:
@@ -104,7 +95,7 @@ class TrainBuilder(paddle_program_builder.Builder):
     def optim_step(self):
         r = self.rng
         if not self.optims or self.off(0.2):
-            m = self._layer()
+            m = self._module()
             opt = r.choice([
                 "P.optimizer.SGD(learning_rate=0.1, parameters={p})",
                 "P.optimizer.Momentum(learning_rate=0.1, momentum=0.9, parameters={p})",
@@ -127,8 +118,8 @@ class TrainBuilder(paddle_program_builder.Builder):
 
     def param_write(self):
         r = self.rng
-        m = self._layer()
-        bound = self.layers[m][1]
+        m = self._module()
+        bound = self.modules[m][1]
         p = r.choice(bound) if bound and r.random() < 0.7 else None
         ops = [f"{m}.clear_gradients()", f"{m}.eval()", f"{m}.train()"]
         if p is not None:
@@ -140,21 +131,5 @@ class TrainBuilder(paddle_program_builder.Builder):
 
 
 def build(seed: int, length: int | None = None) -> list[str]:
-    b = TrainBuilder(seed)
-    r = b.rng
-    for _ in range(r.randrange(1, 3)):
-        b.create()
-    steps = [b.layer, b.forward, b.forward, b.forward, b.loss_backward, b.loss_backward,
-             b.optim_step, b.optim_step, b.param_write, b.param_write, b.view, b.inplace,
-             b.out_of_place]
-    for _ in range(length or r.randrange(4, 14)):
-        try:
-            r.choice(steps)()
-        except Exception:  # noqa: BLE001 - a step that does not fit the tensors there
-            pass
-    if r.random() < 0.7:
-        try:
-            b.loss_backward()
-        except Exception:  # noqa: BLE001
-            pass
-    return b.lines
+    """One Paddle training-lesson program for ``seed`` (``program_builder.build``'s steps)."""
+    return _build(seed, length, TrainBuilder)

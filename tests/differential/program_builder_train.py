@@ -19,7 +19,38 @@ from .program_builder import build as _build
 F = "T.nn.functional"
 
 
-class TrainBuilder(Builder):
+class ModuleLessons:
+    """What both training builders (PyTorch's here, Paddle's in paddle_program_builder_train)
+    keep: modules ``m0, m1, ...`` whose listed parameters are, now and then, bound to new ``t``
+    names, the optimizers made so far, and the seed line that starts the program."""
+
+    def _start(self, seed_line: str) -> None:
+        self.modules: dict = {}  # name -> (in features, its parameters' t names)
+        self.optims: dict = {}  # name -> module name
+        self.m = 0
+        self.emit(seed_line)
+
+    def _add_module(self, expr: str, params, features) -> None:
+        r = self.rng
+        name = f"m{self.m}"
+        self.m += 1
+        self.emit(f"{name} = {expr}")
+        bound = []
+        for p in params:
+            if r.random() < 0.7:
+                t = self.new()
+                path = "".join(f"[{k}]" if k.isdigit() else f".{k}" for k in p.split("."))
+                self.emit(f"{t} = {name}{path}")
+                bound.append(t)
+        self.modules[name] = (features, bound)
+
+    def _module(self):
+        if not self.modules or self.off(0.15):
+            self.module()
+        return self.rng.choice(sorted(self.modules))
+
+
+class TrainBuilder(ModuleLessons, Builder):
     STEPS = ("module", "forward", "forward", "forward", "loss_backward", "loss_backward",
              "optim_step", "optim_step", "param_write", "param_write", "view", "inplace",
              "out_of_place")
@@ -29,10 +60,7 @@ class TrainBuilder(Builder):
 
     def __init__(self, seed: int):
         super().__init__(seed)
-        self.modules: dict = {}  # name -> (in features, its parameters' t names)
-        self.optims: dict = {}  # name -> module name
-        self.m = 0
-        self.emit(f"T.manual_seed({seed % 1000})")
+        self._start(f"T.manual_seed({seed % 1000})")
 
     # -- modules ------------------------------------------------------------------------------
 
@@ -83,22 +111,7 @@ class TrainBuilder(Builder):
         expr, params = r.choice(kinds)
         if r.random() < 0.3:
             expr += ".double()"
-        name = f"m{self.m}"
-        self.m += 1
-        self.emit(f"{name} = {expr}")
-        bound = []
-        for p in params:
-            if r.random() < 0.7:
-                t = self.new()
-                path = "".join(f"[{k}]" if k.isdigit() else f".{k}" for k in p.split("."))
-                self.emit(f"{t} = {name}{path}")
-                bound.append(t)
-        self.modules[name] = (f, bound)
-
-    def _module(self):
-        if not self.modules or self.off(0.15):
-            self.module()
-        return self.rng.choice(sorted(self.modules))
+        self._add_module(expr, params, f)
 
     def _input(self, f):
         """A batch (or one sample) of ``f`` features, new or one that exists ("img": a batch
